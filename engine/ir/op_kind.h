@@ -1,0 +1,41 @@
+// OpKind: every operation ember knows, generated from op_list.def, and the family names that
+// burn's logs use ("NumericFloat::MulScalar", "Float::Exp").
+//
+// Note [Op families]: burn files each op under the backend trait that created it
+// (BaseOperationIr, NumericOperationIr, FloatOperationIr, ...) and, for Base and Numeric,
+// under the element kind (Float / Int / Bool) of the tensor it works on. ember keeps one flat
+// kind list and derives the family from the op's class and its family dtype
+// (OperationIr::dtype), so `Add` on i32 prints `NumericInt::Add` and on f16 `NumericFloat::Add`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <ember/dtype.h>
+
+namespace ember {
+
+enum class OpKind : uint16_t {
+#define EMBER_OP(name, cls) k##name,
+#include "engine/ir/op_list.def"
+#undef EMBER_OP
+};
+
+inline constexpr int kNumOpKinds = 0
+#define EMBER_OP(name, cls) +1
+#include "engine/ir/op_list.def"
+#undef EMBER_OP
+    ;
+
+enum class OpClass : uint8_t { kBase, kNumeric, kTyped, kInit, kDrop };
+
+OpClass ClassOf(OpKind kind);
+// "MulScalar", "Exp", ...
+std::string_view OpKindName(OpKind kind);
+// "BaseFloat", "NumericInt", "Float", "Init", "Drop", ... for an op of `kind` on `dtype`.
+std::string_view FamilyName(OpKind kind, DType dtype);
+// "NumericFloat::MulScalar"; Init and Drop print bare ("Drop").
+std::string QualifiedOpName(OpKind kind, DType dtype);
+
+}  // namespace ember

@@ -1,0 +1,38 @@
+// TensorIr: a snapshot of one tensor at one use inside an op (burn's TensorIr).
+//
+// In a global op, `id` is the process-wide tensor id and `shape` holds real dim sizes. In a
+// relative op (Note [Relative form], engine/ir/relative.h) `id` is the position of first
+// appearance in the queue and `shape` holds relative shape ids. Plain data; compared field
+// by field (all four fields take part in equality and in the canonical bytes).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <ember/dtype.h>
+
+namespace ember {
+
+using TensorId = uint64_t;
+using Shape = std::vector<int64_t>;
+
+// The stored numbers are part of the canonical bytes: never renumber.
+enum class TensorStatus : uint8_t {
+  kNotInit = 0,    // an op output: no handle exists yet
+  kReadOnly = 1,   // read, and other references remain
+  kReadWrite = 2,  // last use: the op may consume the buffer; the handle is freed after it
+};
+
+struct TensorIr {
+  TensorId id = 0;
+  Shape shape;
+  TensorStatus status = TensorStatus::kNotInit;
+  DType dtype = DType::kF32;
+
+  bool operator==(const TensorIr&) const = default;
+};
+
+// Number of elements of `shape` (1 for rank 0).
+int64_t NumElements(const Shape& shape);
+
+}  // namespace ember

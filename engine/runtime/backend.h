@@ -1,0 +1,46 @@
+// Backend: runs ops on one device. A resource interface (STYLE.md, habit 3) with one
+// implementation per device kind (engine/runtime/cpu, engine/runtime/cuda).
+//
+// Threading: a backend belongs to one device server and is called under its lock, one call at
+// a time; implementations may use worker threads inside a call.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "engine/ir/operation_ir.h"
+#include "engine/runtime/handle_container.h"
+
+namespace ember {
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  // "cpu", "cuda".
+  virtual std::string_view name() const = 0;
+
+  // Runs one *global* op unfused (real ids, shapes, scalars and ranges): takes its inputs from
+  // `handles` (Get, so last uses are removed) and registers a handle for each output. Init is
+  // a no-op (the handle was registered before the op was queued); Drop frees its input.
+  // REQUIRES: the op passed the API's checks (shapes, dtypes, axes are valid).
+  virtual void Execute(const OperationIr& op, HandleContainer& handles) = 0;
+
+  // A new contiguous handle holding a copy of `bytes` (row-major, dtype's element size).
+  // REQUIRES: bytes.size() == NumElements(shape) * DTypeSize(dtype).
+  virtual TensorHandle FromHost(std::span<const std::byte> bytes, const Shape& shape,
+                                DType dtype) = 0;
+
+  // Copies the elements of `handle` to `out` in row-major order (handles may be strided).
+  // REQUIRES: out.size() == handle.NumElements() * DTypeSize(handle.dtype).
+  virtual void ToHost(const TensorHandle& handle, std::span<std::byte> out) = 0;
+
+  // Reseeds the generator used by Random ops (deterministic sequences per seed).
+  virtual void Seed(uint64_t seed) = 0;
+
+  // Waits for all submitted work (a no-op for synchronous backends).
+  virtual void Synchronize() = 0;
+};
+
+}  // namespace ember

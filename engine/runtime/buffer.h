@@ -1,0 +1,21 @@
+// Buffer: a block of memory owned by one backend (host memory for the CPU backend, device
+// memory for CUDA). A resource interface (STYLE.md, habit 3): handles share a buffer through
+// shared_ptr, so views (reshape, permute, slice, expand, shared views across streams) alias it
+// without copying and the memory goes back when the last handle does.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+namespace ember {
+
+class Buffer {
+ public:
+  virtual ~Buffer() = default;
+  // Bytes owned.
+  virtual size_t size() const = 0;
+  // "cpu", "cuda".
+  virtual std::string_view backend() const = 0;
+};
+
+}  // namespace ember

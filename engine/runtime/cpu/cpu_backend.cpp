@@ -1,0 +1,1 @@
+#include "engine/runtime/cpu/cpu_backend.h"
