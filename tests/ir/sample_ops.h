@@ -1,0 +1,126 @@
+// Test helpers for the IR suites: a terse tensor constructor and one well-formed sample op per
+// OpKind, built through engine/ir/builders.h. SampleOp is an exhaustive switch, so adding an op
+// kind fails to build this suite until it has a sample (and thereby relative, canonical and
+// format coverage).
+#pragma once
+
+#include <utility>
+#include <vector>
+
+#include "engine/ir/builders.h"
+#include "engine/ir/operation_ir.h"
+
+namespace ember::ir_test {
+
+inline TensorIr T(TensorId id, Shape shape, TensorStatus status = TensorStatus::kReadOnly,
+                  DType dtype = DType::kF32) {
+  return TensorIr{.id = id, .shape = std::move(shape), .status = status, .dtype = dtype};
+}
+
+// An op output: no handle yet.
+inline TensorIr Out(TensorId id, Shape shape, DType dtype = DType::kF32) {
+  return T(id, std::move(shape), TensorStatus::kNotInit, dtype);
+}
+
+inline std::vector<OpKind> AllOpKinds() {
+  std::vector<OpKind> kinds;
+  for (int i = 0; i < kNumOpKinds; ++i) kinds.push_back(static_cast<OpKind>(i));
+  return kinds;
+}
+
+// The seed program `(a * b + c * s).exp()` as the API queues it (DESIGN.md §4): a, b, c are
+// named tensors that outlive the expression (ReadOnly), each temporary is read once (its last
+// use, ReadWrite). Global ids base+1 .. base+7 as in the seed's log (t1..t7 for base 0).
+inline std::vector<OperationIr> SeedProgram(TensorId base, Shape shape, double s) {
+  const auto ro = [&](TensorId id) { return T(base + id, shape); };
+  const auto rw = [&](TensorId id) { return T(base + id, shape, TensorStatus::kReadWrite); };
+  const auto out = [&](TensorId id) { return Out(base + id, shape); };
+  return {
+      ir::Binary(OpKind::kMul, ro(1), ro(2), out(4)),
+      ir::Scalar(OpKind::kMulScalar, ro(3), ScalarIr::Float(s), out(5)),
+      ir::Binary(OpKind::kAdd, rw(4), rw(5), out(6)),
+      ir::Unary(OpKind::kExp, rw(6), out(7)),
+  };
+}
+
+// Global ids start at 100 so that relative ids (0, 1, ...) can never coincide with them.
+inline OperationIr SampleOp(OpKind kind) {
+  const TensorIr x = T(100, {4, 8});
+  const TensorIr y = T(101, {4, 8});
+  const TensorIr out = Out(102, {4, 8});
+  switch (kind) {
+    case OpKind::kInit: return ir::Init(Out(100, {4, 8}));
+    case OpKind::kDrop: return ir::Drop(T(100, {4, 8}, TensorStatus::kReadWrite));
+    case OpKind::kRandom:
+      return ir::Random(out, Distribution{.kind = Distribution::Kind::kNormal, .a = 0.5, .b = 2.0});
+    case OpKind::kZeros:
+    case OpKind::kOnes: return ir::Creation(kind, out);
+    case OpKind::kFull: return ir::Full(out, ScalarIr::Float(3.5));
+    case OpKind::kAdd:
+    case OpKind::kSub:
+    case OpKind::kMul:
+    case OpKind::kDiv:
+    case OpKind::kRem:
+    case OpKind::kPowf: return ir::Binary(kind, x, y, out);
+    case OpKind::kEqual:
+    case OpKind::kLower:
+    case OpKind::kGreater:
+    case OpKind::kLowerEqual:
+    case OpKind::kGreaterEqual: return ir::Binary(kind, x, y, Out(102, {4, 8}, DType::kBool));
+    case OpKind::kMatmul: return ir::Binary(kind, x, T(101, {8, 16}), Out(102, {4, 16}));
+    case OpKind::kAddScalar:
+    case OpKind::kSubScalar:
+    case OpKind::kMulScalar:
+    case OpKind::kDivScalar:
+    case OpKind::kRemScalar:
+    case OpKind::kPowfScalar: return ir::Scalar(kind, x, ScalarIr::Float(2.0), out);
+    case OpKind::kEqualElem:
+    case OpKind::kLowerElem:
+    case OpKind::kGreaterElem:
+    case OpKind::kLowerEqualElem:
+    case OpKind::kGreaterEqualElem:
+      return ir::Scalar(kind, x, ScalarIr::Float(0.5), Out(102, {4, 8}, DType::kBool));
+    case OpKind::kAbs:
+    case OpKind::kNeg:
+    case OpKind::kExp:
+    case OpKind::kLog:
+    case OpKind::kLog1p:
+    case OpKind::kSqrt:
+    case OpKind::kRecip:
+    case OpKind::kSin:
+    case OpKind::kCos:
+    case OpKind::kTanh:
+    case OpKind::kErf: return ir::Unary(kind, x, out);
+    case OpKind::kCast: return ir::Unary(kind, x, Out(102, {4, 8}, DType::kF16));
+    case OpKind::kReshape: return ir::Unary(kind, x, Out(102, {32}));
+    case OpKind::kExpand: return ir::Unary(kind, T(100, {1, 8}), Out(102, {4, 8}));
+    case OpKind::kClamp: return ir::Clamp(x, ScalarIr::Float(-1.0), ScalarIr::Float(1.0), out);
+    case OpKind::kMaskWhere:
+      return ir::MaskWhere(x, T(101, {4, 8}, TensorStatus::kReadOnly, DType::kBool), T(103, {4, 8}),
+                           out);
+    case OpKind::kMaskFill:
+      return ir::MaskFill(x, T(101, {4, 8}, TensorStatus::kReadOnly, DType::kBool),
+                          ScalarIr::Float(0.0), out);
+    case OpKind::kSwapDims: return ir::SwapDims(x, 0, 1, Out(102, {8, 4}));
+    case OpKind::kPermute: return ir::Permute(x, {1, 0}, Out(102, {8, 4}));
+    case OpKind::kSlice:
+      return ir::SliceOp(x, {Slice{1, 3, 1}, Slice{0, std::nullopt, 1}}, Out(102, {2, 8}));
+    case OpKind::kCat: return ir::Cat({x, y}, 0, Out(102, {8, 8}));
+    case OpKind::kGather:
+    case OpKind::kSelect:
+      return ir::Indexed(kind, x, 1, T(101, {4, 2}, TensorStatus::kReadOnly, DType::kI64),
+                         Out(102, {4, 2}));
+    case OpKind::kSumDim:
+    case OpKind::kMeanDim:
+    case OpKind::kProdDim:
+    case OpKind::kMaxDim:
+    case OpKind::kMinDim: return ir::ReduceDim(kind, x, 1, Out(102, {4, 1}));
+    case OpKind::kArgMax:
+    case OpKind::kArgMin: return ir::ReduceDim(kind, x, 1, Out(102, {4, 1}, DType::kI64));
+    case OpKind::kSum:
+    case OpKind::kMean: return ir::Reduce(kind, x, Out(102, {1}));
+  }
+  return {};
+}
+
+}  // namespace ember::ir_test
