@@ -7,6 +7,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <limits>
 
 namespace ember {
 
@@ -32,10 +33,17 @@ struct ScalarIr {
     }
     return 0.0;
   }
-  // The value as an integer (floats truncate toward zero).
+  // The value as an integer: floats truncate toward zero, saturate at the i64 range and NaN
+  // gives 0 (a plain cast would be undefined behaviour there).
   int64_t AsInt() const {
     switch (kind) {
-      case Kind::kFloat: return static_cast<int64_t>(std::bit_cast<double>(bits));
+      case Kind::kFloat: {
+        const double v = std::bit_cast<double>(bits);
+        if (!(v == v)) return 0;
+        if (v >= 9223372036854775807.0) return INT64_MAX;
+        if (v <= -9223372036854775808.0) return INT64_MIN;
+        return static_cast<int64_t>(v);
+      }
       case Kind::kInt: return static_cast<int64_t>(bits);
       case Kind::kUInt: return static_cast<int64_t>(bits);
       case Kind::kBool: return bits != 0 ? 1 : 0;

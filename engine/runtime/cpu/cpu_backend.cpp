@@ -1,1 +1,163 @@
 #include "engine/runtime/cpu/cpu_backend.h"
+
+#include <cstring>
+#include <vector>
+
+#include "engine/core/check.h"
+#include "engine/runtime/cpu/cpu_buffer.h"
+#include "engine/runtime/cpu/kernels.h"
+#include "engine/runtime/cpu/random.h"
+#include "engine/runtime/cpu/strided.h"
+#include "engine/runtime/cpu/thread_pool.h"
+
+namespace ember::cpu {
+namespace {
+
+class CpuBackend final : public Backend {
+ public:
+  explicit CpuBackend(int threads) : pool_(threads) {}
+
+  std::string_view name() const override { return "cpu"; }
+  void Execute(const OperationIr& op, HandleContainer& handles) override;
+  TensorHandle FromHost(std::span<const std::byte> bytes, const Shape& shape, DType dtype) override;
+  void ToHost(const TensorHandle& handle, std::span<std::byte> out) override;
+  void Seed(uint64_t seed) override { generator_.Seed(seed); }
+  void Synchronize() override {}
+
+ private:
+  ThreadPool pool_;
+  RandomGenerator generator_;
+};
+
+void CpuBackend::Execute(const OperationIr& op, HandleContainer& handles) {
+  // Take every input first: Get removes last uses (ReadWrite), which lets kernels reuse
+  // their buffers and frees them when the kernel returns. A tensor read twice by one op
+  // (x * x) is removed only at its last occurrence.
+  std::vector<TensorHandle> in;
+  in.reserve(op.inputs.size());
+  if (op.kind != OpKind::kDrop) {
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+      TensorIr t = op.inputs[i];
+      for (size_t j = i + 1; j < op.inputs.size(); ++j) {
+        if (op.inputs[j].id == t.id) t.status = TensorStatus::kReadOnly;
+      }
+      in.push_back(handles.Get(t));
+    }
+  }
+  auto x = [&](size_t i) {
+    return Operand::Tensor(in[i], op.inputs[i].status == TensorStatus::kReadWrite);
+  };
+  auto s = [&](size_t i) { return Operand::Scalar(op.scalars[i]); };
+  const TensorIr& out = op.kind == OpKind::kDrop ? op.inputs[0] : op.outputs[0];
+  ThreadPool& pool = pool_;
+
+  TensorHandle result;
+  switch (op.kind) {
+    case OpKind::kInit: return;  // registered before the op was queued
+    case OpKind::kDrop: handles.Free(op.inputs[0]); return;
+    case OpKind::kRandom: result = Random(op.distribution, out, generator_, pool); break;
+    case OpKind::kZeros: result = Fill(ScalarIr::Int(0), out, pool); break;
+    case OpKind::kOnes: result = Fill(ScalarIr::Int(1), out, pool); break;
+    case OpKind::kFull: result = Fill(op.scalars[0], out, pool); break;
+    case OpKind::kAdd: result = Binary(BinaryOp::kAdd, x(0), x(1), out, pool); break;
+    case OpKind::kAddScalar: result = Binary(BinaryOp::kAdd, x(0), s(0), out, pool); break;
+    case OpKind::kSub: result = Binary(BinaryOp::kSub, x(0), x(1), out, pool); break;
+    case OpKind::kSubScalar: result = Binary(BinaryOp::kSub, x(0), s(0), out, pool); break;
+    case OpKind::kMul: result = Binary(BinaryOp::kMul, x(0), x(1), out, pool); break;
+    case OpKind::kMulScalar: result = Binary(BinaryOp::kMul, x(0), s(0), out, pool); break;
+    case OpKind::kDiv: result = Binary(BinaryOp::kDiv, x(0), x(1), out, pool); break;
+    case OpKind::kDivScalar: result = Binary(BinaryOp::kDiv, x(0), s(0), out, pool); break;
+    case OpKind::kRem: result = Binary(BinaryOp::kRem, x(0), x(1), out, pool); break;
+    case OpKind::kRemScalar: result = Binary(BinaryOp::kRem, x(0), s(0), out, pool); break;
+    case OpKind::kPowf: result = Binary(BinaryOp::kPow, x(0), x(1), out, pool); break;
+    case OpKind::kPowfScalar: result = Binary(BinaryOp::kPow, x(0), s(0), out, pool); break;
+    case OpKind::kAbs: result = Unary(UnaryOp::kAbs, x(0), out, pool); break;
+    case OpKind::kNeg: result = Unary(UnaryOp::kNeg, x(0), out, pool); break;
+    case OpKind::kExp: result = Unary(UnaryOp::kExp, x(0), out, pool); break;
+    case OpKind::kLog: result = Unary(UnaryOp::kLog, x(0), out, pool); break;
+    case OpKind::kLog1p: result = Unary(UnaryOp::kLog1p, x(0), out, pool); break;
+    case OpKind::kSqrt: result = Unary(UnaryOp::kSqrt, x(0), out, pool); break;
+    case OpKind::kRecip: result = Unary(UnaryOp::kRecip, x(0), out, pool); break;
+    case OpKind::kSin: result = Unary(UnaryOp::kSin, x(0), out, pool); break;
+    case OpKind::kCos: result = Unary(UnaryOp::kCos, x(0), out, pool); break;
+    case OpKind::kTanh: result = Unary(UnaryOp::kTanh, x(0), out, pool); break;
+    case OpKind::kErf: result = Unary(UnaryOp::kErf, x(0), out, pool); break;
+    case OpKind::kEqual: result = Compare(CompareOp::kEqual, x(0), x(1), out, pool); break;
+    case OpKind::kEqualElem: result = Compare(CompareOp::kEqual, x(0), s(0), out, pool); break;
+    case OpKind::kLower: result = Compare(CompareOp::kLower, x(0), x(1), out, pool); break;
+    case OpKind::kLowerElem: result = Compare(CompareOp::kLower, x(0), s(0), out, pool); break;
+    case OpKind::kGreater: result = Compare(CompareOp::kGreater, x(0), x(1), out, pool); break;
+    case OpKind::kGreaterElem: result = Compare(CompareOp::kGreater, x(0), s(0), out, pool); break;
+    case OpKind::kLowerEqual:
+      result = Compare(CompareOp::kLowerEqual, x(0), x(1), out, pool);
+      break;
+    case OpKind::kLowerEqualElem:
+      result = Compare(CompareOp::kLowerEqual, x(0), s(0), out, pool);
+      break;
+    case OpKind::kGreaterEqual:
+      result = Compare(CompareOp::kGreaterEqual, x(0), x(1), out, pool);
+      break;
+    case OpKind::kGreaterEqualElem:
+      result = Compare(CompareOp::kGreaterEqual, x(0), s(0), out, pool);
+      break;
+    case OpKind::kClamp: result = Clamp(x(0), s(0), s(1), out, pool); break;
+    case OpKind::kMaskWhere: result = MaskWhere(x(0), x(1), x(2), out, pool); break;
+    case OpKind::kMaskFill: result = MaskWhere(x(0), x(1), s(0), out, pool); break;
+    case OpKind::kCast: result = Cast(x(0), out, pool); break;
+    case OpKind::kReshape: result = Reshape(in[0], out.shape, pool); break;
+    case OpKind::kSwapDims: result = SwapDims(in[0], op.dims[0], op.dims[1]); break;
+    case OpKind::kPermute: result = Permute(in[0], op.dims); break;
+    case OpKind::kSlice: result = SliceView(in[0], op.ranges); break;
+    case OpKind::kExpand: result = Expand(in[0], out.shape); break;
+    case OpKind::kCat: result = Cat(in, op.dims[0], out, pool); break;
+    case OpKind::kGather: result = Gather(in[0], op.dims[0], in[1], out, pool); break;
+    case OpKind::kSelect: result = Select(in[0], op.dims[0], in[1], out, pool); break;
+    case OpKind::kSumDim: result = ReduceDim(ReduceOp::kSum, in[0], op.dims[0], out, pool); break;
+    case OpKind::kMeanDim: result = ReduceDim(ReduceOp::kMean, in[0], op.dims[0], out, pool); break;
+    case OpKind::kProdDim: result = ReduceDim(ReduceOp::kProd, in[0], op.dims[0], out, pool); break;
+    case OpKind::kMaxDim: result = ReduceDim(ReduceOp::kMax, in[0], op.dims[0], out, pool); break;
+    case OpKind::kMinDim: result = ReduceDim(ReduceOp::kMin, in[0], op.dims[0], out, pool); break;
+    case OpKind::kArgMax:
+      result = ReduceDim(ReduceOp::kArgMax, in[0], op.dims[0], out, pool);
+      break;
+    case OpKind::kArgMin:
+      result = ReduceDim(ReduceOp::kArgMin, in[0], op.dims[0], out, pool);
+      break;
+    case OpKind::kSum: result = ReduceAll(ReduceOp::kSum, in[0], out, pool); break;
+    case OpKind::kMean: result = ReduceAll(ReduceOp::kMean, in[0], out, pool); break;
+    case OpKind::kMatmul: result = Matmul(in[0], in[1], out, pool); break;
+  }
+  EMBER_DCHECK(result.shape == out.shape && result.dtype == out.dtype,
+               "{}: kernel output does not match the op's output tensor", OpName(op));
+  in.clear();  // release last-use inputs before the output is published
+  handles.Register(out.id, std::move(result));
+}
+
+TensorHandle CpuBackend::FromHost(std::span<const std::byte> bytes, const Shape& shape,
+                                  DType dtype) {
+  TensorHandle handle = NewHandle(shape, dtype);
+  EMBER_CHECK(bytes.size() == static_cast<size_t>(handle.NumElements()) * DTypeSize(dtype),
+              "FromHost: {} bytes for {} elements of {}", bytes.size(), handle.NumElements(),
+              DTypeName(dtype));
+  if (!bytes.empty()) std::memcpy(ElementData(handle), bytes.data(), bytes.size());
+  return handle;
+}
+
+void CpuBackend::ToHost(const TensorHandle& handle, std::span<std::byte> out) {
+  const int64_t n = handle.NumElements();
+  EMBER_CHECK(out.size() == static_cast<size_t>(n) * DTypeSize(handle.dtype),
+              "ToHost: {} bytes for {} elements of {}", out.size(), n, DTypeName(handle.dtype));
+  const StridedView view = BroadcastView(handle, handle.shape);
+  const int size = DTypeSize(handle.dtype);
+  pool_.ParallelFor(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+    CopyElements(view, begin, end - begin, out.data() + begin * size);
+  });
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> MakeCpuBackend(int threads) {
+  return std::make_unique<CpuBackend>(threads);
+}
+
+}  // namespace ember::cpu

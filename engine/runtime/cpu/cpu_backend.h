@@ -1,6 +1,13 @@
-// CpuBackend: runs every op on host memory, strided and broadcasting, with a small worker
-// pool sized to the machine's cores. It is the oracle other backends are compared against
-// (STYLE.md, habit 9).
+// CpuBackend: runs every op of op_list.def on host memory, strided and broadcasting, with a
+// small worker pool sized to the machine's cores. It is the oracle other backends are
+// compared against (STYLE.md, habit 9).
+//
+// Semantics beyond the op list are documented where they are decided: the dtype rules in
+// Note [CPU compute domains] (convert.h), the per-kernel rules in kernels.h, random streams in
+// Note [CPU random streams] (random.h), in-place reuse in map_tiles.h.
+//
+// Threading: like every Backend, called by one thread at a time (the device server's lock);
+// it splits big kernels over its own worker threads.
 #pragma once
 
 #include <memory>
@@ -9,7 +16,7 @@
 
 namespace ember::cpu {
 
-// threads = 0: one per hardware core.
+// threads <= 0: one per hardware core; 1: everything on the calling thread.
 std::unique_ptr<Backend> MakeCpuBackend(int threads = 0);
 
 }  // namespace ember::cpu

@@ -1,0 +1,36 @@
+#include "engine/runtime/cpu/cpu_buffer.h"
+
+#include <new>
+
+#include "engine/core/check.h"
+
+namespace ember::cpu {
+
+CpuBuffer::CpuBuffer(size_t bytes)
+    : data_(static_cast<std::byte*>(
+          ::operator new (bytes == 0 ? 1 : bytes, std::align_val_t{kBufferAlignment}))),
+      size_(bytes) {}
+
+CpuBuffer::~CpuBuffer() { ::operator delete (data_, std::align_val_t{kBufferAlignment}); }
+
+TensorHandle NewHandle(const Shape& shape, DType dtype) {
+  const int64_t n = NumElements(shape);
+  EMBER_CHECK(n >= 0, "negative element count");
+  TensorHandle handle;
+  handle.buffer = std::make_shared<CpuBuffer>(static_cast<size_t>(n) * DTypeSize(dtype));
+  handle.shape = shape;
+  handle.strides = TensorHandle::ContiguousStrides(shape);
+  handle.offset = 0;
+  handle.dtype = dtype;
+  return handle;
+}
+
+std::byte* ElementData(const TensorHandle& handle) {
+  auto* buffer = static_cast<CpuBuffer*>(handle.buffer.get());
+  EMBER_DCHECK(buffer != nullptr && buffer->backend() == "cpu", "not a CPU handle");
+  return buffer->data() + handle.offset * DTypeSize(handle.dtype);
+}
+
+bool IsSoleOwner(const TensorHandle& handle) { return handle.buffer.use_count() == 1; }
+
+}  // namespace ember::cpu

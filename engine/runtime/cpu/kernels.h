@@ -1,0 +1,98 @@
+// The CPU backend's op kernels, one family per file (elementwise.cpp, compare.cpp, cast.cpp,
+// views.cpp, movement.cpp, reduce.cpp, matmul.cpp, random.cpp). cpu_backend.cpp maps each op
+// kind onto one of them in its exhaustive switch; the small enums below let a kernel file
+// switch over its own ops without a `default:`.
+//
+// Every kernel takes its input handles (already taken from the HandleContainer) and the
+// output's TensorIr, whose shape and dtype the API computed, and returns the output handle.
+// Kernels never re-derive the output shape.
+// REQUIRES (all): the op passed the API's checks (shapes broadcast, dims and dtypes valid).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include <ember/slice.h>
+
+#include "engine/ir/operation_ir.h"
+#include "engine/runtime/cpu/map_tiles.h"
+#include "engine/runtime/cpu/thread_pool.h"
+#include "engine/runtime/handle.h"
+
+namespace ember::cpu {
+
+// --- elementwise.cpp ---------------------------------------------------------------------
+enum class UnaryOp { kAbs, kNeg, kExp, kLog, kLog1p, kSqrt, kRecip, kSin, kCos, kTanh, kErf };
+enum class BinaryOp { kAdd, kSub, kMul, kDiv, kRem, kPow };
+
+// Abs and Neg keep ints in the int domain; the other math ops always compute in f32.
+TensorHandle Unary(UnaryOp op, const Operand& x, const TensorIr& out, ThreadPool& pool);
+// Ints: wrapping add/sub/mul, division truncating toward zero, remainder with the divisor's
+// sign, division or remainder by zero -> 0; pow via double. Floats: rem = x - floor(x/y)*y.
+TensorHandle Binary(BinaryOp op, const Operand& lhs, const Operand& rhs, const TensorIr& out,
+                    ThreadPool& pool);
+// min(max(x, lo), hi), NaN stays NaN.
+TensorHandle Clamp(const Operand& x, const Operand& lo, const Operand& hi, const TensorIr& out,
+                   ThreadPool& pool);
+// out = mask ? value : tensor (MaskWhere, and MaskFill with a scalar value).
+TensorHandle MaskWhere(const Operand& tensor, const Operand& mask, const Operand& value,
+                       const TensorIr& out, ThreadPool& pool);
+
+// --- compare.cpp -------------------------------------------------------------------------
+enum class CompareOp { kEqual, kLower, kGreater, kLowerEqual, kGreaterEqual };
+
+// Compares in the lhs's domain; NaN compares false (so NaN == NaN is false).
+TensorHandle Compare(CompareOp op, const Operand& lhs, const Operand& rhs, const TensorIr& out,
+                     ThreadPool& pool);
+
+// --- cast.cpp ----------------------------------------------------------------------------
+// The conversion rules of Note [CPU compute domains]. A cast to the same dtype shares the
+// input's buffer.
+TensorHandle Cast(const Operand& x, const TensorIr& out, ThreadPool& pool);
+// Every element = value converted to out.dtype: floats round the double value, ints convert
+// by the float -> int rule of Note [CPU compute domains], bool is value != 0.
+TensorHandle Fill(ScalarIr value, const TensorIr& out, ThreadPool& pool);
+
+// --- views.cpp ---------------------------------------------------------------------------
+// Zero-copy when `x` is contiguous, else a contiguous copy reshaped.
+TensorHandle Reshape(const TensorHandle& x, const Shape& shape, ThreadPool& pool);
+// Zero-copy strided views.
+TensorHandle Permute(const TensorHandle& x, std::span<const int64_t> axes);
+TensorHandle SwapDims(const TensorHandle& x, int64_t dim1, int64_t dim2);
+TensorHandle Expand(const TensorHandle& x, const Shape& shape);
+// Slice semantics of ember/slice.h; `ranges` cover the leading dims.
+TensorHandle SliceView(const TensorHandle& x, std::span<const Slice> ranges);
+
+// --- movement.cpp ------------------------------------------------------------------------
+TensorHandle Cat(std::span<const TensorHandle> inputs, int64_t dim, const TensorIr& out,
+                 ThreadPool& pool);
+// out[..., i, ...] = tensor[..., indices[..., i, ...], ...] along `dim`; indices has the
+// tensor's rank and the output's shape. An index outside [0, size) yields a zero element.
+TensorHandle Gather(const TensorHandle& tensor, int64_t dim, const TensorHandle& indices,
+                    const TensorIr& out, ThreadPool& pool);
+// out[..., j, ...] = tensor[..., indices[j], ...] along `dim`, indices 1-D. An index outside
+// [0, size) yields zero elements.
+TensorHandle Select(const TensorHandle& tensor, int64_t dim, const TensorHandle& indices,
+                    const TensorIr& out, ThreadPool& pool);
+
+// --- reduce.cpp --------------------------------------------------------------------------
+enum class ReduceOp { kSum, kMean, kProd, kMax, kMin, kArgMax, kArgMin };
+
+// Reduces `axis`, keeping it with size 1. Floats accumulate sums and products in double;
+// ints in wrapping i64, and an int mean truncates toward zero. Max/Min propagate NaN;
+// ArgMax/ArgMin return the first extreme (a NaN counts as the extreme) as out.dtype (i64).
+// Max, Min, ArgMax and ArgMin of an empty axis yield 0.
+TensorHandle ReduceDim(ReduceOp op, const TensorHandle& x, int64_t axis, const TensorIr& out,
+                       ThreadPool& pool);
+// Sum or Mean of all elements into out (shape [1]). The mean of no elements is NaN (floats)
+// or 0 (ints).
+TensorHandle ReduceAll(ReduceOp op, const TensorHandle& x, const TensorIr& out, ThreadPool& pool);
+
+// --- matmul.cpp --------------------------------------------------------------------------
+// [..., m, k] x [..., k, n] -> out [..., m, n], batch dims broadcast numpy-style. Floats
+// accumulate in f32, ints in wrapping i64.
+TensorHandle Matmul(const TensorHandle& lhs, const TensorHandle& rhs, const TensorIr& out,
+                    ThreadPool& pool);
+
+}  // namespace ember::cpu

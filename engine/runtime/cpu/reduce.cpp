@@ -1,0 +1,268 @@
+// Reductions: SumDim, MeanDim, ProdDim, MaxDim, MinDim, ArgMax, ArgMin along one axis (kept
+// with size 1), and Sum, Mean over all elements.
+//
+// Two loops, picked per call (both see the input as a strided view, so permuted, sliced and
+// expanded inputs need no copy):
+//  * along the axis: each output element walks its L inputs; used when the axis is the
+//    innermost dense dim, or when there are few outputs;
+//  * across outputs: a tile of outputs is updated once per position r along the axis, so each
+//    step reads a dense row of inputs; used when the axis is an outer dim.
+// Each output is computed by one thread in a fixed order, and ReduceAll combines fixed chunks
+// in order, so results do not depend on the number of threads.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "engine/core/check.h"
+#include "engine/runtime/cpu/convert.h"
+#include "engine/runtime/cpu/cpu_buffer.h"
+#include "engine/runtime/cpu/kernels.h"
+#include "engine/runtime/cpu/strided.h"
+
+namespace ember::cpu {
+namespace {
+
+// Outputs below this count use the along-the-axis loop even for a strided axis.
+constexpr int64_t kFewOutputs = 64;
+
+// The running state of one output. V is the domain's element type (float or int64_t); A the
+// accumulator: double for floats (sums and products lose less), wrapping int64 for ints.
+template <typename V>
+struct Accumulator {
+  using A = std::conditional_t<std::is_same_v<V, float>, double, int64_t>;
+  A value;
+  int64_t index;  // ArgMax / ArgMin: position along the axis
+};
+
+template <typename A>
+A AddWrapping(A a, A b) {
+  if constexpr (std::is_same_v<A, int64_t>) {
+    return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+  } else {
+    return a + b;
+  }
+}
+
+template <typename A>
+A MulWrapping(A a, A b) {
+  if constexpr (std::is_same_v<A, int64_t>) {
+    return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+  } else {
+    return a * b;
+  }
+}
+
+template <typename A>
+bool IsNan(A v) {
+  if constexpr (std::is_floating_point_v<A>) {
+    return std::isnan(v);
+  } else {
+    return false;
+  }
+}
+
+// Max/Min: the first NaN wins and stays (NaN propagates); otherwise strictly better, so the
+// first occurrence of the extreme keeps its index.
+template <typename A>
+bool Beats(ReduceOp op, A x, A best) {
+  if (IsNan(best)) return false;
+  if (IsNan(x)) return true;
+  return (op == ReduceOp::kMax || op == ReduceOp::kArgMax) ? x > best : x < best;
+}
+
+template <typename V>
+Accumulator<V> Start(ReduceOp op) {
+  using A = typename Accumulator<V>::A;
+  return {op == ReduceOp::kProd ? A{1} : A{0}, 0};
+}
+
+// Folds value v, at position r along the axis, into acc.
+template <typename V>
+void Fold(ReduceOp op, Accumulator<V>& acc, V v, int64_t r) {
+  using A = typename Accumulator<V>::A;
+  const A x = static_cast<A>(v);
+  switch (op) {
+    case ReduceOp::kSum:
+    case ReduceOp::kMean: acc.value = AddWrapping(acc.value, x); return;
+    case ReduceOp::kProd: acc.value = MulWrapping(acc.value, x); return;
+    case ReduceOp::kMax:
+    case ReduceOp::kMin:
+    case ReduceOp::kArgMax:
+    case ReduceOp::kArgMin:
+      if (r == 0 || Beats(op, x, acc.value)) acc = {x, r};
+      return;
+  }
+}
+
+// The final value of an output, as the domain's accumulator type (arg ops: the index).
+template <typename V>
+typename Accumulator<V>::A Finish(ReduceOp op, const Accumulator<V>& acc, int64_t length) {
+  using A = typename Accumulator<V>::A;
+  switch (op) {
+    case ReduceOp::kSum:
+    case ReduceOp::kProd:
+    case ReduceOp::kMax:
+    case ReduceOp::kMin: return acc.value;
+    case ReduceOp::kArgMax:
+    case ReduceOp::kArgMin: return static_cast<A>(acc.index);
+    case ReduceOp::kMean:
+      if constexpr (std::is_same_v<A, double>) {
+        return acc.value / static_cast<double>(length);  // 0/0 = NaN for an empty axis
+      } else {
+        return length == 0 ? 0 : acc.value / length;  // truncates toward zero
+      }
+  }
+  return acc.value;
+}
+
+bool IsArg(ReduceOp op) { return op == ReduceOp::kArgMax || op == ReduceOp::kArgMin; }
+
+template <typename V>
+const V* Load(const StridedView& view, int64_t begin, int64_t n, V* scratch) {
+  if constexpr (std::is_same_v<V, float>) {
+    return LoadF32(view, begin, n, scratch);
+  } else {
+    return LoadI64(view, begin, n, scratch);
+  }
+}
+
+// Stores `n` finished outputs at `dst` (contiguous, out_dtype). Arg results are indices and
+// always go through the integer path.
+template <typename V>
+void Store(ReduceOp op, const typename Accumulator<V>::A* values, int64_t n, DType out_dtype,
+           std::byte* dst) {
+  using A = typename Accumulator<V>::A;
+  if constexpr (std::is_same_v<A, double>) {
+    if (!IsArg(op)) {
+      float narrowed[kTileSize];
+      for (int64_t i = 0; i < n; ++i) narrowed[i] = static_cast<float>(values[i]);
+      StoreRunF32(narrowed, n, out_dtype, dst);
+      return;
+    }
+    int64_t indices[kTileSize];
+    for (int64_t i = 0; i < n; ++i) indices[i] = static_cast<int64_t>(values[i]);
+    StoreRunI64(indices, n, out_dtype, dst);
+  } else {
+    StoreRunI64(values, n, out_dtype, dst);
+  }
+}
+
+template <typename V>
+void ReduceAxis(ReduceOp op, const TensorHandle& x, int64_t axis, TensorHandle& out,
+                ThreadPool& pool) {
+  using A = typename Accumulator<V>::A;
+  const size_t rank = x.shape.size();
+  const int64_t length = x.shape[axis];
+  const int64_t outputs = out.NumElements();
+  // The outputs' positions in the input: the input's shape and strides with the axis at 1.
+  std::vector<int64_t> outer_shape = x.shape;
+  outer_shape[axis] = 1;
+  std::byte* dst = ElementData(out);
+  const int out_size = DTypeSize(out.dtype);
+  const std::byte* src = ElementData(x);
+  const bool along = x.strides[axis] == 1 || outputs < kFewOutputs;
+
+  if (along) {
+    // Iteration shape [outer..., L]: output j owns the linear range [j*L, (j+1)*L).
+    std::vector<int64_t> shape = outer_shape, strides = x.strides;
+    shape.push_back(length);
+    strides.push_back(x.strides[axis]);
+    const StridedView view = MakeView(src, x.dtype, shape, strides);
+    const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(length, 1));
+    pool.ParallelFor(outputs, grain, [&](int64_t begin, int64_t end) {
+      V scratch[kTileSize];
+      A finished[kTileSize];
+      for (int64_t tile = begin; tile < end; tile += kTileSize) {
+        const int64_t count = std::min(kTileSize, end - tile);
+        for (int64_t j = 0; j < count; ++j) {
+          Accumulator<V> acc = Start<V>(op);
+          for (int64_t r0 = 0; r0 < length; r0 += kTileSize) {
+            const int64_t n = std::min(kTileSize, length - r0);
+            const V* v = Load(view, (tile + j) * length + r0, n, scratch);
+            for (int64_t i = 0; i < n; ++i) Fold(op, acc, v[i], r0 + i);
+          }
+          finished[j] = Finish(op, acc, length);
+        }
+        Store<V>(op, finished, count, out.dtype, dst + tile * out_size);
+      }
+    });
+    return;
+  }
+
+  // Iteration shape [L, outer...]: position r of output j is linear index r*outputs + j.
+  std::vector<int64_t> shape = {length}, strides = {x.strides[axis]};
+  for (size_t d = 0; d < rank; ++d) {
+    shape.push_back(outer_shape[d]);
+    strides.push_back(x.strides[d]);
+  }
+  const StridedView view = MakeView(src, x.dtype, shape, strides);
+  pool.ParallelFor(outputs, kTileSize, [&](int64_t begin, int64_t end) {
+    V scratch[kTileSize];
+    Accumulator<V> acc[kTileSize];
+    A finished[kTileSize];
+    const int64_t count = end - begin;
+    std::fill_n(acc, count, Start<V>(op));
+    for (int64_t r = 0; r < length; ++r) {
+      const V* v = Load(view, r * outputs + begin, count, scratch);
+      for (int64_t j = 0; j < count; ++j) Fold(op, acc[j], v[j], r);
+    }
+    for (int64_t j = 0; j < count; ++j) finished[j] = Finish(op, acc[j], length);
+    Store<V>(op, finished, count, out.dtype, dst + begin * out_size);
+  });
+}
+
+template <typename V>
+void ReduceEverything(ReduceOp op, const TensorHandle& x, TensorHandle& out, ThreadPool& pool) {
+  using A = typename Accumulator<V>::A;
+  const StridedView view = BroadcastView(x, x.shape);
+  const int64_t total = x.NumElements();
+  const int64_t chunks = (total + kParallelGrain - 1) / kParallelGrain;
+  std::vector<A> partial(chunks, A{0});
+  pool.ParallelFor(total, kParallelGrain, [&](int64_t begin, int64_t end) {
+    V scratch[kTileSize];
+    A sum{0};
+    for (int64_t tile = begin; tile < end; tile += kTileSize) {
+      const int64_t n = std::min(kTileSize, end - tile);
+      const V* v = Load(view, tile, n, scratch);
+      for (int64_t i = 0; i < n; ++i) sum = AddWrapping(sum, static_cast<A>(v[i]));
+    }
+    partial[begin / kParallelGrain] = sum;
+  });
+  Accumulator<V> acc = Start<V>(ReduceOp::kSum);
+  for (A p : partial) acc.value = AddWrapping(acc.value, p);  // chunk order: deterministic
+  const A result = Finish(op, acc, total);
+  Store<V>(op, &result, 1, out.dtype, ElementData(out));
+}
+
+}  // namespace
+
+TensorHandle ReduceDim(ReduceOp op, const TensorHandle& x, int64_t axis, const TensorIr& out,
+                       ThreadPool& pool) {
+  const int64_t a = NormalizeDim(axis, x.shape.size());
+  Shape kept = x.shape;
+  kept[a] = 1;
+  EMBER_CHECK(out.shape == kept, "reduce: output shape does not keep axis {} as 1", a);
+  TensorHandle result = NewHandle(out.shape, out.dtype);
+  if (IsFloat(x.dtype)) {
+    ReduceAxis<float>(op, x, a, result, pool);
+  } else {
+    ReduceAxis<int64_t>(op, x, a, result, pool);
+  }
+  return result;
+}
+
+TensorHandle ReduceAll(ReduceOp op, const TensorHandle& x, const TensorIr& out, ThreadPool& pool) {
+  EMBER_CHECK(op == ReduceOp::kSum || op == ReduceOp::kMean, "ReduceAll supports Sum and Mean");
+  EMBER_CHECK(NumElements(out.shape) == 1, "reduce-all output must have one element");
+  TensorHandle result = NewHandle(out.shape, out.dtype);
+  if (IsFloat(x.dtype)) {
+    ReduceEverything<float>(op, x, result, pool);
+  } else {
+    ReduceEverything<int64_t>(op, x, result, pool);
+  }
+  return result;
+}
+
+}  // namespace ember::cpu
