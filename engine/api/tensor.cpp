@@ -1,0 +1,237 @@
+// ember::Tensor: creation, inspection and reading back.
+#include <cmath>
+#include <cstring>
+#include <functional>
+
+#include <fmt/format.h>
+
+#include "engine/api/checks.h"
+#include "engine/api/tensor_node.h"
+#include "engine/core/half.h"
+#include "engine/ir/builders.h"
+
+namespace ember {
+
+using detail::IntoIr;
+using detail::NewOutput;
+using detail::OutIr;
+
+namespace {
+
+template <typename T>
+constexpr DType DTypeOf() {
+  if constexpr (std::is_same_v<T, float>) return DType::kF32;
+  if constexpr (std::is_same_v<T, int32_t>) return DType::kI32;
+  if constexpr (std::is_same_v<T, int64_t>) return DType::kI64;
+  if constexpr (std::is_same_v<T, bool>) return DType::kBool;
+}
+
+void CheckCount(const char* op, size_t count, const std::vector<int64_t>& shape) {
+  checks::RequireValidShape(op, shape);
+  const int64_t n = NumElements(shape);
+  if (static_cast<int64_t>(count) != n) {
+    checks::Fail(op, fmt::format("{} values for shape {}; expected {}", count,
+                                 checks::DescribeShape(shape), n));
+  }
+}
+
+Tensor Upload(std::span<const std::byte> bytes, std::vector<int64_t> shape, DType dtype,
+              Device device) {
+  std::shared_ptr<DeviceServer> s = ServerFor(device);
+  TensorHandle handle = s->Upload(bytes, shape, dtype);
+  Tensor out = NewOutput(s, std::move(shape), dtype);
+  s->RegisterInit(CurrentStreamId(), ir::Init(OutIr(out)), std::move(handle));
+  return out;
+}
+
+Tensor Create(const char* op, std::vector<int64_t> shape, DType dtype, Device device,
+              const std::function<OperationIr(TensorIr)>& build) {
+  checks::RequireValidShape(op, shape);
+  std::shared_ptr<DeviceServer> s = ServerFor(device);
+  Tensor out = NewOutput(s, std::move(shape), dtype);
+  s->Register(CurrentStreamId(), build(OutIr(out)));
+  return out;
+}
+
+}  // namespace
+
+template <typename T>
+Tensor Tensor::FromVector(std::vector<T> values, std::vector<int64_t> shape, ember::Device device) {
+  CheckCount("FromVector", values.size(), shape);
+  if constexpr (std::is_same_v<T, bool>) {
+    std::vector<std::byte> bytes(values.size());
+    for (size_t i = 0; i < values.size(); ++i) bytes[i] = std::byte{values[i] ? uint8_t{1} : uint8_t{0}};
+    return Upload(bytes, std::move(shape), DType::kBool, device);
+  } else {
+    return Upload(std::as_bytes(std::span<const T>(values)), std::move(shape), DTypeOf<T>(),
+                  device);
+  }
+}
+
+template Tensor Tensor::FromVector<float>(std::vector<float>, std::vector<int64_t>, ember::Device);
+template Tensor Tensor::FromVector<int32_t>(std::vector<int32_t>, std::vector<int64_t>,
+                                            ember::Device);
+template Tensor Tensor::FromVector<int64_t>(std::vector<int64_t>, std::vector<int64_t>,
+                                            ember::Device);
+template Tensor Tensor::FromVector<bool>(std::vector<bool>, std::vector<int64_t>, ember::Device);
+
+Tensor Tensor::FromVector(const std::vector<float>& values, std::vector<int64_t> shape,
+                          DType dtype, ember::Device device) {
+  CheckCount("FromVector", values.size(), shape);
+  std::vector<std::byte> bytes(values.size() * static_cast<size_t>(DTypeSize(dtype)));
+  for (size_t i = 0; i < values.size(); ++i) {
+    const float v = values[i];
+    std::byte* dst = bytes.data() + i * static_cast<size_t>(DTypeSize(dtype));
+    switch (dtype) {
+      case DType::kF32: std::memcpy(dst, &v, 4); break;
+      case DType::kF16: {
+        const uint16_t h = FloatToHalf(v);
+        std::memcpy(dst, &h, 2);
+        break;
+      }
+      case DType::kBF16: {
+        const uint16_t h = FloatToBFloat16(v);
+        std::memcpy(dst, &h, 2);
+        break;
+      }
+      case DType::kI32: {
+        const auto x = static_cast<int32_t>(v);
+        std::memcpy(dst, &x, 4);
+        break;
+      }
+      case DType::kI64: {
+        const auto x = static_cast<int64_t>(v);
+        std::memcpy(dst, &x, 8);
+        break;
+      }
+      case DType::kBool: *dst = std::byte{v != 0.0f ? uint8_t{1} : uint8_t{0}}; break;
+    }
+  }
+  return Upload(bytes, std::move(shape), dtype, device);
+}
+
+Tensor Tensor::Zeros(std::vector<int64_t> shape, DType dtype, ember::Device device) {
+  return Create("Zeros", std::move(shape), dtype, device,
+                [](TensorIr out) { return ir::Creation(OpKind::kZeros, std::move(out)); });
+}
+
+Tensor Tensor::Ones(std::vector<int64_t> shape, DType dtype, ember::Device device) {
+  return Create("Ones", std::move(shape), dtype, device,
+                [](TensorIr out) { return ir::Creation(OpKind::kOnes, std::move(out)); });
+}
+
+Tensor Tensor::Full(std::vector<int64_t> shape, double value, DType dtype, ember::Device device) {
+  const ScalarIr scalar = checks::ScalarFor("Full", value, dtype);
+  return Create("Full", std::move(shape), dtype, device,
+                [&](TensorIr out) { return ir::Full(std::move(out), scalar); });
+}
+
+namespace {
+
+Tensor MakeRandom(const char* op, std::vector<int64_t> shape, DType dtype, Device device,
+                  Distribution dist) {
+  if (!IsFloat(dtype)) {
+    checks::Fail(op, fmt::format("dtype {}; expected a float dtype (f32, f16 or bf16)",
+                                 DTypeName(dtype)));
+  }
+  return Create(op, std::move(shape), dtype, device,
+                [&](TensorIr out) { return ir::Random(std::move(out), dist); });
+}
+
+}  // namespace
+
+Tensor Tensor::RandomUniform(std::vector<int64_t> shape, DType dtype, ember::Device device,
+                             double lo, double hi) {
+  if (!(lo < hi)) {
+    checks::Fail("RandomUniform", fmt::format("bounds [{}, {}); expected lo < hi", lo, hi));
+  }
+  return MakeRandom("RandomUniform", std::move(shape), dtype, device,
+                    Distribution{Distribution::Kind::kUniform, lo, hi});
+}
+
+Tensor Tensor::RandomNormal(std::vector<int64_t> shape, DType dtype, ember::Device device,
+                            double mean, double std) {
+  if (!(std >= 0.0) || !std::isfinite(mean)) {
+    checks::Fail("RandomNormal", fmt::format("mean {}, std {}; expected a finite mean and "
+                                             "std >= 0", mean, std));
+  }
+  return MakeRandom("RandomNormal", std::move(shape), dtype, device,
+                    Distribution{Distribution::Kind::kNormal, mean, std});
+}
+
+const std::vector<int64_t>& Tensor::Shape() const {
+  if (!defined()) checks::Fail("Shape", "the tensor is empty (default-constructed or moved from)");
+  return node_->shape;
+}
+
+DType Tensor::Dtype() const {
+  if (!defined()) checks::Fail("Dtype", "the tensor is empty (default-constructed or moved from)");
+  return node_->dtype;
+}
+
+ember::Device Tensor::device() const {
+  if (!defined()) checks::Fail("device", "the tensor is empty (default-constructed or moved from)");
+  return node_->device;
+}
+
+int64_t Tensor::NumElements() const { return ember::NumElements(Shape()); }
+
+template <typename T>
+std::vector<T> Tensor::ToVector() const {
+  std::shared_ptr<DeviceServer> s = detail::LiveServer(*this, "ToVector");
+  const DType dtype = node_->dtype;
+  bool ok = false;
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) ok = IsFloat(dtype);
+  if constexpr (std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>) ok = IsInt(dtype);
+  if constexpr (std::is_same_v<T, bool>) ok = dtype == DType::kBool;
+  if (!ok) {
+    checks::Fail("ToVector", fmt::format("cannot read a {} tensor as this element type; use "
+                                         "float/double for float dtypes, int32_t/int64_t for "
+                                         "int dtypes, bool for bool (or Cast first)",
+                                         checks::Describe(*this)));
+  }
+  TensorIr ir = IntoIr(*this);
+  const std::vector<std::byte> bytes = s->Read(CurrentStreamId(), ir);
+  const size_t n = static_cast<size_t>(ember::NumElements(node_->shape));
+  std::vector<T> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    const std::byte* p = bytes.data() + i * static_cast<size_t>(DTypeSize(dtype));
+    switch (dtype) {
+      case DType::kF32: {
+        float v;
+        std::memcpy(&v, p, 4);
+        out[i] = static_cast<T>(v);
+        break;
+      }
+      case DType::kF16:
+      case DType::kBF16: {
+        uint16_t h;
+        std::memcpy(&h, p, 2);
+        out[i] = static_cast<T>(dtype == DType::kF16 ? HalfToFloat(h) : BFloat16ToFloat(h));
+        break;
+      }
+      case DType::kI32: {
+        int32_t v;
+        std::memcpy(&v, p, 4);
+        out[i] = static_cast<T>(v);
+        break;
+      }
+      case DType::kI64: {
+        int64_t v;
+        std::memcpy(&v, p, 8);
+        out[i] = static_cast<T>(v);
+        break;
+      }
+      case DType::kBool: out[i] = static_cast<T>(std::to_integer<uint8_t>(*p) != 0); break;
+    }
+  }
+  return out;
+}
+
+template std::vector<float> Tensor::ToVector<float>() const;
+template std::vector<double> Tensor::ToVector<double>() const;
+template std::vector<int32_t> Tensor::ToVector<int32_t>() const;
+template std::vector<int64_t> Tensor::ToVector<int64_t>() const;
+template std::vector<bool> Tensor::ToVector<bool>() const;
+
+}  // namespace ember

@@ -11,7 +11,11 @@ int main() {
   Tensor a = Tensor::RandomUniform(shape, DType::kF32);
   Tensor b = Tensor::RandomUniform(shape, DType::kF32);
   Tensor c = Tensor::RandomUniform(shape, DType::kF32);
-  Tensor y = (a * b + c * 2.0).Exp();
+  // Sequenced explicitly so that the ops queue in the seed's order (Mul, MulScalar, Add, Exp)
+  // whatever order the compiler evaluates operator operands in (docs/API.md).
+  Tensor ab = a * b;
+  Tensor c2 = c * 2.0;
+  Tensor y = (std::move(ab) + std::move(c2)).Exp();
   std::vector<float> v = y.ToVector<float>();
   double sum = 0;
   for (float x : v) sum += x;

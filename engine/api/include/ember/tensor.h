@@ -60,7 +60,7 @@ class Tensor {
   // --- Inspection (no sync) ---------------------------------------------------------------
   const std::vector<int64_t>& Shape() const;
   DType Dtype() const;
-  ember::Device Device() const;
+  ember::Device device() const;
   int64_t NumElements() const;
   bool defined() const { return node_ != nullptr; }
 

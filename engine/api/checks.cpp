@@ -1,0 +1,119 @@
+#include "engine/api/checks.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "engine/api/tensor_node.h"
+
+namespace ember::checks {
+
+std::string DescribeShape(const std::vector<int64_t>& shape) {
+  return fmt::format("[{}]", fmt::join(shape, ","));
+}
+
+std::string Describe(const Tensor& t) {
+  if (!t.defined()) return "<empty tensor>";
+  return DescribeShape(t.node()->shape) + " " + std::string(DTypeName(t.node()->dtype));
+}
+
+void Fail(const char* op, const std::string& what) {
+  throw Error(fmt::format("ember: {}: {}", op, what));
+}
+
+void RequireDefined(const char* op, const Tensor& t) { detail::LiveServer(t, op); }
+
+void RequireSameDevice(const char* op, const Tensor& a, const Tensor& b) {
+  if (!(a.node()->device == b.node()->device)) {
+    Fail(op, fmt::format("operands live on different devices: {} on {} and {} on {}; expected "
+                         "one device",
+                         Describe(a), a.node()->device.ToString(), Describe(b),
+                         b.node()->device.ToString()));
+  }
+}
+
+void RequireSameDtype(const char* op, const Tensor& a, const Tensor& b) {
+  if (a.node()->dtype != b.node()->dtype) {
+    Fail(op, fmt::format("dtype mismatch: {} and {}; expected the same dtype (use Cast)",
+                         Describe(a), Describe(b)));
+  }
+}
+
+void RequireFloat(const char* op, const Tensor& t) {
+  if (!IsFloat(t.node()->dtype)) {
+    Fail(op, fmt::format("got {}; expected a float tensor (f32, f16 or bf16)", Describe(t)));
+  }
+}
+
+void RequireNumeric(const char* op, const Tensor& t) {
+  if (t.node()->dtype == DType::kBool) {
+    Fail(op, fmt::format("got {}; expected a float or int tensor (Cast bool tensors first)",
+                         Describe(t)));
+  }
+}
+
+void RequireIntIndices(const char* op, const Tensor& indices) {
+  if (!IsInt(indices.node()->dtype)) {
+    Fail(op, fmt::format("indices are {}; expected an i32 or i64 tensor", Describe(indices)));
+  }
+}
+
+void RequireBoolMask(const char* op, const Tensor& mask) {
+  if (mask.node()->dtype != DType::kBool) {
+    Fail(op, fmt::format("mask is {}; expected a bool tensor", Describe(mask)));
+  }
+}
+
+void RequireValidShape(const char* op, const std::vector<int64_t>& shape) {
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] < 1) {
+      Fail(op, fmt::format("shape {} has dim {} = {}; expected every dim >= 1",
+                           DescribeShape(shape), i, shape[i]));
+    }
+  }
+}
+
+Shape Broadcast(const char* op, const Shape& a, const Shape& b) {
+  const size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1) {
+      Fail(op, fmt::format("shapes {} and {} do not broadcast: dim {} of the result would be "
+                           "{} and {}; expected equal sizes or 1",
+                           DescribeShape(a), DescribeShape(b), i, da, db));
+    }
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+int64_t NormalizeDim(const char* op, int64_t dim, size_t rank) {
+  const auto r = static_cast<int64_t>(rank);
+  if (dim < -r || dim >= r) {
+    Fail(op, fmt::format("dim {} is out of range for a tensor of rank {}; expected a dim in "
+                         "[{}, {})",
+                         dim, r, -r, r));
+  }
+  return dim < 0 ? dim + r : dim;
+}
+
+ScalarIr ScalarFor(const char* op, double value, DType dtype) {
+  if (IsFloat(dtype)) return ScalarIr::Float(value);
+  if (dtype == DType::kBool) {
+    if (value != 0.0 && value != 1.0) {
+      Fail(op, fmt::format("scalar {} on a bool tensor; expected 0 or 1", value));
+    }
+    return ScalarIr::Bool(value != 0.0);
+  }
+  if (!std::isfinite(value) || std::trunc(value) != value || std::fabs(value) > 9.0e18) {
+    Fail(op, fmt::format("scalar {} on a {} tensor; expected a whole number (Cast the tensor "
+                         "to a float dtype for fractional scalars)",
+                         value, DTypeName(dtype)));
+  }
+  return ScalarIr::Int(static_cast<int64_t>(value));
+}
+
+}  // namespace ember::checks

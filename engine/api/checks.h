@@ -1,0 +1,41 @@
+// Argument checks of the public Tensor API. Each throws ember::Error with a message that names
+// the op, describes the operands ("[2,3] f32") and says what was expected. They run before
+// anything is queued, so a rejected call leaves the stream untouched.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <ember/tensor.h>
+
+#include "engine/ir/scalar_ir.h"
+#include "engine/ir/tensor_ir.h"
+
+namespace ember::checks {
+
+// "[2,3] f32".
+std::string Describe(const Tensor& t);
+std::string DescribeShape(const std::vector<int64_t>& shape);
+
+[[noreturn]] void Fail(const char* op, const std::string& what);
+
+// The tensor is defined, its device is live and (for several operands) they share a device.
+void RequireDefined(const char* op, const Tensor& t);
+void RequireSameDevice(const char* op, const Tensor& a, const Tensor& b);
+void RequireSameDtype(const char* op, const Tensor& a, const Tensor& b);
+void RequireFloat(const char* op, const Tensor& t);
+void RequireNumeric(const char* op, const Tensor& t);  // float or int, not bool
+void RequireIntIndices(const char* op, const Tensor& indices);
+void RequireBoolMask(const char* op, const Tensor& mask);
+// Every dim >= 1 (ember has no empty tensors).
+void RequireValidShape(const char* op, const std::vector<int64_t>& shape);
+
+// Numpy broadcasting of two shapes (aligned on the right; 1 stretches).
+Shape Broadcast(const char* op, const Shape& a, const Shape& b);
+// `dim` in [-rank, rank) normalized to [0, rank).
+int64_t NormalizeDim(const char* op, int64_t dim, size_t rank);
+// The scalar as the ScalarIr an op on `dtype` carries: Float for float dtypes, Int (must be a
+// whole number in range) for int dtypes, Bool (0 or 1) for bool.
+ScalarIr ScalarFor(const char* op, double value, DType dtype);
+
+}  // namespace ember::checks

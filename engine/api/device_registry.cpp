@@ -1,0 +1,80 @@
+// The process-wide map Device -> DeviceServer, and the free functions of the public API that
+// act on a whole device (Sync, Seed, ReleaseDevice).
+#include <map>
+#include <mutex>
+
+#include <ember/tensor.h>
+
+#include "engine/api/device_server.h"
+#include "engine/runtime/cpu/cpu_backend.h"
+
+namespace ember {
+namespace {
+
+struct Registry {
+  std::mutex mu;
+  std::map<std::pair<int, int>, std::shared_ptr<DeviceServer>> servers;
+};
+
+Registry& GetRegistry() {
+  static Registry* registry = new Registry();  // never destroyed: tensors may outlive main
+  return *registry;
+}
+
+std::pair<int, int> KeyOf(Device d) { return {static_cast<int>(d.kind()), d.ordinal()}; }
+
+std::unique_ptr<Backend> MakeBackend(Device device) {
+  switch (device.kind()) {
+    case Device::Kind::kCpu: return cpu::MakeCpuBackend();
+    case Device::Kind::kCuda: break;
+  }
+  throw Error("ember: " + device.ToString() +
+              ": this build of ember has no CUDA backend; use Device::Cpu()");
+}
+
+}  // namespace
+
+Device Device::Cuda(int ordinal) {
+  if (ordinal < 0) {
+    throw Error("ember: Device::Cuda(" + std::to_string(ordinal) +
+                "): the ordinal must be >= 0");
+  }
+  throw Error("ember: Device::Cuda(" + std::to_string(ordinal) +
+              "): CUDA is unavailable: this build of ember has no CUDA backend; use "
+              "Device::Cpu()");
+}
+
+std::string Device::ToString() const {
+  switch (kind_) {
+    case Kind::kCpu: return "cpu";
+    case Kind::kCuda: return "cuda:" + std::to_string(ordinal_);
+  }
+  return "?";
+}
+
+std::shared_ptr<DeviceServer> ServerFor(Device device) {
+  Registry& r = GetRegistry();
+  std::lock_guard lock(r.mu);
+  std::shared_ptr<DeviceServer>& slot = r.servers[KeyOf(device)];
+  if (!slot) slot = std::make_shared<DeviceServer>(device, MakeBackend(device));
+  return slot;
+}
+
+void Sync(Device device) { ServerFor(device)->Drain(CurrentStreamId()); }
+
+void Seed(Device device, uint64_t seed) { ServerFor(device)->Seed(seed); }
+
+void ReleaseDevice(Device device) {
+  std::shared_ptr<DeviceServer> server;
+  {
+    Registry& r = GetRegistry();
+    std::lock_guard lock(r.mu);
+    auto it = r.servers.find(KeyOf(device));
+    if (it == r.servers.end()) return;
+    server = std::move(it->second);
+    r.servers.erase(it);
+  }
+  server->DrainAll();
+}
+
+}  // namespace ember

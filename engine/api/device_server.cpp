@@ -1,0 +1,115 @@
+#include "engine/api/device_server.h"
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+
+#include "engine/core/check.h"
+#include "engine/ir/builders.h"
+#include "engine/runtime/cpu/cpu_backend.h"
+
+namespace ember {
+
+DeviceServer::DeviceServer(Device device, std::unique_ptr<Backend> backend)
+    : device_(device), backend_(std::move(backend)), streams_(*backend_) {}
+
+DeviceServer::~DeviceServer() = default;
+
+TensorId DeviceServer::NewTensorId() {
+  static std::atomic<TensorId> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+void DeviceServer::Register(StreamId stream, OperationIr op) {
+  std::lock_guard lock(mu_);
+  if (std::find(known_streams_.begin(), known_streams_.end(), stream) == known_streams_.end()) {
+    known_streams_.push_back(stream);
+  }
+  streams_.Register(stream, std::move(op), handles_);
+}
+
+void DeviceServer::RegisterInit(StreamId stream, OperationIr init, TensorHandle handle) {
+  {
+    std::lock_guard lock(mu_);
+    handles_.Register(init.outputs[0].id, std::move(handle));
+  }
+  Register(stream, std::move(init));
+}
+
+TensorHandle DeviceServer::Upload(std::span<const std::byte> bytes, const Shape& shape,
+                                  DType dtype) {
+  std::lock_guard lock(mu_);
+  return backend_->FromHost(bytes, shape, dtype);
+}
+
+void DeviceServer::ForeignDrop(StreamId stream, TensorIr tensor) {
+  std::lock_guard lock(mu_);
+  if (streams_.ForeignDrop(stream, tensor, handles_)) return;
+  streams_.Drain(stream, handles_);
+  streams_.Register(stream, ir::Drop(std::move(tensor)), handles_);
+}
+
+void DeviceServer::TagSharedView(StreamId src_stream, TensorId src, TensorId dst) {
+  std::lock_guard lock(mu_);
+  streams_.TagSharedView(src_stream, src, dst, handles_);
+}
+
+void DeviceServer::Drain(StreamId stream) {
+  std::lock_guard lock(mu_);
+  streams_.Drain(stream, handles_);
+  backend_->Synchronize();
+}
+
+std::vector<std::byte> DeviceServer::Read(StreamId stream, const TensorIr& tensor) {
+  std::lock_guard lock(mu_);
+  TensorIr ir = tensor;
+  switch (streams_.PlanRead(stream, ir, handles_)) {
+    case ReadPlan::kDrain: streams_.Drain(stream, handles_); break;
+    case ReadPlan::kDirect: break;
+    case ReadPlan::kDeferFree:
+      streams_.DeferFree(stream, ir);
+      ir.status = TensorStatus::kReadOnly;
+      break;
+  }
+  EMBER_CHECK(handles_.Has(ir.id), "t{} has no handle after draining its stream", ir.id);
+  TensorHandle handle = handles_.Get(ir);
+  backend_->Synchronize();
+  std::vector<std::byte> out(static_cast<size_t>(handle.NumElements()) *
+                             static_cast<size_t>(DTypeSize(handle.dtype)));
+  backend_->ToHost(handle, out);
+  streams_.MarkRead(stream, ir);
+  return out;
+}
+
+void DeviceServer::Seed(uint64_t seed) {
+  std::lock_guard lock(mu_);
+  backend_->Seed(seed);
+}
+
+void DeviceServer::DrainAll() {
+  std::lock_guard lock(mu_);
+  for (StreamId s : known_streams_) streams_.Drain(s, handles_);
+  backend_->Synchronize();
+}
+
+DeviceServer::QueueSnapshot DeviceServer::Snapshot(StreamId stream) {
+  std::lock_guard lock(mu_);
+  QueueSnapshot snap;
+  if (const OperationQueue* q = streams_.queue(stream)) {
+    snap.global = q->global();
+    snap.relative = q->relative();
+  }
+  return snap;
+}
+
+size_t DeviceServer::NumHandles() {
+  std::lock_guard lock(mu_);
+  return handles_.size();
+}
+
+size_t DeviceServer::NumStreams() {
+  std::lock_guard lock(mu_);
+  return streams_.num_streams();
+}
+
+}  // namespace ember

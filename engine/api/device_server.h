@@ -1,0 +1,71 @@
+// DeviceServer: the engine state of one device (burn's FusionServer): its backend, its handle
+// container and its streams. Every public method takes the server's lock, so the streams,
+// queues and handles are mutated by one thread at a time (burn serializes them on a server
+// thread; a lock gives the same guarantee without a hop).
+//
+// Servers are created on first use of a device and live in the process-wide registry until
+// ReleaseDevice; tensors hold only weak references, so a released device is detected.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include <ember/device.h>
+
+#include "engine/runtime/backend.h"
+#include "engine/stream/multi_stream.h"
+
+namespace ember {
+
+class DeviceServer {
+ public:
+  DeviceServer(Device device, std::unique_ptr<Backend> backend);
+  ~DeviceServer();
+
+  Device device() const { return device_; }
+
+  // A fresh process-wide tensor id (unique across devices, never reused).
+  static TensorId NewTensorId();
+
+  // Queues `op` on `stream`.
+  void Register(StreamId stream, OperationIr op);
+  // Registers `handle` for the output of `init` (an Init op), then queues `init`.
+  void RegisterInit(StreamId stream, OperationIr init, TensorHandle handle);
+  // Makes a host copy of `bytes` into a new handle (for RegisterInit).
+  TensorHandle Upload(std::span<const std::byte> bytes, const Shape& shape, DType dtype);
+  // A drop of `tensor` (home `stream`) from another thread (burn's register_foreign_drop).
+  void ForeignDrop(StreamId stream, TensorIr tensor);
+  void TagSharedView(StreamId src_stream, TensorId src, TensorId dst);
+  // Runs everything `stream` has queued and waits for the device.
+  void Drain(StreamId stream);
+  // Row-major bytes of `tensor` (home `stream`), draining first when needed.
+  std::vector<std::byte> Read(StreamId stream, const TensorIr& tensor);
+  void Seed(uint64_t seed);
+  // Runs every stream's pending ops (used before the server is released).
+  void DrainAll();
+
+  // Inspection for tests: copies of a stream's global and relative ops.
+  struct QueueSnapshot {
+    std::vector<OperationIr> global;
+    std::vector<OperationIr> relative;
+  };
+  QueueSnapshot Snapshot(StreamId stream);
+  size_t NumHandles();
+  size_t NumStreams();
+
+ private:
+  const Device device_;
+  std::mutex mu_;
+  std::unique_ptr<Backend> backend_;
+  HandleContainer handles_;
+  MultiStream streams_;
+  std::vector<StreamId> known_streams_;
+};
+
+// The server of `device`, created on first use. Throws ember::Error when the device cannot be
+// used (see Device::Cuda).
+std::shared_ptr<DeviceServer> ServerFor(Device device);
+
+}  // namespace ember

@@ -1,0 +1,243 @@
+// ember::Tensor elementwise ops: arithmetic, math functions, comparisons, clamp, masks, casts.
+#include <fmt/format.h>
+
+#include "engine/api/tensor_ops.h"
+
+namespace ember {
+
+using detail::IntoIr;
+using detail::LiveServer;
+using detail::NewOutput;
+using detail::OutIr;
+using detail::Queue;
+
+namespace {
+
+enum class Accepts { kFloat, kNumeric, kAny };
+
+void RequireAccepts(const char* op, const Tensor& t, Accepts accepts) {
+  switch (accepts) {
+    case Accepts::kFloat: checks::RequireFloat(op, t); break;
+    case Accepts::kNumeric: checks::RequireNumeric(op, t); break;
+    case Accepts::kAny: break;
+  }
+}
+
+Tensor UnaryImpl(const char* op, OpKind kind, Accepts accepts, Tensor x) {
+  auto s = LiveServer(x, op);
+  RequireAccepts(op, x, accepts);
+  Tensor out = NewOutput(s, x.Shape(), x.Dtype());
+  TensorIr in = IntoIr(std::move(x));
+  Queue(s, ir::Unary(kind, std::move(in), OutIr(out)));
+  return out;
+}
+
+// Tensor-tensor elementwise op with broadcasting; comparisons give bool.
+Tensor BinaryImpl(const char* op, OpKind kind, Accepts accepts, bool compare, Tensor lhs,
+                  Tensor rhs) {
+  auto s = LiveServer(lhs, op);
+  checks::RequireDefined(op, rhs);
+  checks::RequireSameDevice(op, lhs, rhs);
+  checks::RequireSameDtype(op, lhs, rhs);
+  RequireAccepts(op, lhs, accepts);
+  Shape shape = checks::Broadcast(op, lhs.Shape(), rhs.Shape());
+  Tensor out = NewOutput(s, std::move(shape), compare ? DType::kBool : lhs.Dtype());
+  TensorIr a = IntoIr(std::move(lhs));
+  TensorIr b = IntoIr(std::move(rhs));
+  Queue(s, ir::Binary(kind, std::move(a), std::move(b), OutIr(out)));
+  return out;
+}
+
+Tensor ScalarImpl(const char* op, OpKind kind, Accepts accepts, bool compare, Tensor lhs,
+                  double value) {
+  auto s = LiveServer(lhs, op);
+  RequireAccepts(op, lhs, accepts);
+  const ScalarIr scalar = checks::ScalarFor(op, value, lhs.Dtype());
+  Tensor out = NewOutput(s, lhs.Shape(), compare ? DType::kBool : lhs.Dtype());
+  TensorIr a = IntoIr(std::move(lhs));
+  Queue(s, ir::Scalar(kind, std::move(a), scalar, OutIr(out)));
+  return out;
+}
+
+#define EMBER_UNARY(Name, ACCEPTS)                                           \
+  Tensor Name##Impl(Tensor x) {                                              \
+    return UnaryImpl(#Name, OpKind::k##Name, Accepts::ACCEPTS, std::move(x)); \
+  }
+EMBER_UNARY(Exp, kFloat)
+EMBER_UNARY(Log, kFloat)
+EMBER_UNARY(Log1p, kFloat)
+EMBER_UNARY(Sqrt, kFloat)
+EMBER_UNARY(Recip, kFloat)
+EMBER_UNARY(Sin, kFloat)
+EMBER_UNARY(Cos, kFloat)
+EMBER_UNARY(Tanh, kFloat)
+EMBER_UNARY(Erf, kFloat)
+EMBER_UNARY(Abs, kNumeric)
+EMBER_UNARY(Neg, kNumeric)
+#undef EMBER_UNARY
+
+#define EMBER_COMPARE(Name, ACCEPTS)                                                       \
+  Tensor Name##Impl(Tensor x, Tensor other) {                                              \
+    return BinaryImpl(#Name, OpKind::k##Name, Accepts::ACCEPTS, true, std::move(x),        \
+                      std::move(other));                                                   \
+  }                                                                                        \
+  Tensor Name##ElemImpl(Tensor x, double other) {                                          \
+    return ScalarImpl(#Name, OpKind::k##Name##Elem, Accepts::ACCEPTS, true, std::move(x),  \
+                      other);                                                              \
+  }
+EMBER_COMPARE(Equal, kAny)
+EMBER_COMPARE(Lower, kNumeric)
+EMBER_COMPARE(Greater, kNumeric)
+EMBER_COMPARE(LowerEqual, kNumeric)
+EMBER_COMPARE(GreaterEqual, kNumeric)
+#undef EMBER_COMPARE
+
+Tensor PowfImpl(Tensor x, Tensor exponent) {
+  return BinaryImpl("Powf", OpKind::kPowf, Accepts::kFloat, false, std::move(x),
+                    std::move(exponent));
+}
+Tensor PowfScalarImpl(Tensor x, double exponent) {
+  return ScalarImpl("Powf", OpKind::kPowfScalar, Accepts::kFloat, false, std::move(x), exponent);
+}
+Tensor RemImpl(Tensor x, Tensor other) {
+  return BinaryImpl("Rem", OpKind::kRem, Accepts::kNumeric, false, std::move(x),
+                    std::move(other));
+}
+Tensor RemScalarImpl(Tensor x, double other) {
+  return ScalarImpl("Rem", OpKind::kRemScalar, Accepts::kNumeric, false, std::move(x), other);
+}
+
+Tensor ClampImpl(Tensor x, double lo, double hi) {
+  const char* op = "Clamp";
+  auto s = LiveServer(x, op);
+  checks::RequireNumeric(op, x);
+  if (!(lo <= hi)) checks::Fail(op, fmt::format("bounds [{}, {}]; expected lo <= hi", lo, hi));
+  const ScalarIr min = checks::ScalarFor(op, lo, x.Dtype());
+  const ScalarIr max = checks::ScalarFor(op, hi, x.Dtype());
+  Tensor out = NewOutput(s, x.Shape(), x.Dtype());
+  TensorIr in = IntoIr(std::move(x));
+  Queue(s, ir::Clamp(std::move(in), min, max, OutIr(out)));
+  return out;
+}
+
+Tensor MaskWhereImpl(Tensor x, Tensor mask, Tensor value) {
+  const char* op = "MaskWhere";
+  auto s = LiveServer(x, op);
+  checks::RequireDefined(op, mask);
+  checks::RequireDefined(op, value);
+  checks::RequireSameDevice(op, x, mask);
+  checks::RequireSameDevice(op, x, value);
+  checks::RequireBoolMask(op, mask);
+  checks::RequireSameDtype(op, x, value);
+  Shape shape = checks::Broadcast(op, checks::Broadcast(op, x.Shape(), mask.Shape()),
+                                  value.Shape());
+  Tensor out = NewOutput(s, std::move(shape), x.Dtype());
+  TensorIr t = IntoIr(std::move(x));
+  TensorIr m = IntoIr(std::move(mask));
+  TensorIr v = IntoIr(std::move(value));
+  Queue(s, ir::MaskWhere(std::move(t), std::move(m), std::move(v), OutIr(out)));
+  return out;
+}
+
+Tensor MaskFillImpl(Tensor x, Tensor mask, double value) {
+  const char* op = "MaskFill";
+  auto s = LiveServer(x, op);
+  checks::RequireDefined(op, mask);
+  checks::RequireSameDevice(op, x, mask);
+  checks::RequireBoolMask(op, mask);
+  const ScalarIr scalar = checks::ScalarFor(op, value, x.Dtype());
+  Shape shape = checks::Broadcast(op, x.Shape(), mask.Shape());
+  Tensor out = NewOutput(s, std::move(shape), x.Dtype());
+  TensorIr t = IntoIr(std::move(x));
+  TensorIr m = IntoIr(std::move(mask));
+  Queue(s, ir::MaskFill(std::move(t), std::move(m), scalar, OutIr(out)));
+  return out;
+}
+
+Tensor CastImpl(Tensor x, DType dtype) {
+  auto s = LiveServer(x, "Cast");
+  if (x.Dtype() == dtype) return x;  // nothing to do: the same tensor
+  Tensor out = NewOutput(s, x.Shape(), dtype);
+  TensorIr in = IntoIr(std::move(x));
+  Queue(s, ir::Unary(OpKind::kCast, std::move(in), OutIr(out)));
+  return out;
+}
+
+Tensor ArithImpl(const char* op, OpKind kind, Tensor lhs, Tensor rhs) {
+  return BinaryImpl(op, kind, Accepts::kNumeric, false, std::move(lhs), std::move(rhs));
+}
+Tensor ArithScalarImpl(const char* op, OpKind kind, Tensor lhs, double rhs) {
+  return ScalarImpl(op, kind, Accepts::kNumeric, false, std::move(lhs), rhs);
+}
+
+}  // namespace
+
+EMBER_DEFINE_METHOD(Exp, ExpImpl, ())
+EMBER_DEFINE_METHOD(Log, LogImpl, ())
+EMBER_DEFINE_METHOD(Log1p, Log1pImpl, ())
+EMBER_DEFINE_METHOD(Sqrt, SqrtImpl, ())
+EMBER_DEFINE_METHOD(Abs, AbsImpl, ())
+EMBER_DEFINE_METHOD(Neg, NegImpl, ())
+EMBER_DEFINE_METHOD(Recip, RecipImpl, ())
+EMBER_DEFINE_METHOD(Sin, SinImpl, ())
+EMBER_DEFINE_METHOD(Cos, CosImpl, ())
+EMBER_DEFINE_METHOD(Tanh, TanhImpl, ())
+EMBER_DEFINE_METHOD(Erf, ErfImpl, ())
+EMBER_DEFINE_METHOD(Powf, PowfImpl, (Tensor exponent), std::move(exponent))
+EMBER_DEFINE_METHOD(Powf, PowfScalarImpl, (double exponent), exponent)
+EMBER_DEFINE_METHOD(Clamp, ClampImpl, (double lo, double hi), lo, hi)
+EMBER_DEFINE_METHOD(Equal, EqualImpl, (Tensor other), std::move(other))
+EMBER_DEFINE_METHOD(Equal, EqualElemImpl, (double other), other)
+EMBER_DEFINE_METHOD(Lower, LowerImpl, (Tensor other), std::move(other))
+EMBER_DEFINE_METHOD(Lower, LowerElemImpl, (double other), other)
+EMBER_DEFINE_METHOD(Greater, GreaterImpl, (Tensor other), std::move(other))
+EMBER_DEFINE_METHOD(Greater, GreaterElemImpl, (double other), other)
+EMBER_DEFINE_METHOD(LowerEqual, LowerEqualImpl, (Tensor other), std::move(other))
+EMBER_DEFINE_METHOD(LowerEqual, LowerEqualElemImpl, (double other), other)
+EMBER_DEFINE_METHOD(GreaterEqual, GreaterEqualImpl, (Tensor other), std::move(other))
+EMBER_DEFINE_METHOD(GreaterEqual, GreaterEqualElemImpl, (double other), other)
+EMBER_DEFINE_METHOD(MaskWhere, MaskWhereImpl, (Tensor mask, Tensor value), std::move(mask),
+                    std::move(value))
+EMBER_DEFINE_METHOD(MaskFill, MaskFillImpl, (Tensor mask, double v), std::move(mask), v)
+EMBER_DEFINE_METHOD(Cast, CastImpl, (DType dtype), dtype)
+EMBER_DEFINE_METHOD(Rem, RemImpl, (Tensor other), std::move(other))
+EMBER_DEFINE_METHOD(Rem, RemScalarImpl, (double other), other)
+
+Tensor operator+(Tensor lhs, Tensor rhs) {
+  return ArithImpl("Add", OpKind::kAdd, std::move(lhs), std::move(rhs));
+}
+Tensor operator-(Tensor lhs, Tensor rhs) {
+  return ArithImpl("Sub", OpKind::kSub, std::move(lhs), std::move(rhs));
+}
+Tensor operator*(Tensor lhs, Tensor rhs) {
+  return ArithImpl("Mul", OpKind::kMul, std::move(lhs), std::move(rhs));
+}
+Tensor operator/(Tensor lhs, Tensor rhs) {
+  return ArithImpl("Div", OpKind::kDiv, std::move(lhs), std::move(rhs));
+}
+Tensor operator+(Tensor lhs, double rhs) {
+  return ArithScalarImpl("AddScalar", OpKind::kAddScalar, std::move(lhs), rhs);
+}
+Tensor operator-(Tensor lhs, double rhs) {
+  return ArithScalarImpl("SubScalar", OpKind::kSubScalar, std::move(lhs), rhs);
+}
+Tensor operator*(Tensor lhs, double rhs) {
+  return ArithScalarImpl("MulScalar", OpKind::kMulScalar, std::move(lhs), rhs);
+}
+Tensor operator/(Tensor lhs, double rhs) {
+  return ArithScalarImpl("DivScalar", OpKind::kDivScalar, std::move(lhs), rhs);
+}
+Tensor operator+(double lhs, Tensor rhs) { return std::move(rhs) + lhs; }
+Tensor operator*(double lhs, Tensor rhs) { return std::move(rhs) * lhs; }
+// s - x = (-x) + s: two elementwise ops, both fusable.
+Tensor operator-(double lhs, Tensor rhs) { return std::move(rhs).Neg() + lhs; }
+// s / x: x.Recip() * s for floats (both fusable); ints divide a Full tensor (exact).
+Tensor operator/(double lhs, Tensor rhs) {
+  checks::RequireDefined("Div", rhs);
+  if (IsFloat(rhs.Dtype())) return std::move(rhs).Recip() * lhs;
+  Tensor num = Tensor::Full(rhs.Shape(), lhs, rhs.Dtype(), rhs.device());
+  return std::move(num) / std::move(rhs);
+}
+Tensor operator-(Tensor x) { return std::move(x).Neg(); }
+
+}  // namespace ember

@@ -1,0 +1,96 @@
+// ember::Tensor reductions and matmul.
+#include <fmt/format.h>
+
+#include "engine/api/tensor_ops.h"
+
+namespace ember {
+
+using detail::IntoIr;
+using detail::LiveServer;
+using detail::NewOutput;
+using detail::OutIr;
+using detail::Queue;
+
+namespace {
+
+Tensor ReduceDimImpl(const char* op, OpKind kind, Tensor x, int64_t dim) {
+  auto s = LiveServer(x, op);
+  checks::RequireNumeric(op, x);
+  const int64_t d = checks::NormalizeDim(op, dim, x.Shape().size());
+  Shape shape = x.Shape();
+  shape[static_cast<size_t>(d)] = 1;
+  const bool arg = kind == OpKind::kArgMax || kind == OpKind::kArgMin;
+  Tensor out = NewOutput(s, std::move(shape), arg ? DType::kI64 : x.Dtype());
+  TensorIr in = IntoIr(std::move(x));
+  Queue(s, ir::ReduceDim(kind, std::move(in), d, OutIr(out)));
+  return out;
+}
+
+Tensor ReduceImpl(const char* op, OpKind kind, Tensor x) {
+  auto s = LiveServer(x, op);
+  checks::RequireNumeric(op, x);
+  Tensor out = NewOutput(s, Shape{1}, x.Dtype());
+  TensorIr in = IntoIr(std::move(x));
+  Queue(s, ir::Reduce(kind, std::move(in), OutIr(out)));
+  return out;
+}
+
+#define EMBER_REDUCE_DIM(Name)                                               \
+  Tensor Name##Impl(Tensor x, int64_t dim) {                                 \
+    return ReduceDimImpl(#Name, OpKind::k##Name, std::move(x), dim);         \
+  }
+EMBER_REDUCE_DIM(SumDim)
+EMBER_REDUCE_DIM(MeanDim)
+EMBER_REDUCE_DIM(ProdDim)
+EMBER_REDUCE_DIM(MaxDim)
+EMBER_REDUCE_DIM(MinDim)
+EMBER_REDUCE_DIM(ArgMax)
+EMBER_REDUCE_DIM(ArgMin)
+#undef EMBER_REDUCE_DIM
+
+Tensor SumImpl(Tensor x) { return ReduceImpl("Sum", OpKind::kSum, std::move(x)); }
+Tensor MeanImpl(Tensor x) { return ReduceImpl("Mean", OpKind::kMean, std::move(x)); }
+
+Tensor MatmulImpl(Tensor lhs, Tensor rhs) {
+  const char* op = "Matmul";
+  auto s = LiveServer(lhs, op);
+  checks::RequireDefined(op, rhs);
+  checks::RequireSameDevice(op, lhs, rhs);
+  checks::RequireSameDtype(op, lhs, rhs);
+  checks::RequireNumeric(op, lhs);
+  const Shape& a = lhs.Shape();
+  const Shape& b = rhs.Shape();
+  if (a.size() < 2 || b.size() < 2) {
+    checks::Fail(op, fmt::format("{} x {}; expected both operands of rank >= 2",
+                                 checks::Describe(lhs), checks::Describe(rhs)));
+  }
+  if (a[a.size() - 1] != b[b.size() - 2]) {
+    checks::Fail(op, fmt::format("{} x {}: inner dims {} and {} differ; expected [..., m, k] x "
+                                 "[..., k, n]",
+                                 checks::Describe(lhs), checks::Describe(rhs), a[a.size() - 1],
+                                 b[b.size() - 2]));
+  }
+  Shape batch = checks::Broadcast(op, Shape(a.begin(), a.end() - 2), Shape(b.begin(), b.end() - 2));
+  batch.push_back(a[a.size() - 2]);
+  batch.push_back(b[b.size() - 1]);
+  Tensor out = NewOutput(s, std::move(batch), lhs.Dtype());
+  TensorIr l = IntoIr(std::move(lhs));
+  TensorIr r = IntoIr(std::move(rhs));
+  Queue(s, ir::Binary(OpKind::kMatmul, std::move(l), std::move(r), OutIr(out)));
+  return out;
+}
+
+}  // namespace
+
+EMBER_DEFINE_METHOD(SumDim, SumDimImpl, (int64_t dim), dim)
+EMBER_DEFINE_METHOD(MeanDim, MeanDimImpl, (int64_t dim), dim)
+EMBER_DEFINE_METHOD(ProdDim, ProdDimImpl, (int64_t dim), dim)
+EMBER_DEFINE_METHOD(MaxDim, MaxDimImpl, (int64_t dim), dim)
+EMBER_DEFINE_METHOD(MinDim, MinDimImpl, (int64_t dim), dim)
+EMBER_DEFINE_METHOD(ArgMax, ArgMaxImpl, (int64_t dim), dim)
+EMBER_DEFINE_METHOD(ArgMin, ArgMinImpl, (int64_t dim), dim)
+EMBER_DEFINE_METHOD(Sum, SumImpl, ())
+EMBER_DEFINE_METHOD(Mean, MeanImpl, ())
+EMBER_DEFINE_METHOD(Matmul, MatmulImpl, (Tensor other), std::move(other))
+
+}  // namespace ember

@@ -1,0 +1,232 @@
+// ember::Tensor shape and data-movement ops: reshape, swap-dims, permute, slice, expand, gather,
+// select, cat.
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "engine/api/tensor_ops.h"
+
+namespace ember {
+
+using detail::IntoIr;
+using detail::LiveServer;
+using detail::NewOutput;
+using detail::OutIr;
+using detail::Queue;
+
+namespace {
+
+Tensor ReshapeImpl(Tensor x, std::vector<int64_t> shape) {
+  const char* op = "Reshape";
+  auto s = LiveServer(x, op);
+  const int64_t total = x.NumElements();
+  int infer = -1;
+  int64_t known = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      if (infer >= 0) checks::Fail(op, fmt::format("shape {} has more than one -1", checks::DescribeShape(shape)));
+      infer = static_cast<int>(i);
+    } else if (shape[i] < 1) {
+      checks::Fail(op, fmt::format("shape {} has dim {} = {}; expected dims >= 1 (or one -1)",
+                                   checks::DescribeShape(shape), i, shape[i]));
+    } else {
+      known *= shape[i];
+    }
+  }
+  if (infer >= 0 && known > 0 && total % known == 0) shape[static_cast<size_t>(infer)] = total / known;
+  if (NumElements(shape) != total || (infer >= 0 && shape[static_cast<size_t>(infer)] == -1)) {
+    checks::Fail(op, fmt::format("cannot reshape {} ({} elements) to {}; expected the same "
+                                 "number of elements",
+                                 checks::Describe(x), total, checks::DescribeShape(shape)));
+  }
+  Tensor out = NewOutput(s, std::move(shape), x.Dtype());
+  TensorIr in = IntoIr(std::move(x));
+  Queue(s, ir::Unary(OpKind::kReshape, std::move(in), OutIr(out)));
+  return out;
+}
+
+Tensor SwapDimsImpl(Tensor x, int64_t dim1, int64_t dim2) {
+  const char* op = "SwapDims";
+  auto s = LiveServer(x, op);
+  const int64_t a = checks::NormalizeDim(op, dim1, x.Shape().size());
+  const int64_t b = checks::NormalizeDim(op, dim2, x.Shape().size());
+  Shape shape = x.Shape();
+  std::swap(shape[static_cast<size_t>(a)], shape[static_cast<size_t>(b)]);
+  Tensor out = NewOutput(s, std::move(shape), x.Dtype());
+  TensorIr in = IntoIr(std::move(x));
+  Queue(s, ir::SwapDims(std::move(in), a, b, OutIr(out)));
+  return out;
+}
+
+Tensor PermuteImpl(Tensor x, std::vector<int64_t> axes) {
+  const char* op = "Permute";
+  auto s = LiveServer(x, op);
+  const size_t rank = x.Shape().size();
+  if (axes.size() != rank) {
+    checks::Fail(op, fmt::format("axes [{}] for {}; expected a permutation of all {} dims",
+                                 fmt::join(axes, ","), checks::Describe(x), rank));
+  }
+  std::vector<bool> seen(rank, false);
+  Shape shape(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    axes[i] = checks::NormalizeDim(op, axes[i], rank);
+    if (seen[static_cast<size_t>(axes[i])]) {
+      checks::Fail(op, fmt::format("axes [{}] name dim {} twice; expected a permutation",
+                                   fmt::join(axes, ","), axes[i]));
+    }
+    seen[static_cast<size_t>(axes[i])] = true;
+    shape[i] = x.Shape()[static_cast<size_t>(axes[i])];
+  }
+  Tensor out = NewOutput(s, std::move(shape), x.Dtype());
+  TensorIr in = IntoIr(std::move(x));
+  Queue(s, ir::Permute(std::move(in), std::move(axes), OutIr(out)));
+  return out;
+}
+
+// Number of elements a Slice takes from a dim of `size` (see ember/slice.h).
+int64_t SliceLength(const Slice& r, int64_t size) {
+  auto clamp = [size](int64_t v) { return std::clamp(v < 0 ? v + size : v, int64_t{0}, size); };
+  const int64_t start = clamp(r.start);
+  const int64_t end = r.end ? clamp(*r.end) : size;
+  if (end <= start) return 0;
+  const int64_t step = r.step < 0 ? -r.step : r.step;
+  return (end - start + step - 1) / step;
+}
+
+Tensor SliceImpl(Tensor x, std::vector<Slice> ranges) {
+  const char* op = "Slice";
+  auto s = LiveServer(x, op);
+  if (ranges.size() > x.Shape().size()) {
+    checks::Fail(op, fmt::format("{} ranges for {}; expected at most one per dim",
+                                 ranges.size(), checks::Describe(x)));
+  }
+  Shape shape = x.Shape();
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    if (ranges[i].step == 0) checks::Fail(op, fmt::format("range {} has step 0", i));
+    shape[i] = SliceLength(ranges[i], shape[i]);
+    if (shape[i] == 0) {
+      checks::Fail(op, fmt::format("range {} ({}..{}, step {}) selects no element of dim {} "
+                                   "(size {}); ember has no empty tensors",
+                                   i, ranges[i].start,
+                                   ranges[i].end ? fmt::to_string(*ranges[i].end) : "end",
+                                   ranges[i].step, i, x.Shape()[i]));
+    }
+  }
+  Tensor out = NewOutput(s, std::move(shape), x.Dtype());
+  TensorIr in = IntoIr(std::move(x));
+  Queue(s, ir::SliceOp(std::move(in), std::move(ranges), OutIr(out)));
+  return out;
+}
+
+Tensor ExpandImpl(Tensor x, std::vector<int64_t> shape) {
+  const char* op = "Expand";
+  auto s = LiveServer(x, op);
+  const Shape& from = x.Shape();
+  if (shape.size() < from.size()) {
+    checks::Fail(op, fmt::format("cannot expand {} to {}: fewer dims; expected rank >= {}",
+                                 checks::Describe(x), checks::DescribeShape(shape), from.size()));
+  }
+  const size_t lead = shape.size() - from.size();
+  for (size_t i = 0; i < shape.size(); ++i) {
+    const int64_t src = i < lead ? 1 : from[i - lead];
+    if (shape[i] == -1 && i >= lead) shape[i] = src;
+    if (shape[i] < 1 || (src != 1 && src != shape[i])) {
+      checks::Fail(op, fmt::format("cannot expand {} to {}: dim {} has size {}; expected the "
+                                   "source dim to be 1 or equal",
+                                   checks::Describe(x), checks::DescribeShape(shape), i, src));
+    }
+  }
+  Tensor out = NewOutput(s, std::move(shape), x.Dtype());
+  TensorIr in = IntoIr(std::move(x));
+  Queue(s, ir::Unary(OpKind::kExpand, std::move(in), OutIr(out)));
+  return out;
+}
+
+Tensor GatherImpl(Tensor x, int64_t dim, Tensor indices) {
+  const char* op = "Gather";
+  auto s = LiveServer(x, op);
+  checks::RequireDefined(op, indices);
+  checks::RequireSameDevice(op, x, indices);
+  checks::RequireIntIndices(op, indices);
+  const int64_t d = checks::NormalizeDim(op, dim, x.Shape().size());
+  const Shape& xs = x.Shape();
+  const Shape& is = indices.Shape();
+  bool ok = xs.size() == is.size();
+  for (size_t i = 0; ok && i < xs.size(); ++i) {
+    if (static_cast<int64_t>(i) != d && is[i] > xs[i]) ok = false;
+  }
+  if (!ok) {
+    checks::Fail(op, fmt::format("indices {} for {} along dim {}; expected the same rank and "
+                                 "index dims no larger than the tensor's outside dim {}",
+                                 checks::Describe(indices), checks::Describe(x), d, d));
+  }
+  Tensor out = NewOutput(s, is, x.Dtype());
+  TensorIr t = IntoIr(std::move(x));
+  TensorIr i = IntoIr(std::move(indices));
+  Queue(s, ir::Indexed(OpKind::kGather, std::move(t), d, std::move(i), OutIr(out)));
+  return out;
+}
+
+Tensor SelectImpl(Tensor x, int64_t dim, Tensor indices) {
+  const char* op = "Select";
+  auto s = LiveServer(x, op);
+  checks::RequireDefined(op, indices);
+  checks::RequireSameDevice(op, x, indices);
+  checks::RequireIntIndices(op, indices);
+  const int64_t d = checks::NormalizeDim(op, dim, x.Shape().size());
+  if (indices.Shape().size() != 1) {
+    checks::Fail(op, fmt::format("indices {}; expected a 1-D tensor", checks::Describe(indices)));
+  }
+  Shape shape = x.Shape();
+  shape[static_cast<size_t>(d)] = indices.Shape()[0];
+  Tensor out = NewOutput(s, std::move(shape), x.Dtype());
+  TensorIr t = IntoIr(std::move(x));
+  TensorIr i = IntoIr(std::move(indices));
+  Queue(s, ir::Indexed(OpKind::kSelect, std::move(t), d, std::move(i), OutIr(out)));
+  return out;
+}
+
+}  // namespace
+
+EMBER_DEFINE_METHOD(Reshape, ReshapeImpl, (std::vector<int64_t> shape), std::move(shape))
+EMBER_DEFINE_METHOD(SwapDims, SwapDimsImpl, (int64_t dim1, int64_t dim2), dim1, dim2)
+EMBER_DEFINE_METHOD(Permute, PermuteImpl, (std::vector<int64_t> axes), std::move(axes))
+EMBER_DEFINE_METHOD(Slice, SliceImpl, (std::vector<ember::Slice> ranges), std::move(ranges))
+EMBER_DEFINE_METHOD(Expand, ExpandImpl, (std::vector<int64_t> shape), std::move(shape))
+EMBER_DEFINE_METHOD(Gather, GatherImpl, (int64_t dim, Tensor indices), dim, std::move(indices))
+EMBER_DEFINE_METHOD(Select, SelectImpl, (int64_t dim, Tensor indices), dim, std::move(indices))
+
+Tensor Cat(std::vector<Tensor> tensors, int64_t dim) {
+  const char* op = "Cat";
+  if (tensors.empty()) checks::Fail(op, "no tensors; expected at least one");
+  auto s = LiveServer(tensors[0], op);
+  const Tensor& first = tensors[0];
+  const int64_t d = checks::NormalizeDim(op, dim, first.Shape().size());
+  Shape shape = first.Shape();
+  shape[static_cast<size_t>(d)] = 0;
+  for (size_t k = 0; k < tensors.size(); ++k) {
+    const Tensor& t = tensors[k];
+    checks::RequireDefined(op, t);
+    checks::RequireSameDevice(op, first, t);
+    checks::RequireSameDtype(op, first, t);
+    bool ok = t.Shape().size() == first.Shape().size();
+    for (size_t i = 0; ok && i < shape.size(); ++i) {
+      if (static_cast<int64_t>(i) != d && t.Shape()[i] != first.Shape()[i]) ok = false;
+    }
+    if (!ok) {
+      checks::Fail(op, fmt::format("tensor {} is {} but tensor 0 is {}; expected equal dims "
+                                   "outside dim {}",
+                                   k, checks::Describe(t), checks::Describe(first), d));
+    }
+    shape[static_cast<size_t>(d)] += t.Shape()[static_cast<size_t>(d)];
+  }
+  Tensor out = NewOutput(s, std::move(shape), first.Dtype());
+  std::vector<TensorIr> inputs;
+  inputs.reserve(tensors.size());
+  for (Tensor& t : tensors) inputs.push_back(IntoIr(std::move(t)));
+  Queue(s, ir::Cat(std::move(inputs), d, OutIr(out)));
+  return out;
+}
+
+}  // namespace ember

@@ -1,0 +1,88 @@
+#include "engine/stream/multi_stream.h"
+
+namespace ember {
+
+void MultiStream::Register(StreamId stream, OperationIr op, HandleContainer& handles) {
+  // Once a Drop is queued no live tensor holds the id, so it can no longer be a share source.
+  if (op.kind == OpKind::kDrop) shared_sources_.erase(op.inputs[0].id);
+  Stream& s = streams_[stream];
+  s.queue.Add(std::move(op));
+  s.processor.Process(s.queue, backend_, handles, ExecutionMode::kLazy);
+}
+
+void MultiStream::Drain(StreamId stream, HandleContainer& handles) {
+  auto it = streams_.find(stream);
+  if (it == streams_.end()) return;
+  Stream& s = it->second;
+  s.processor.Process(s.queue, backend_, handles, ExecutionMode::kSync);
+  // A drain is a boundary even when the queue was already empty.
+  s.queue.FlushDeferred(handles);
+}
+
+void MultiStream::TagSharedView(StreamId src_stream, TensorId src, TensorId dst,
+                                HandleContainer& handles) {
+  if (!shared_sources_.count(src) && !handles.Has(src)) {
+    shared_sources_.insert(src);
+    Drain(src_stream, handles);
+  }
+  if (const TensorHandle* handle = handles.Peek(src)) {
+    TensorHandle alias = *handle;  // shares the buffer; each id frees its own reference
+    handles.Register(dst, std::move(alias));
+  }
+}
+
+ReadPlan MultiStream::PlanRead(StreamId stream, const TensorIr& tensor,
+                               const HandleContainer& handles) const {
+  if (!handles.Has(tensor.id)) return ReadPlan::kDrain;
+  if (tensor.status != TensorStatus::kReadWrite) return ReadPlan::kDirect;
+  auto it = streams_.find(stream);
+  if (it != streams_.end() && it->second.queue.ReferencesTensor(tensor.id)) {
+    return ReadPlan::kDeferFree;
+  }
+  return ReadPlan::kDirect;
+}
+
+void MultiStream::DeferFree(StreamId stream, TensorIr tensor) {
+  auto it = streams_.find(stream);
+  if (it != streams_.end()) it->second.queue.DeferFree(std::move(tensor));
+}
+
+void MultiStream::MarkRead(StreamId stream, const TensorIr& tensor) {
+  if (tensor.status != TensorStatus::kReadWrite) return;
+  auto it = streams_.find(stream);
+  if (it == streams_.end()) return;
+  it->second.queue.variables().erase(tensor.id);
+  RemoveIfIdle(stream);
+}
+
+bool MultiStream::ForeignDrop(StreamId stream, const TensorIr& tensor,
+                              HandleContainer& handles) {
+  if (!handles.Has(tensor.id)) return false;
+  shared_sources_.erase(tensor.id);
+  auto it = streams_.find(stream);
+  if (it == streams_.end()) {
+    handles.Free(tensor);
+    return true;
+  }
+  OperationQueue& queue = it->second.queue;
+  if (queue.ReferencesTensor(tensor.id)) {
+    queue.DeferFree(tensor);
+    return true;
+  }
+  queue.variables().erase(tensor.id);
+  handles.Free(tensor);
+  RemoveIfIdle(stream);
+  return true;
+}
+
+const OperationQueue* MultiStream::queue(StreamId stream) const {
+  auto it = streams_.find(stream);
+  return it == streams_.end() ? nullptr : &it->second.queue;
+}
+
+void MultiStream::RemoveIfIdle(StreamId stream) {
+  auto it = streams_.find(stream);
+  if (it != streams_.end() && it->second.queue.variables().empty()) streams_.erase(it);
+}
+
+}  // namespace ember

@@ -1,0 +1,69 @@
+// MultiStream: the streams of one device (burn's MultiStream), one queue and processor per
+// thread that queues ops on the device.
+//
+// Invariant (burn §3.2): a queue never references a tensor whose home is another stream. A
+// tensor used on another thread becomes a fresh id there that aliases the same buffer
+// (TagSharedView); a read or drop from another thread never cuts or alters the home thread's
+// pending segment, unless the tensor is not materialized yet (then the home stream drains).
+// So what a stream queues, and hence its cache keys, depends on its own thread's ops only.
+//
+// Threading: owned by the device server; every call happens under the server's lock.
+#pragma once
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "engine/runtime/backend.h"
+#include "engine/stream/operation_queue.h"
+#include "engine/stream/processor.h"
+#include "engine/stream/stream_id.h"
+
+namespace ember {
+
+// How a read of a tensor must be served (burn's ReadPlan).
+enum class ReadPlan {
+  kDrain,      // a pending op still has to produce it: drain its stream first
+  kDirect,     // read (and for a last use, free) right away
+  kDeferFree,  // last use, but pending ops still reference it: read a ReadOnly view and free
+               // it at the stream's next execution boundary
+};
+
+class MultiStream {
+ public:
+  explicit MultiStream(Backend& backend) : backend_(backend) {}
+
+  // Queues `op` on `stream` (creating the stream) and runs its processor in Lazy mode.
+  void Register(StreamId stream, OperationIr op, HandleContainer& handles);
+  // Runs everything `stream` has queued (Sync mode), then flushes its deferred frees.
+  void Drain(StreamId stream, HandleContainer& handles);
+  // Makes `dst` an alias of `src` (home `src_stream`), draining that stream first when `src`
+  // is not materialized and was not drained for before.
+  void TagSharedView(StreamId src_stream, TensorId src, TensorId dst, HandleContainer& handles);
+
+  ReadPlan PlanRead(StreamId stream, const TensorIr& tensor,
+                    const HandleContainer& handles) const;
+  void DeferFree(StreamId stream, TensorIr tensor);
+  // After a read: a ReadWrite read ends the tensor's life on its stream.
+  void MarkRead(StreamId stream, const TensorIr& tensor);
+  // A drop from another thread. Returns false when the tensor has no handle yet (the caller
+  // then drains the home stream and queues a Drop there).
+  bool ForeignDrop(StreamId stream, const TensorIr& tensor, HandleContainer& handles);
+
+  // Inspection (tests, logs): the stream's queue, or nullptr when the stream does not exist.
+  const OperationQueue* queue(StreamId stream) const;
+  size_t num_streams() const { return streams_.size(); }
+
+ private:
+  struct Stream {
+    OperationQueue queue;
+    Processor processor;
+  };
+
+  void RemoveIfIdle(StreamId stream);
+
+  Backend& backend_;
+  std::unordered_map<StreamId, Stream> streams_;
+  std::unordered_set<TensorId> shared_sources_;
+};
+
+}  // namespace ember

@@ -1,0 +1,69 @@
+// OperationQueue: the ops one stream has queued and not yet executed (burn's OperationQueue).
+//
+// Parallel vectors indexed by queue position: `global` (ops as submitted: real ids, shapes,
+// scalars, ranges), `relative` (their relative forms, all in one frame that starts at the
+// queue head; Note [Relative form] in engine/ir/relative.h) and `shapes_assigned` (the number
+// of relative shape ids assigned once op i was converted). After any execution the executed
+// prefix is drained and every remaining op is converted again from the new head.
+//
+// `variables` is the latest status seen per tensor id; a stream whose variables become empty
+// is removed by MultiStream. `deferred_frees` holds last-use frees received from other threads
+// while pending ops still referenced the tensor (burn §3.2); they run at the next boundary.
+//
+// Threading: owned by one Stream inside MultiStream; called under the device server's lock.
+#pragma once
+
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/ir/operation_ir.h"
+#include "engine/ir/relative.h"
+#include "engine/runtime/backend.h"
+
+namespace ember {
+
+class OperationQueue {
+ public:
+  // Records the statuses of the op's nodes, converts it to the relative form and appends it.
+  void Add(OperationIr global);
+
+  const std::vector<OperationIr>& global() const { return global_; }
+  const std::vector<OperationIr>& relative() const { return relative_; }
+  const std::vector<size_t>& shapes_assigned() const { return shapes_assigned_; }
+  const OperationConverter& converter() const { return converter_; }
+  size_t size() const { return global_.size(); }
+  bool empty() const { return global_.empty(); }
+
+  // Runs the ops at the given queue positions one by one on `backend`, then drains the first
+  // ordering.size() positions. REQUIRES: `ordering` is a permutation of 0..ordering.size()-1
+  // (the executed positions form a prefix, burn's OrderedExecution::finish).
+  void ExecuteUnfused(std::span<const size_t> ordering, Backend& backend,
+                      HandleContainer& handles);
+
+  // Whether any pending op references tensor `id` (scans the global ops' nodes).
+  bool ReferencesTensor(TensorId id) const;
+
+  std::unordered_map<TensorId, TensorStatus>& variables() { return variables_; }
+  const std::unordered_map<TensorId, TensorStatus>& variables() const { return variables_; }
+
+  void DeferFree(TensorIr tensor) { deferred_frees_.push_back(std::move(tensor)); }
+  const std::vector<TensorIr>& deferred_frees() const { return deferred_frees_; }
+  // Frees each deferred tensor no pending op references; keeps the others.
+  void FlushDeferred(HandleContainer& handles);
+
+ private:
+  // Bookkeeping after the first `count` ops executed: frees last uses, drops them from the
+  // queue, re-relativizes the rest, flushes deferred frees.
+  void Drain(size_t count, HandleContainer& handles);
+  void ResetRelative();
+
+  std::vector<OperationIr> global_;
+  std::vector<OperationIr> relative_;
+  std::vector<size_t> shapes_assigned_;
+  OperationConverter converter_;
+  std::unordered_map<TensorId, TensorStatus> variables_;
+  std::vector<TensorIr> deferred_frees_;
+};
+
+}  // namespace ember
