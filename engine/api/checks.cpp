@@ -25,6 +25,12 @@ void Fail(const char* op, const std::string& what) {
 void RequireDefined(const char* op, const Tensor& t) { detail::LiveServer(t, op); }
 
 void RequireSameDevice(const char* op, const Tensor& a, const Tensor& b) {
+  if (a.node()->device == b.node()->device &&
+      a.node()->server.lock() != b.node()->server.lock()) {
+    Fail(op, fmt::format("{} and {} belong to different engines of device {}: one of them was "
+                         "created before ReleaseDevice",
+                         Describe(a), Describe(b), a.node()->device.ToString()));
+  }
   if (!(a.node()->device == b.node()->device)) {
     Fail(op, fmt::format("operands live on different devices: {} on {} and {} on {}; expected "
                          "one device",
@@ -66,11 +72,18 @@ void RequireBoolMask(const char* op, const Tensor& mask) {
 }
 
 void RequireValidShape(const char* op, const std::vector<int64_t>& shape) {
+  int64_t elements = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] < 1) {
       Fail(op, fmt::format("shape {} has dim {} = {}; expected every dim >= 1",
                            DescribeShape(shape), i, shape[i]));
     }
+    if (shape[i] > kMaxElements / elements) {
+      Fail(op, fmt::format("shape {} has more than {} elements; expected a tensor that fits in "
+                           "memory",
+                           DescribeShape(shape), kMaxElements));
+    }
+    elements *= shape[i];
   }
 }
 

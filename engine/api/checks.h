@@ -27,7 +27,11 @@ void RequireFloat(const char* op, const Tensor& t);
 void RequireNumeric(const char* op, const Tensor& t);  // float or int, not bool
 void RequireIntIndices(const char* op, const Tensor& indices);
 void RequireBoolMask(const char* op, const Tensor& mask);
-// Every dim >= 1 (ember has no empty tensors).
+// The most elements one tensor may have (2^40): larger shapes are rejected at the API instead
+// of failing to allocate, or overflowing, later.
+inline constexpr int64_t kMaxElements = int64_t{1} << 40;
+
+// Every dim >= 1 (ember has no empty tensors) and at most kMaxElements elements.
 void RequireValidShape(const char* op, const std::vector<int64_t>& shape);
 
 // Numpy broadcasting of two shapes (aligned on the right; 1 stretches).

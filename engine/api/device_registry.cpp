@@ -62,7 +62,7 @@ std::shared_ptr<DeviceServer> ServerFor(Device device) {
 
 void Sync(Device device) { ServerFor(device)->Drain(CurrentStreamId()); }
 
-void Seed(Device device, uint64_t seed) { ServerFor(device)->Seed(seed); }
+void Seed(Device device, uint64_t seed) { ServerFor(device)->Seed(CurrentStreamId(), seed); }
 
 void ReleaseDevice(Device device) {
   std::shared_ptr<DeviceServer> server;
@@ -74,7 +74,8 @@ void ReleaseDevice(Device device) {
     server = std::move(it->second);
     r.servers.erase(it);
   }
-  server->DrainAll();
+  // Queued work is discarded with the server: no tensor of it can be read any more. A thread
+  // still inside an op keeps the server alive until that op returns.
 }
 
 }  // namespace ember

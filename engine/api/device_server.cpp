@@ -1,12 +1,12 @@
 #include "engine/api/device_server.h"
 
-#include <algorithm>
 #include <atomic>
-#include <map>
+
+#include <ember/error.h>
+#include <fmt/format.h>
 
 #include "engine/core/check.h"
 #include "engine/ir/builders.h"
-#include "engine/runtime/cpu/cpu_backend.h"
 
 namespace ember {
 
@@ -22,24 +22,15 @@ TensorId DeviceServer::NewTensorId() {
 
 void DeviceServer::Register(StreamId stream, OperationIr op) {
   std::lock_guard lock(mu_);
-  if (std::find(known_streams_.begin(), known_streams_.end(), stream) == known_streams_.end()) {
-    known_streams_.push_back(stream);
-  }
   streams_.Register(stream, std::move(op), handles_);
 }
 
-void DeviceServer::RegisterInit(StreamId stream, OperationIr init, TensorHandle handle) {
-  {
-    std::lock_guard lock(mu_);
-    handles_.Register(init.outputs[0].id, std::move(handle));
-  }
-  Register(stream, std::move(init));
-}
-
-TensorHandle DeviceServer::Upload(std::span<const std::byte> bytes, const Shape& shape,
-                                  DType dtype) {
+void DeviceServer::RegisterInit(StreamId stream, OperationIr init,
+                                std::span<const std::byte> bytes) {
   std::lock_guard lock(mu_);
-  return backend_->FromHost(bytes, shape, dtype);
+  const TensorIr& out = init.outputs[0];
+  handles_.Register(out.id, backend_->FromHost(bytes, out.shape, out.dtype));
+  streams_.Register(stream, std::move(init), handles_);
 }
 
 void DeviceServer::ForeignDrop(StreamId stream, TensorIr tensor) {
@@ -60,6 +51,12 @@ void DeviceServer::Drain(StreamId stream) {
   backend_->Synchronize();
 }
 
+void DeviceServer::CloseStream(StreamId stream) {
+  std::lock_guard lock(mu_);
+  streams_.Close(stream, handles_);
+  backend_->Synchronize();
+}
+
 std::vector<std::byte> DeviceServer::Read(StreamId stream, const TensorIr& tensor) {
   std::lock_guard lock(mu_);
   TensorIr ir = tensor;
@@ -71,9 +68,15 @@ std::vector<std::byte> DeviceServer::Read(StreamId stream, const TensorIr& tenso
       ir.status = TensorStatus::kReadOnly;
       break;
   }
-  EMBER_CHECK(handles_.Has(ir.id), "t{} has no handle after draining its stream", ir.id);
+  if (!handles_.Has(ir.id)) {
+    throw Error(fmt::format("ember: ToVector: t{} was never computed: an op queued before it "
+                            "failed (see the error that op raised)",
+                            ir.id));
+  }
   TensorHandle handle = handles_.Get(ir);
   backend_->Synchronize();
+  EMBER_CHECK(handle.shape == tensor.shape && handle.dtype == tensor.dtype,
+              "t{}: the handle does not match the tensor", ir.id);
   std::vector<std::byte> out(static_cast<size_t>(handle.NumElements()) *
                              static_cast<size_t>(DTypeSize(handle.dtype)));
   backend_->ToHost(handle, out);
@@ -81,15 +84,10 @@ std::vector<std::byte> DeviceServer::Read(StreamId stream, const TensorIr& tenso
   return out;
 }
 
-void DeviceServer::Seed(uint64_t seed) {
+void DeviceServer::Seed(StreamId stream, uint64_t seed) {
   std::lock_guard lock(mu_);
+  streams_.Drain(stream, handles_);
   backend_->Seed(seed);
-}
-
-void DeviceServer::DrainAll() {
-  std::lock_guard lock(mu_);
-  for (StreamId s : known_streams_) streams_.Drain(s, handles_);
-  backend_->Synchronize();
 }
 
 DeviceServer::QueueSnapshot DeviceServer::Snapshot(StreamId stream) {

@@ -31,20 +31,23 @@ class DeviceServer {
 
   // Queues `op` on `stream`.
   void Register(StreamId stream, OperationIr op);
-  // Registers `handle` for the output of `init` (an Init op), then queues `init`.
-  void RegisterInit(StreamId stream, OperationIr init, TensorHandle handle);
-  // Makes a host copy of `bytes` into a new handle (for RegisterInit).
-  TensorHandle Upload(std::span<const std::byte> bytes, const Shape& shape, DType dtype);
+  // Copies `bytes` (row-major elements of init's output) to the device, registers the handle
+  // for the output of `init` (an Init op), then queues `init`.
+  void RegisterInit(StreamId stream, OperationIr init, std::span<const std::byte> bytes);
   // A drop of `tensor` (home `stream`) from another thread (burn's register_foreign_drop).
   void ForeignDrop(StreamId stream, TensorIr tensor);
   void TagSharedView(StreamId src_stream, TensorId src, TensorId dst);
   // Runs everything `stream` has queued and waits for the device.
   void Drain(StreamId stream);
-  // Row-major bytes of `tensor` (home `stream`), draining first when needed.
+  // The thread of `stream` exits: runs what it left queued and forgets the stream if no tensor
+  // of it is left.
+  void CloseStream(StreamId stream);
+  // Row-major bytes of `tensor` (home `stream`), draining first when needed. A ReadWrite read
+  // is the tensor's last use. Throws ember::Error when the op that should have produced the
+  // tensor failed.
   std::vector<std::byte> Read(StreamId stream, const TensorIr& tensor);
-  void Seed(uint64_t seed);
-  // Runs every stream's pending ops (used before the server is released).
-  void DrainAll();
+  // Drains `stream`, then reseeds the device's random generator.
+  void Seed(StreamId stream, uint64_t seed);
 
   // Inspection for tests: copies of a stream's global and relative ops.
   struct QueueSnapshot {
@@ -61,7 +64,6 @@ class DeviceServer {
   std::unique_ptr<Backend> backend_;
   HandleContainer handles_;
   MultiStream streams_;
-  std::vector<StreamId> known_streams_;
 };
 
 // The server of `device`, created on first use. Throws ember::Error when the device cannot be

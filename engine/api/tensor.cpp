@@ -1,4 +1,6 @@
 // ember::Tensor: creation, inspection and reading back.
+#include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -7,14 +9,15 @@
 
 #include "engine/api/checks.h"
 #include "engine/api/tensor_node.h"
+#include "engine/core/check.h"
 #include "engine/core/half.h"
 #include "engine/ir/builders.h"
 
 namespace ember {
 
+using detail::Emit;
 using detail::IntoIr;
-using detail::NewOutput;
-using detail::OutIr;
+using detail::NewOutputIr;
 
 namespace {
 
@@ -38,19 +41,24 @@ void CheckCount(const char* op, size_t count, const std::vector<int64_t>& shape)
 Tensor Upload(std::span<const std::byte> bytes, std::vector<int64_t> shape, DType dtype,
               Device device) {
   std::shared_ptr<DeviceServer> s = ServerFor(device);
-  TensorHandle handle = s->Upload(bytes, shape, dtype);
-  Tensor out = NewOutput(s, std::move(shape), dtype);
-  s->RegisterInit(CurrentStreamId(), ir::Init(OutIr(out)), std::move(handle));
-  return out;
+  const TensorIr out = NewOutputIr(std::move(shape), dtype);
+  detail::DrainOnThreadExit(s);
+  s->RegisterInit(CurrentStreamId(), ir::Init(out), bytes);
+  return detail::Publish(s, out);
 }
 
 Tensor Create(const char* op, std::vector<int64_t> shape, DType dtype, Device device,
               const std::function<OperationIr(TensorIr)>& build) {
   checks::RequireValidShape(op, shape);
   std::shared_ptr<DeviceServer> s = ServerFor(device);
-  Tensor out = NewOutput(s, std::move(shape), dtype);
-  s->Register(CurrentStreamId(), build(OutIr(out)));
-  return out;
+  return Emit(s, build(NewOutputIr(std::move(shape), dtype)), {});
+}
+
+// A float value stored into an int dtype: truncated, saturated, NaN -> 0 (the Cast rule).
+int64_t SaturateToInt(float v, DType dtype) {
+  const int64_t x = ScalarIr::Float(v).AsInt();
+  if (dtype == DType::kI32) return std::clamp<int64_t>(x, INT32_MIN, INT32_MAX);
+  return x;
 }
 
 }  // namespace
@@ -95,12 +103,12 @@ Tensor Tensor::FromVector(const std::vector<float>& values, std::vector<int64_t>
         break;
       }
       case DType::kI32: {
-        const auto x = static_cast<int32_t>(v);
+        const auto x = static_cast<int32_t>(SaturateToInt(v, dtype));
         std::memcpy(dst, &x, 4);
         break;
       }
       case DType::kI64: {
-        const auto x = static_cast<int64_t>(v);
+        const int64_t x = SaturateToInt(v, dtype);
         std::memcpy(dst, &x, 8);
         break;
       }
@@ -176,10 +184,26 @@ ember::Device Tensor::device() const {
 
 int64_t Tensor::NumElements() const { return ember::NumElements(Shape()); }
 
+Tensor::Tensor(const Tensor& other) : node_(other.node_) {
+  // burn's clone: a copy made on another thread is a shared view living on that thread. A
+  // tensor of a released device stays a plain reference (any use of it throws).
+  if (node_ && node_->stream != CurrentStreamId() && !node_->server.expired()) {
+    *this = detail::SharedView(other);
+  }
+}
+
+Tensor& Tensor::operator=(const Tensor& other) {
+  if (this != &other) *this = Tensor(other);
+  return *this;
+}
+
+namespace {
+
+// Reads `t` (taken by value: a ReadWrite read when it held the only reference) as T.
 template <typename T>
-std::vector<T> Tensor::ToVector() const {
-  std::shared_ptr<DeviceServer> s = detail::LiveServer(*this, "ToVector");
-  const DType dtype = node_->dtype;
+std::vector<T> ReadBack(Tensor t) {
+  std::shared_ptr<DeviceServer> s = detail::LiveServer(t, "ToVector");
+  const DType dtype = t.Dtype();
   bool ok = false;
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) ok = IsFloat(dtype);
   if constexpr (std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>) ok = IsInt(dtype);
@@ -188,11 +212,14 @@ std::vector<T> Tensor::ToVector() const {
     checks::Fail("ToVector", fmt::format("cannot read a {} tensor as this element type; use "
                                          "float/double for float dtypes, int32_t/int64_t for "
                                          "int dtypes, bool for bool (or Cast first)",
-                                         checks::Describe(*this)));
+                                         checks::Describe(t)));
   }
-  TensorIr ir = IntoIr(*this);
+  const TensorIr ir = IntoIr(t);
   const std::vector<std::byte> bytes = s->Read(CurrentStreamId(), ir);
-  const size_t n = static_cast<size_t>(ember::NumElements(node_->shape));
+  if (ir.status == TensorStatus::kReadWrite) t.node()->consumed.store(true);
+  const size_t n = static_cast<size_t>(ember::NumElements(ir.shape));
+  EMBER_CHECK(bytes.size() == n * static_cast<size_t>(DTypeSize(dtype)), "t{}: read {} bytes",
+              ir.id, bytes.size());
   std::vector<T> out(n);
   for (size_t i = 0; i < n; ++i) {
     const std::byte* p = bytes.data() + i * static_cast<size_t>(DTypeSize(dtype));
@@ -228,10 +255,26 @@ std::vector<T> Tensor::ToVector() const {
   return out;
 }
 
-template std::vector<float> Tensor::ToVector<float>() const;
-template std::vector<double> Tensor::ToVector<double>() const;
-template std::vector<int32_t> Tensor::ToVector<int32_t>() const;
-template std::vector<int64_t> Tensor::ToVector<int64_t>() const;
-template std::vector<bool> Tensor::ToVector<bool>() const;
+}  // namespace
+
+template <typename T>
+std::vector<T> Tensor::ToVector() const& {
+  return ReadBack<T>(*this);
+}
+
+template <typename T>
+std::vector<T> Tensor::ToVector() && {
+  return ReadBack<T>(std::move(*this));
+}
+
+#define EMBER_INSTANTIATE_TO_VECTOR(T)                      \
+  template std::vector<T> Tensor::ToVector<T>() const&; \
+  template std::vector<T> Tensor::ToVector<T>()&&;
+EMBER_INSTANTIATE_TO_VECTOR(float)
+EMBER_INSTANTIATE_TO_VECTOR(double)
+EMBER_INSTANTIATE_TO_VECTOR(int32_t)
+EMBER_INSTANTIATE_TO_VECTOR(int64_t)
+EMBER_INSTANTIATE_TO_VECTOR(bool)
+#undef EMBER_INSTANTIATE_TO_VECTOR
 
 }  // namespace ember

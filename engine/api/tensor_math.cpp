@@ -5,11 +5,10 @@
 
 namespace ember {
 
+using detail::Emit;
 using detail::IntoIr;
 using detail::LiveServer;
-using detail::NewOutput;
-using detail::OutIr;
-using detail::Queue;
+using detail::NewOutputIr;
 
 namespace {
 
@@ -26,10 +25,8 @@ void RequireAccepts(const char* op, const Tensor& t, Accepts accepts) {
 Tensor UnaryImpl(const char* op, OpKind kind, Accepts accepts, Tensor x) {
   auto s = LiveServer(x, op);
   RequireAccepts(op, x, accepts);
-  Tensor out = NewOutput(s, x.Shape(), x.Dtype());
-  TensorIr in = IntoIr(std::move(x));
-  Queue(s, ir::Unary(kind, std::move(in), OutIr(out)));
-  return out;
+  TensorIr in = IntoIr(x);
+  return Emit(s, ir::Unary(kind, in, NewOutputIr(x.Shape(), x.Dtype())), {&x});
 }
 
 // Tensor-tensor elementwise op with broadcasting; comparisons give bool.
@@ -41,11 +38,10 @@ Tensor BinaryImpl(const char* op, OpKind kind, Accepts accepts, bool compare, Te
   checks::RequireSameDtype(op, lhs, rhs);
   RequireAccepts(op, lhs, accepts);
   Shape shape = checks::Broadcast(op, lhs.Shape(), rhs.Shape());
-  Tensor out = NewOutput(s, std::move(shape), compare ? DType::kBool : lhs.Dtype());
-  TensorIr a = IntoIr(std::move(lhs));
-  TensorIr b = IntoIr(std::move(rhs));
-  Queue(s, ir::Binary(kind, std::move(a), std::move(b), OutIr(out)));
-  return out;
+  TensorIr out = NewOutputIr(std::move(shape), compare ? DType::kBool : lhs.Dtype());
+  TensorIr a = IntoIr(lhs);
+  TensorIr b = IntoIr(rhs);
+  return Emit(s, ir::Binary(kind, a, b, out), {&lhs, &rhs});
 }
 
 Tensor ScalarImpl(const char* op, OpKind kind, Accepts accepts, bool compare, Tensor lhs,
@@ -53,10 +49,9 @@ Tensor ScalarImpl(const char* op, OpKind kind, Accepts accepts, bool compare, Te
   auto s = LiveServer(lhs, op);
   RequireAccepts(op, lhs, accepts);
   const ScalarIr scalar = checks::ScalarFor(op, value, lhs.Dtype());
-  Tensor out = NewOutput(s, lhs.Shape(), compare ? DType::kBool : lhs.Dtype());
-  TensorIr a = IntoIr(std::move(lhs));
-  Queue(s, ir::Scalar(kind, std::move(a), scalar, OutIr(out)));
-  return out;
+  TensorIr out = NewOutputIr(lhs.Shape(), compare ? DType::kBool : lhs.Dtype());
+  TensorIr a = IntoIr(lhs);
+  return Emit(s, ir::Scalar(kind, a, scalar, out), {&lhs});
 }
 
 #define EMBER_UNARY(Name, ACCEPTS)                                           \
@@ -114,10 +109,8 @@ Tensor ClampImpl(Tensor x, double lo, double hi) {
   if (!(lo <= hi)) checks::Fail(op, fmt::format("bounds [{}, {}]; expected lo <= hi", lo, hi));
   const ScalarIr min = checks::ScalarFor(op, lo, x.Dtype());
   const ScalarIr max = checks::ScalarFor(op, hi, x.Dtype());
-  Tensor out = NewOutput(s, x.Shape(), x.Dtype());
-  TensorIr in = IntoIr(std::move(x));
-  Queue(s, ir::Clamp(std::move(in), min, max, OutIr(out)));
-  return out;
+  TensorIr in = IntoIr(x);
+  return Emit(s, ir::Clamp(in, min, max, NewOutputIr(x.Shape(), x.Dtype())), {&x});
 }
 
 Tensor MaskWhereImpl(Tensor x, Tensor mask, Tensor value) {
@@ -131,12 +124,11 @@ Tensor MaskWhereImpl(Tensor x, Tensor mask, Tensor value) {
   checks::RequireSameDtype(op, x, value);
   Shape shape = checks::Broadcast(op, checks::Broadcast(op, x.Shape(), mask.Shape()),
                                   value.Shape());
-  Tensor out = NewOutput(s, std::move(shape), x.Dtype());
-  TensorIr t = IntoIr(std::move(x));
-  TensorIr m = IntoIr(std::move(mask));
-  TensorIr v = IntoIr(std::move(value));
-  Queue(s, ir::MaskWhere(std::move(t), std::move(m), std::move(v), OutIr(out)));
-  return out;
+  TensorIr out = NewOutputIr(std::move(shape), x.Dtype());
+  TensorIr t = IntoIr(x);
+  TensorIr m = IntoIr(mask);
+  TensorIr v = IntoIr(value);
+  return Emit(s, ir::MaskWhere(t, m, v, out), {&x, &mask, &value});
 }
 
 Tensor MaskFillImpl(Tensor x, Tensor mask, double value) {
@@ -147,20 +139,17 @@ Tensor MaskFillImpl(Tensor x, Tensor mask, double value) {
   checks::RequireBoolMask(op, mask);
   const ScalarIr scalar = checks::ScalarFor(op, value, x.Dtype());
   Shape shape = checks::Broadcast(op, x.Shape(), mask.Shape());
-  Tensor out = NewOutput(s, std::move(shape), x.Dtype());
-  TensorIr t = IntoIr(std::move(x));
-  TensorIr m = IntoIr(std::move(mask));
-  Queue(s, ir::MaskFill(std::move(t), std::move(m), scalar, OutIr(out)));
-  return out;
+  TensorIr out = NewOutputIr(std::move(shape), x.Dtype());
+  TensorIr t = IntoIr(x);
+  TensorIr m = IntoIr(mask);
+  return Emit(s, ir::MaskFill(t, m, scalar, out), {&x, &mask});
 }
 
 Tensor CastImpl(Tensor x, DType dtype) {
   auto s = LiveServer(x, "Cast");
   if (x.Dtype() == dtype) return x;  // nothing to do: the same tensor
-  Tensor out = NewOutput(s, x.Shape(), dtype);
-  TensorIr in = IntoIr(std::move(x));
-  Queue(s, ir::Unary(OpKind::kCast, std::move(in), OutIr(out)));
-  return out;
+  TensorIr in = IntoIr(x);
+  return Emit(s, ir::Unary(OpKind::kCast, in, NewOutputIr(x.Shape(), dtype)), {&x});
 }
 
 Tensor ArithImpl(const char* op, OpKind kind, Tensor lhs, Tensor rhs) {
@@ -229,11 +218,19 @@ Tensor operator/(Tensor lhs, double rhs) {
 }
 Tensor operator+(double lhs, Tensor rhs) { return std::move(rhs) + lhs; }
 Tensor operator*(double lhs, Tensor rhs) { return std::move(rhs) * lhs; }
-// s - x = (-x) + s: two elementwise ops, both fusable.
-Tensor operator-(double lhs, Tensor rhs) { return std::move(rhs).Neg() + lhs; }
+// s - x = (-x) + s: two elementwise ops, both fusable. Checked as a whole first, so that a
+// rejected call queues nothing.
+Tensor operator-(double lhs, Tensor rhs) {
+  checks::RequireDefined("Sub", rhs);
+  checks::RequireNumeric("Sub", rhs);
+  checks::ScalarFor("Sub", lhs, rhs.Dtype());
+  return std::move(rhs).Neg() + lhs;
+}
 // s / x: x.Recip() * s for floats (both fusable); ints divide a Full tensor (exact).
 Tensor operator/(double lhs, Tensor rhs) {
   checks::RequireDefined("Div", rhs);
+  checks::RequireNumeric("Div", rhs);
+  checks::ScalarFor("Div", lhs, rhs.Dtype());
   if (IsFloat(rhs.Dtype())) return std::move(rhs).Recip() * lhs;
   Tensor num = Tensor::Full(rhs.Shape(), lhs, rhs.Dtype(), rhs.device());
   return std::move(num) / std::move(rhs);

@@ -1,7 +1,9 @@
 #include "engine/api/tensor_node.h"
 
 #include <cstdio>
+#include <vector>
 
+#include "engine/core/check.h"
 #include "engine/ir/builders.h"
 
 namespace ember::detail {
@@ -46,26 +48,71 @@ Tensor SharedView(const Tensor& t) {
                                              t.node()->device, CurrentStreamId(), s));
 }
 
-TensorIr IntoIr(Tensor t) {
+TensorIr IntoIr(Tensor& t) {
   if (t.node()->stream != CurrentStreamId()) t = SharedView(t);
   const TensorNode& n = *t.node();
-  TensorStatus status = TensorStatus::kReadOnly;
-  if (t.node().use_count() == 1) {
-    status = TensorStatus::kReadWrite;
-    t.node()->consumed.store(true, std::memory_order_release);
-  }
+  const TensorStatus status =
+      t.node().use_count() == 1 ? TensorStatus::kReadWrite : TensorStatus::kReadOnly;
   return TensorIr{n.id, n.shape, status, n.dtype};
 }
 
-Tensor NewOutput(const std::shared_ptr<DeviceServer>& server, Shape shape, DType dtype) {
-  return Tensor(std::make_shared<TensorNode>(DeviceServer::NewTensorId(), std::move(shape),
-                                             dtype, server->device(), CurrentStreamId(),
-                                             server));
+TensorIr NewOutputIr(Shape shape, DType dtype) {
+  return TensorIr{DeviceServer::NewTensorId(), std::move(shape), TensorStatus::kNotInit, dtype};
 }
 
-TensorIr OutIr(const Tensor& out) {
-  const TensorNode& n = *out.node();
-  return TensorIr{n.id, n.shape, TensorStatus::kNotInit, n.dtype};
+Tensor Publish(const std::shared_ptr<DeviceServer>& server, const TensorIr& out) {
+  return Tensor(std::make_shared<TensorNode>(out.id, out.shape, out.dtype, server->device(),
+                                             CurrentStreamId(), server));
+}
+
+Tensor Emit(const std::shared_ptr<DeviceServer>& server, OperationIr op,
+            std::span<Tensor* const> operands) {
+  EMBER_CHECK(operands.size() == op.inputs.size(), "{}: {} operands for {} inputs", OpName(op),
+              operands.size(), op.inputs.size());
+  const TensorIr out = op.outputs.at(0);
+  std::vector<bool> last_use(operands.size());
+  for (size_t i = 0; i < operands.size(); ++i) {
+    last_use[i] = op.inputs[i].status == TensorStatus::kReadWrite;
+  }
+  DrainOnThreadExit(server);
+  server->Register(CurrentStreamId(), std::move(op));
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (last_use[i]) operands[i]->node()->consumed.store(true, std::memory_order_release);
+  }
+  return Publish(server, out);
+}
+
+namespace {
+
+// The servers the calling thread has queued ops on; drains its stream on each at thread exit.
+struct ThreadStreams {
+  std::vector<std::weak_ptr<DeviceServer>> servers;
+
+  ~ThreadStreams() {
+    for (const std::weak_ptr<DeviceServer>& w : servers) {
+      std::shared_ptr<DeviceServer> s = w.lock();
+      if (!s) continue;
+      try {
+        s->CloseStream(CurrentStreamId());
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "ember: draining an exiting thread's stream failed: %s\n", e.what());
+      }
+    }
+  }
+};
+
+}  // namespace
+
+void DrainOnThreadExit(const std::shared_ptr<DeviceServer>& server) {
+  // Mint the stream id before the thread_local below, so that it is still there when the
+  // list is destroyed at thread exit (thread_locals go in reverse order of construction).
+  (void)CurrentStreamId();
+  thread_local ThreadStreams streams;
+  std::erase_if(streams.servers, [](const std::weak_ptr<DeviceServer>& w) { return w.expired(); });
+  for (const std::weak_ptr<DeviceServer>& w : streams.servers) {
+    if (!w.owner_before(server) && !server.owner_before(w)) return;
+  }
+  streams.servers.push_back(server);
 }
 
 }  // namespace ember::detail

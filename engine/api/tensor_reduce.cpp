@@ -5,11 +5,10 @@
 
 namespace ember {
 
+using detail::Emit;
 using detail::IntoIr;
 using detail::LiveServer;
-using detail::NewOutput;
-using detail::OutIr;
-using detail::Queue;
+using detail::NewOutputIr;
 
 namespace {
 
@@ -20,19 +19,17 @@ Tensor ReduceDimImpl(const char* op, OpKind kind, Tensor x, int64_t dim) {
   Shape shape = x.Shape();
   shape[static_cast<size_t>(d)] = 1;
   const bool arg = kind == OpKind::kArgMax || kind == OpKind::kArgMin;
-  Tensor out = NewOutput(s, std::move(shape), arg ? DType::kI64 : x.Dtype());
-  TensorIr in = IntoIr(std::move(x));
-  Queue(s, ir::ReduceDim(kind, std::move(in), d, OutIr(out)));
-  return out;
+  TensorIr out = NewOutputIr(std::move(shape), arg ? DType::kI64 : x.Dtype());
+  TensorIr in = IntoIr(x);
+  return Emit(s, ir::ReduceDim(kind, in, d, out), {&x});
 }
 
 Tensor ReduceImpl(const char* op, OpKind kind, Tensor x) {
   auto s = LiveServer(x, op);
   checks::RequireNumeric(op, x);
-  Tensor out = NewOutput(s, Shape{1}, x.Dtype());
-  TensorIr in = IntoIr(std::move(x));
-  Queue(s, ir::Reduce(kind, std::move(in), OutIr(out)));
-  return out;
+  TensorIr out = NewOutputIr(Shape{1}, x.Dtype());
+  TensorIr in = IntoIr(x);
+  return Emit(s, ir::Reduce(kind, in, out), {&x});
 }
 
 #define EMBER_REDUCE_DIM(Name)                                               \
@@ -73,11 +70,10 @@ Tensor MatmulImpl(Tensor lhs, Tensor rhs) {
   Shape batch = checks::Broadcast(op, Shape(a.begin(), a.end() - 2), Shape(b.begin(), b.end() - 2));
   batch.push_back(a[a.size() - 2]);
   batch.push_back(b[b.size() - 1]);
-  Tensor out = NewOutput(s, std::move(batch), lhs.Dtype());
-  TensorIr l = IntoIr(std::move(lhs));
-  TensorIr r = IntoIr(std::move(rhs));
-  Queue(s, ir::Binary(OpKind::kMatmul, std::move(l), std::move(r), OutIr(out)));
-  return out;
+  TensorIr out = NewOutputIr(std::move(batch), lhs.Dtype());
+  TensorIr l = IntoIr(lhs);
+  TensorIr r = IntoIr(rhs);
+  return Emit(s, ir::Binary(OpKind::kMatmul, l, r, out), {&lhs, &rhs});
 }
 
 }  // namespace

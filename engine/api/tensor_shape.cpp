@@ -9,11 +9,10 @@
 
 namespace ember {
 
+using detail::Emit;
 using detail::IntoIr;
 using detail::LiveServer;
-using detail::NewOutput;
-using detail::OutIr;
-using detail::Queue;
+using detail::NewOutputIr;
 
 namespace {
 
@@ -31,6 +30,10 @@ Tensor ReshapeImpl(Tensor x, std::vector<int64_t> shape) {
       checks::Fail(op, fmt::format("shape {} has dim {} = {}; expected dims >= 1 (or one -1)",
                                    checks::DescribeShape(shape), i, shape[i]));
     } else {
+      if (shape[i] > checks::kMaxElements / known) {
+        checks::Fail(op, fmt::format("shape {} has more than {} elements",
+                                     checks::DescribeShape(shape), checks::kMaxElements));
+      }
       known *= shape[i];
     }
   }
@@ -40,10 +43,9 @@ Tensor ReshapeImpl(Tensor x, std::vector<int64_t> shape) {
                                  "number of elements",
                                  checks::Describe(x), total, checks::DescribeShape(shape)));
   }
-  Tensor out = NewOutput(s, std::move(shape), x.Dtype());
-  TensorIr in = IntoIr(std::move(x));
-  Queue(s, ir::Unary(OpKind::kReshape, std::move(in), OutIr(out)));
-  return out;
+  TensorIr out = NewOutputIr(std::move(shape), x.Dtype());
+  TensorIr in = IntoIr(x);
+  return Emit(s, ir::Unary(OpKind::kReshape, in, out), {&x});
 }
 
 Tensor SwapDimsImpl(Tensor x, int64_t dim1, int64_t dim2) {
@@ -53,10 +55,9 @@ Tensor SwapDimsImpl(Tensor x, int64_t dim1, int64_t dim2) {
   const int64_t b = checks::NormalizeDim(op, dim2, x.Shape().size());
   Shape shape = x.Shape();
   std::swap(shape[static_cast<size_t>(a)], shape[static_cast<size_t>(b)]);
-  Tensor out = NewOutput(s, std::move(shape), x.Dtype());
-  TensorIr in = IntoIr(std::move(x));
-  Queue(s, ir::SwapDims(std::move(in), a, b, OutIr(out)));
-  return out;
+  TensorIr out = NewOutputIr(std::move(shape), x.Dtype());
+  TensorIr in = IntoIr(x);
+  return Emit(s, ir::SwapDims(in, a, b, out), {&x});
 }
 
 Tensor PermuteImpl(Tensor x, std::vector<int64_t> axes) {
@@ -78,10 +79,9 @@ Tensor PermuteImpl(Tensor x, std::vector<int64_t> axes) {
     seen[static_cast<size_t>(axes[i])] = true;
     shape[i] = x.Shape()[static_cast<size_t>(axes[i])];
   }
-  Tensor out = NewOutput(s, std::move(shape), x.Dtype());
-  TensorIr in = IntoIr(std::move(x));
-  Queue(s, ir::Permute(std::move(in), std::move(axes), OutIr(out)));
-  return out;
+  TensorIr out = NewOutputIr(std::move(shape), x.Dtype());
+  TensorIr in = IntoIr(x);
+  return Emit(s, ir::Permute(in, std::move(axes), out), {&x});
 }
 
 // Number of elements a Slice takes from a dim of `size` (see ember/slice.h).
@@ -103,7 +103,10 @@ Tensor SliceImpl(Tensor x, std::vector<Slice> ranges) {
   }
   Shape shape = x.Shape();
   for (size_t i = 0; i < ranges.size(); ++i) {
-    if (ranges[i].step == 0) checks::Fail(op, fmt::format("range {} has step 0", i));
+    if (ranges[i].step == 0 || ranges[i].step == INT64_MIN) {
+      checks::Fail(op, fmt::format("range {} has step {}; expected a non-zero step", i,
+                                   ranges[i].step));
+    }
     shape[i] = SliceLength(ranges[i], shape[i]);
     if (shape[i] == 0) {
       checks::Fail(op, fmt::format("range {} ({}..{}, step {}) selects no element of dim {} "
@@ -113,10 +116,9 @@ Tensor SliceImpl(Tensor x, std::vector<Slice> ranges) {
                                    ranges[i].step, i, x.Shape()[i]));
     }
   }
-  Tensor out = NewOutput(s, std::move(shape), x.Dtype());
-  TensorIr in = IntoIr(std::move(x));
-  Queue(s, ir::SliceOp(std::move(in), std::move(ranges), OutIr(out)));
-  return out;
+  TensorIr out = NewOutputIr(std::move(shape), x.Dtype());
+  TensorIr in = IntoIr(x);
+  return Emit(s, ir::SliceOp(in, std::move(ranges), out), {&x});
 }
 
 Tensor ExpandImpl(Tensor x, std::vector<int64_t> shape) {
@@ -128,19 +130,27 @@ Tensor ExpandImpl(Tensor x, std::vector<int64_t> shape) {
                                  checks::Describe(x), checks::DescribeShape(shape), from.size()));
   }
   const size_t lead = shape.size() - from.size();
+  for (size_t i = 0; i < lead; ++i) {
+    if (shape[i] != -1) checks::RequireValidShape(op, {shape[i]});
+  }
   for (size_t i = 0; i < shape.size(); ++i) {
     const int64_t src = i < lead ? 1 : from[i - lead];
-    if (shape[i] == -1 && i >= lead) shape[i] = src;
+    if (shape[i] == -1 && i < lead) {
+      checks::Fail(op, fmt::format("cannot expand {} to {}: -1 at the new leading dim {}; -1 "
+                                   "keeps an existing dim, a new dim needs its size",
+                                   checks::Describe(x), checks::DescribeShape(shape), i));
+    }
+    if (shape[i] == -1) shape[i] = src;
     if (shape[i] < 1 || (src != 1 && src != shape[i])) {
       checks::Fail(op, fmt::format("cannot expand {} to {}: dim {} has size {}; expected the "
                                    "source dim to be 1 or equal",
                                    checks::Describe(x), checks::DescribeShape(shape), i, src));
     }
   }
-  Tensor out = NewOutput(s, std::move(shape), x.Dtype());
-  TensorIr in = IntoIr(std::move(x));
-  Queue(s, ir::Unary(OpKind::kExpand, std::move(in), OutIr(out)));
-  return out;
+  checks::RequireValidShape(op, shape);
+  TensorIr out = NewOutputIr(std::move(shape), x.Dtype());
+  TensorIr in = IntoIr(x);
+  return Emit(s, ir::Unary(OpKind::kExpand, in, out), {&x});
 }
 
 Tensor GatherImpl(Tensor x, int64_t dim, Tensor indices) {
@@ -161,11 +171,10 @@ Tensor GatherImpl(Tensor x, int64_t dim, Tensor indices) {
                                  "index dims no larger than the tensor's outside dim {}",
                                  checks::Describe(indices), checks::Describe(x), d, d));
   }
-  Tensor out = NewOutput(s, is, x.Dtype());
-  TensorIr t = IntoIr(std::move(x));
-  TensorIr i = IntoIr(std::move(indices));
-  Queue(s, ir::Indexed(OpKind::kGather, std::move(t), d, std::move(i), OutIr(out)));
-  return out;
+  TensorIr out = NewOutputIr(is, x.Dtype());
+  TensorIr t = IntoIr(x);
+  TensorIr i = IntoIr(indices);
+  return Emit(s, ir::Indexed(OpKind::kGather, t, d, i, out), {&x, &indices});
 }
 
 Tensor SelectImpl(Tensor x, int64_t dim, Tensor indices) {
@@ -180,11 +189,10 @@ Tensor SelectImpl(Tensor x, int64_t dim, Tensor indices) {
   }
   Shape shape = x.Shape();
   shape[static_cast<size_t>(d)] = indices.Shape()[0];
-  Tensor out = NewOutput(s, std::move(shape), x.Dtype());
-  TensorIr t = IntoIr(std::move(x));
-  TensorIr i = IntoIr(std::move(indices));
-  Queue(s, ir::Indexed(OpKind::kSelect, std::move(t), d, std::move(i), OutIr(out)));
-  return out;
+  TensorIr out = NewOutputIr(std::move(shape), x.Dtype());
+  TensorIr t = IntoIr(x);
+  TensorIr i = IntoIr(indices);
+  return Emit(s, ir::Indexed(OpKind::kSelect, t, d, i, out), {&x, &indices});
 }
 
 }  // namespace
@@ -221,12 +229,14 @@ Tensor Cat(std::vector<Tensor> tensors, int64_t dim) {
     }
     shape[static_cast<size_t>(d)] += t.Shape()[static_cast<size_t>(d)];
   }
-  Tensor out = NewOutput(s, std::move(shape), first.Dtype());
+  TensorIr out = NewOutputIr(std::move(shape), first.Dtype());
   std::vector<TensorIr> inputs;
-  inputs.reserve(tensors.size());
-  for (Tensor& t : tensors) inputs.push_back(IntoIr(std::move(t)));
-  Queue(s, ir::Cat(std::move(inputs), d, OutIr(out)));
-  return out;
+  std::vector<Tensor*> operands;
+  for (Tensor& t : tensors) {
+    inputs.push_back(IntoIr(t));
+    operands.push_back(&t);
+  }
+  return Emit(s, ir::Cat(std::move(inputs), d, std::move(out)), operands);
 }
 
 }  // namespace ember

@@ -19,6 +19,11 @@ void MultiStream::Drain(StreamId stream, HandleContainer& handles) {
   s.queue.FlushDeferred(handles);
 }
 
+void MultiStream::Close(StreamId stream, HandleContainer& handles) {
+  Drain(stream, handles);
+  RemoveIfIdle(stream);
+}
+
 void MultiStream::TagSharedView(StreamId src_stream, TensorId src, TensorId dst,
                                 HandleContainer& handles) {
   if (!shared_sources_.count(src) && !handles.Has(src)) {

@@ -36,6 +36,9 @@ class MultiStream {
   void Register(StreamId stream, OperationIr op, HandleContainer& handles);
   // Runs everything `stream` has queued (Sync mode), then flushes its deferred frees.
   void Drain(StreamId stream, HandleContainer& handles);
+  // The stream's thread is exiting: drains it, and forgets it when no tensor of it is left
+  // (so exited threads leave nothing behind).
+  void Close(StreamId stream, HandleContainer& handles);
   // Makes `dst` an alias of `src` (home `src_stream`), draining that stream first when `src`
   // is not materialized and was not drained for before.
   void TagSharedView(StreamId src_stream, TensorId src, TensorId dst, HandleContainer& handles);

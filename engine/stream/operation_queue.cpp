@@ -1,5 +1,8 @@
 #include "engine/stream/operation_queue.h"
 
+#include <ember/error.h>
+#include <fmt/format.h>
+
 #include "engine/core/check.h"
 
 namespace ember {
@@ -16,12 +19,36 @@ void OperationQueue::ExecuteUnfused(std::span<const size_t> ordering, Backend& b
                                     HandleContainer& handles) {
   EMBER_CHECK(ordering.size() <= global_.size(), "ordering of {} ops on a queue of {}",
               ordering.size(), global_.size());
-  for (size_t position : ordering) {
-    EMBER_CHECK(position < ordering.size(), "position {} outside the executed prefix of {}",
-                position, ordering.size());
-    backend.Execute(global_[position], handles);
+  size_t done = 0;
+  try {
+    for (size_t position : ordering) {
+      EMBER_CHECK(position < ordering.size(), "position {} outside the executed prefix of {}",
+                  position, ordering.size());
+      RequireInputs(global_[position], handles);
+      backend.Execute(global_[position], handles);
+      ++done;
+    }
+  } catch (const std::exception& e) {
+    // The failing op may already have taken its last-use inputs, so it can never run again:
+    // drop it together with the ops that ran, keeping the queue consistent with the handles.
+    // Its output never gets a handle; reading it reports the failure (DeviceServer::Read).
+    for (size_t i = 0; i <= done; ++i) {
+      EMBER_CHECK(ordering[i] == i, "a failed execution must be in queue order");
+    }
+    const std::string name = OpName(global_[done]);
+    Drain(done + 1, handles);
+    throw Error(fmt::format("ember: {} failed: {}", name, e.what()));
   }
   Drain(ordering.size(), handles);
+}
+
+void OperationQueue::RequireInputs(const OperationIr& op, const HandleContainer& handles) {
+  if (op.kind == OpKind::kDrop) return;  // freeing a tensor that never came to be is fine
+  for (const TensorIr& t : op.inputs) {
+    if (!handles.Has(t.id)) {
+      throw Error(fmt::format("its input t{} was never computed (an op before it failed)", t.id));
+    }
+  }
 }
 
 bool OperationQueue::ReferencesTensor(TensorId id) const {

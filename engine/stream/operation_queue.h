@@ -36,7 +36,9 @@ class OperationQueue {
   bool empty() const { return global_.empty(); }
 
   // Runs the ops at the given queue positions one by one on `backend`, then drains the first
-  // ordering.size() positions. REQUIRES: `ordering` is a permutation of 0..ordering.size()-1
+  // ordering.size() positions. When an op fails (an exception from the backend, or an input
+  // whose producer failed), the ops before it and the failing op are drained and ember::Error
+  // ("<op> failed: <why>") is thrown; the failed op's output never gets a handle. REQUIRES: `ordering` is a permutation of 0..ordering.size()-1
   // (the executed positions form a prefix, burn's OrderedExecution::finish).
   void ExecuteUnfused(std::span<const size_t> ordering, Backend& backend,
                       HandleContainer& handles);
@@ -57,6 +59,9 @@ class OperationQueue {
   // queue, re-relativizes the rest, flushes deferred frees.
   void Drain(size_t count, HandleContainer& handles);
   void ResetRelative();
+  // Throws when an input of `op` has no handle: its producer failed earlier, so `op` fails
+  // too (instead of the backend aborting on a missing handle).
+  static void RequireInputs(const OperationIr& op, const HandleContainer& handles);
 
   std::vector<OperationIr> global_;
   std::vector<OperationIr> relative_;

@@ -37,6 +37,14 @@ class Tensor {
  public:
   // An empty tensor: any op on it throws ember::Error.
   Tensor() = default;
+  // A copy shares the data. A copy made on another thread than the tensor's home thread is a
+  // shared view living on the copying thread (burn's clone): using it there never touches the
+  // home thread's pending ops (see "Threads" in docs/API.md).
+  Tensor(const Tensor& other);
+  Tensor& operator=(const Tensor& other);
+  Tensor(Tensor&&) noexcept = default;
+  Tensor& operator=(Tensor&&) noexcept = default;
+  ~Tensor() = default;
 
   // --- Creation ---------------------------------------------------------------------------
   // T is float (f32), int32_t (i32), int64_t (i64) or bool (bool). values.size() must equal
@@ -66,8 +74,11 @@ class Tensor {
 
   // --- Reading back (a sync point for the calling thread's stream) ------------------------
   // T: float or double for float dtypes, int32_t or int64_t for int dtypes, bool for bool.
+  // The rvalue form consumes the tensor: `(a * b).ToVector<float>()` frees it as it is read.
   template <typename T>
-  std::vector<T> ToVector() const;
+  std::vector<T> ToVector() const&;
+  template <typename T>
+  std::vector<T> ToVector() &&;
 
   // --- Elementwise ------------------------------------------------------------------------
   // Each method has an lvalue form (the input stays alive: ReadOnly) and an rvalue form (the
@@ -177,12 +188,15 @@ Tensor Cat(std::vector<Tensor> tensors, int64_t dim);
 // Runs everything the calling thread has queued on `device` and waits for it.
 void Sync(Device device = Device::Cpu());
 
-// Reseeds the random generator of `device` (Random ops are deterministic for a seed).
+// Reseeds the random generator of `device`. The calling thread's pending ops run first, so
+// Random ops queued before the call use the old seed and those queued after it the new one.
+// Random values are deterministic for a seed and one thread's program; several threads
+// drawing on one device share its generator in the order their streams execute.
 void Seed(Device device, uint64_t seed);
 
-// Runs pending work and releases the device's engine state and memory. Tensors that still
-// refer to it throw ember::Error when used afterwards ("device ... has been released"); a
-// later op on the device starts a fresh engine.
+// Releases the device's engine state and memory; work still queued on it is discarded.
+// Tensors that still refer to it throw ember::Error when used afterwards ("device ... has been
+// released"); a later op on the device starts a fresh engine.
 void ReleaseDevice(Device device);
 
 }  // namespace ember
