@@ -14,7 +14,7 @@ namespace ember::internal {
   do {                                                                                      \
     if (!(cond)) [[unlikely]] {                                                             \
       ::ember::internal::CheckFailed(__FILE__, __LINE__, #cond,                             \
-                                     ::fmt::format("" __VA_OPT__(, ) __VA_ARGS__));          \
+                                     ::fmt::format("" __VA_ARGS__));        \
     }                                                                                       \
   } while (0)
 

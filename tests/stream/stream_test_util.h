@@ -1,0 +1,54 @@
+// Helpers for the stream suites: terse f32 tensor snapshots, uploads through the CPU backend and
+// reads back, so that queues and streams run real ops without the public Tensor API.
+#pragma once
+
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "engine/ir/builders.h"
+#include "engine/runtime/backend.h"
+#include "engine/runtime/handle_container.h"
+
+namespace ember::stream_test {
+
+// Every tensor of these suites has this shape unless a test says otherwise (burn's multi.rs
+// tests use one shape for all tensors too).
+inline const Shape kShape = {2, 3};
+
+inline TensorIr T(TensorId id, TensorStatus status, Shape shape = kShape) {
+  return TensorIr{.id = id, .shape = std::move(shape), .status = status, .dtype = DType::kF32};
+}
+inline TensorIr Ro(TensorId id, Shape shape = kShape) {
+  return T(id, TensorStatus::kReadOnly, std::move(shape));
+}
+inline TensorIr Rw(TensorId id, Shape shape = kShape) {
+  return T(id, TensorStatus::kReadWrite, std::move(shape));
+}
+inline TensorIr Out(TensorId id, Shape shape = kShape) {
+  return T(id, TensorStatus::kNotInit, std::move(shape));
+}
+
+inline std::vector<float> Iota(const Shape& shape, float start = 0.0f) {
+  std::vector<float> values(static_cast<size_t>(NumElements(shape)));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = start + static_cast<float>(i);
+  return values;
+}
+
+// A handle holding `values`, made by the backend (as the API's FromVector does).
+inline TensorHandle MakeHandle(Backend& backend, const std::vector<float>& values,
+                               const Shape& shape = kShape) {
+  std::vector<std::byte> bytes(values.size() * sizeof(float));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return backend.FromHost(bytes, shape, DType::kF32);
+}
+
+inline std::vector<float> ReadValues(Backend& backend, const TensorHandle& handle) {
+  std::vector<std::byte> bytes(static_cast<size_t>(handle.NumElements()) * sizeof(float));
+  backend.ToHost(handle, bytes);
+  std::vector<float> values(static_cast<size_t>(handle.NumElements()));
+  std::memcpy(values.data(), bytes.data(), bytes.size());
+  return values;
+}
+
+}  // namespace ember::stream_test
