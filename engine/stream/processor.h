@@ -12,11 +12,10 @@
 #include <cstddef>
 
 #include "engine/runtime/backend.h"
+#include "engine/stream/execution_mode.h"
 #include "engine/stream/operation_queue.h"
 
 namespace ember {
-
-enum class ExecutionMode { kLazy, kSync };
 
 class Processor {
  public:

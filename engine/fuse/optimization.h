@@ -1,0 +1,52 @@
+// Optimization: an executable plan for a run of queued ops that a fuser built (burn's
+// Optimization + NumOperations). A resource interface (STYLE.md, habit 3): one implementation
+// per fuser kind (fused elementwise trace, matmul with epilogue, reduce, ...).
+//
+// An optimization is built from *relative* ops and executed against the global ops of the
+// current queue through a Context (real tensors, scalars, ranges and shapes) and the
+// OrderedExecution (the queue positions it covers, in its ops' order, and a way to run one of
+// them unfused as a fallback).
+//
+// Threading: owned by the plan store of one device and executed under its server's lock.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ember {
+
+struct Context;
+class OrderedExecution;
+
+// The serialized form of an optimization (burn's cubecl OptimizationState {name, bytes}):
+// `name` says which implementation can rebuild it. Written and read by the plan database.
+struct OptimizationState {
+  std::string name;
+  std::vector<uint8_t> bytes;
+
+  bool operator==(const OptimizationState&) const = default;
+};
+
+class Optimization {
+ public:
+  virtual ~Optimization() = default;
+
+  // Runs the covered ops. REQUIRES: called through OrderedExecution::ExecuteOptimization.
+  virtual void Execute(Context& context, OrderedExecution& execution) = 0;
+  // The number of relative ops it covers; authoritative for how much of the queue it drains
+  // (burn §9 item 23).
+  virtual size_t len() const = 0;
+  // Shown in the fusion trace ("ElementWise").
+  virtual std::string_view name() const = 0;
+  // The highest relative shape id its code refers to, if any (the safety check of burn §6.1).
+  virtual std::optional<size_t> max_relative_shape_id() const { return std::nullopt; }
+  // The serialized state (implemented by each optimization for the plan database; rebuilding
+  // from it is the job of the backend's optimization factory).
+  virtual OptimizationState ToState() const = 0;
+};
+
+}  // namespace ember

@@ -1,0 +1,48 @@
+// OrderedExecution: the queue's ops while one strategy runs (burn's OrderedExecution). It
+// counts how many ops the strategy executed; the queue drains exactly that many from its front
+// afterwards, so the covered positions must be a prefix (burn §4.7).
+//
+// Unfused leaves run their positions in the given order; a fused leaf runs through its
+// optimization, which may fall back to running one of its ops unfused.
+#pragma once
+
+#include <cstddef>
+#include <span>
+
+#include "engine/fuse/context.h"
+#include "engine/fuse/optimization.h"
+#include "engine/ir/operation_ir.h"
+#include "engine/runtime/backend.h"
+
+namespace ember {
+
+class OrderedExecution {
+ public:
+  // `operations`: the queue's global ops, position 0 = queue head.
+  OrderedExecution(std::span<const OperationIr> operations, Backend& backend)
+      : operations_(operations), backend_(backend) {}
+
+  // Runs operations[i] unfused for each i in `ordering`, in that order.
+  void ExecuteOperations(HandleContainer& handles, std::span<const size_t> ordering);
+  // Runs `optimization` over `ordering`; counts optimization.len() ops as executed (the
+  // optimization's length is authoritative, burn §9 item 23).
+  // REQUIRES: ordering.size() <= number of queued ops.
+  void ExecuteOptimization(Optimization& optimization, Context& context,
+                           std::span<const size_t> ordering);
+
+  // For an optimization's fallback: the global op at ordering[i] of the running optimization,
+  // and running it unfused.
+  const OperationIr& OperationWithinOptimization(size_t i) const;
+  void ExecuteWithinOptimization(size_t i, HandleContainer& handles);
+
+  size_t num_executed() const { return num_executed_; }
+  Backend& backend() { return backend_; }
+
+ private:
+  std::span<const OperationIr> operations_;
+  Backend& backend_;
+  std::span<const size_t> ordering_;  // of the optimization being executed
+  size_t num_executed_ = 0;
+};
+
+}  // namespace ember
