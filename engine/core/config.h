@@ -1,0 +1,96 @@
+// Config: ember's settings, read once per process from defaults, then `ember.toml`, then the
+// environment (DESIGN.md §8; docs/CONFIGURATION.md lists every key). burn reads the same knobs
+// from burn.toml and BURN_FUSION_* (burn-std config/base.rs, config/fusion.rs).
+//
+// Two ways in:
+//   * LoadConfig(env, default_file): a pure function of an environment lookup and the files it
+//     names. It never prints and never reads the real environment, so tests drive every layer.
+//   * GlobalConfig(): the process's configuration, loaded on first use from the real
+//     environment; its warnings go to stderr exactly once.
+//
+// Note [Config errors]: a bad setting never stops the program. A malformed file, a wrong TOML
+// type, an unknown level or a number out of range becomes one warning line, naming where the
+// value came from, what was expected, what was given and what is used instead:
+//   ember: config: ember.toml:3: [fusion.search] max_blocks must be a positive integer, ...
+//   ember: config: EMBER_MAX_BLOCKS must be a positive integer, got "abc"; using 5
+// The value of the layer below (the default, or the file's value for an environment variable)
+// stays in force. Unknown keys are reported too (typos), then ignored. A file with a syntax
+// error is ignored as a whole, since toml++ gives nothing back from it.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ember {
+
+// How much the fusion search logs (burn's FusionLogLevel). Ordered: a message at level L is
+// written when the configured level is >= L.
+enum class LogLevel { kDisabled, kBasic, kMedium, kFull };
+
+// "disabled", "basic", "medium" or "full".
+std::string_view LogLevelName(LogLevel level);
+
+// burn's spellings, case-insensitive: disabled|off|0, basic, medium, full|1. Anything else is
+// nullopt; the caller decides what to keep.
+std::optional<LogLevel> ParseLogLevel(std::string_view text);
+
+// Plain settings; the defaults below are the documented defaults.
+struct Config {
+  // [fusion] enabled / EMBER_FUSION. Off: every op runs unfused, no search, no plans.
+  bool fusion_enabled = true;
+  // [fusion.search] max_blocks / EMBER_MAX_BLOCKS. Always >= 1.
+  size_t max_blocks = 5;
+  // [fusion.search] max_explorations / EMBER_MAX_EXPLORATIONS, per stream. nullopt: unlimited;
+  // 0: never explore.
+  std::optional<size_t> max_explorations;
+  // [fusion.log] level / EMBER_LOG.
+  LogLevel log_level = LogLevel::kDisabled;
+  // [fusion.log] file. Empty: stderr. Opened in append mode.
+  std::string log_file;
+  // Read now, used by the plan-database issue. [store] plan_db / EMBER_PLAN_DB: a path, "off",
+  // or empty (not configured).
+  std::string plan_db;
+  // [store] workload / EMBER_WORKLOAD: the name exploration budgets are counted under. Empty:
+  // not named.
+  std::string workload;
+  // [store] shm / EMBER_SHM: whether the shared-memory tier may be used.
+  bool shm = true;
+};
+
+// Looks up one environment variable; nullopt when it is not set. Implementations must be safe
+// to call from the thread that calls LoadConfig.
+using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;
+
+// The real process environment (std::getenv).
+std::optional<std::string> ProcessEnv(std::string_view name);
+
+struct LoadedConfig {
+  Config config;
+  // The file that was read, or empty when none was. Relative paths stay relative.
+  std::string file;
+  // One line per problem, in the order found, each starting "ember: config: " (Note
+  // [Config errors]). Not yet printed.
+  std::vector<std::string> warnings;
+};
+
+// Builds a Config from the layers defaults → file → environment. The file is $EMBER_CONFIG when
+// that is set, else `default_file` when it exists (GlobalConfig passes "ember.toml", i.e. the
+// working directory). An environment variable set to the empty string counts as unset.
+// Thread-safe if `env` is.
+LoadedConfig LoadConfig(const EnvLookup& env,
+                        const std::filesystem::path& default_file = "ember.toml");
+
+// The process's configuration: LoadConfig(ProcessEnv) on the first call (thread-safe, once),
+// which also prints its warnings to stderr. The reference stays valid for the whole process.
+const Config& GlobalConfig();
+
+// Replaces the process's configuration and makes the fusion log re-read its level and sink.
+// REQUIRES: tests only; no other thread is using GlobalConfig() or logging meanwhile.
+void SetGlobalConfigForTesting(Config config);
+
+}  // namespace ember
