@@ -6,6 +6,7 @@
 #include <ember/tensor.h>
 
 #include "engine/api/device_server.h"
+#include "engine/core/config.h"
 #include "engine/runtime/cpu/cpu_backend.h"
 
 namespace ember {
@@ -14,6 +15,7 @@ namespace {
 struct Registry {
   std::mutex mu;
   std::map<std::pair<int, int>, std::shared_ptr<DeviceServer>> servers;
+  FuserFactory test_fusers;
 };
 
 Registry& GetRegistry() {
@@ -30,6 +32,17 @@ std::unique_ptr<Backend> MakeBackend(Device device) {
   }
   throw Error("ember: " + device.ToString() +
               ": this build of ember has no CUDA backend; use Device::Cpu()");
+}
+
+// The fusers a backend offers, in tie-break order. None exist yet: every block runs its ops
+// unfused (the fusers come with the fusion issue).
+FuserFactory BackendFusers(Device) {
+  return [] { return std::vector<std::unique_ptr<OperationFuser>>(); };
+}
+
+SearchSettings SettingsFromConfig() {
+  const Config& config = GlobalConfig();
+  return SearchSettings{config.max_blocks, config.max_explorations};
 }
 
 }  // namespace
@@ -56,8 +69,18 @@ std::shared_ptr<DeviceServer> ServerFor(Device device) {
   Registry& r = GetRegistry();
   std::lock_guard lock(r.mu);
   std::shared_ptr<DeviceServer>& slot = r.servers[KeyOf(device)];
-  if (!slot) slot = std::make_shared<DeviceServer>(device, MakeBackend(device));
+  if (!slot) {
+    FuserFactory fusers = r.test_fusers ? r.test_fusers : BackendFusers(device);
+    slot = std::make_shared<DeviceServer>(device, MakeBackend(device), std::move(fusers),
+                                          SettingsFromConfig());
+  }
   return slot;
+}
+
+void internal::SetFuserFactoryForTesting(FuserFactory factory) {
+  Registry& r = GetRegistry();
+  std::lock_guard lock(r.mu);
+  r.test_fusers = std::move(factory);
 }
 
 void Sync(Device device) { ServerFor(device)->Drain(CurrentStreamId()); }

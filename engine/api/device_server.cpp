@@ -10,8 +10,10 @@
 
 namespace ember {
 
-DeviceServer::DeviceServer(Device device, std::unique_ptr<Backend> backend)
-    : device_(device), backend_(std::move(backend)), streams_(*backend_) {}
+DeviceServer::DeviceServer(Device device, std::unique_ptr<Backend> backend, FuserFactory fusers,
+                           SearchSettings settings)
+    : device_(device), backend_(std::move(backend)),
+      streams_(*backend_, std::move(fusers), settings) {}
 
 DeviceServer::~DeviceServer() = default;
 

@@ -21,7 +21,8 @@ namespace ember {
 
 class DeviceServer {
  public:
-  DeviceServer(Device device, std::unique_ptr<Backend> backend);
+  DeviceServer(Device device, std::unique_ptr<Backend> backend, FuserFactory fusers,
+               SearchSettings settings);
   ~DeviceServer();
 
   Device device() const { return device_; }
@@ -69,5 +70,11 @@ class DeviceServer {
 // The server of `device`, created on first use. Throws ember::Error when the device cannot be
 // used (see Device::Cuda).
 std::shared_ptr<DeviceServer> ServerFor(Device device);
+
+namespace internal {
+// Replaces the fusers of device servers created from now on (tests: e.g. a fuser that keeps
+// ops queued). An empty function restores the backend's own list.
+void SetFuserFactoryForTesting(FuserFactory factory);
+}  // namespace internal
 
 }  // namespace ember

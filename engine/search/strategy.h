@@ -39,8 +39,8 @@ struct ExecutionStrategy {
 
   // The highest relative shape id any fused leaf names (nullopt for unfused-only strategies).
   std::optional<size_t> MaxRelativeShapeId() const;
-  // Number of top-level leaves a composed strategy is split into by repair (burn's
-  // strategy_len): leaves counted through nested Composed.
+  // Number of leaves, counted through nested Composed (1 for a leaf). Not burn's
+  // strategy_len, which counts positions (order repair uses ordering sizes for that).
   size_t NumLeaves() const;
   // The leaves' orderings concatenated in execution order.
   std::vector<size_t> FlatOrdering() const;

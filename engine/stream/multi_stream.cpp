@@ -1,20 +1,56 @@
 #include "engine/stream/multi_stream.h"
 
 namespace ember {
+namespace {
+
+// The processor's view of a real queue: relative ops, and execution on the device.
+class QueueSegment final : public StreamSegment {
+ public:
+  QueueSegment(OperationQueue& queue, Backend& backend, HandleContainer& handles)
+      : queue_(queue), backend_(backend), handles_(handles) {}
+
+  std::span<const OperationIr> operations() const override { return queue_.relative(); }
+  void Execute(PlanId id, ExecutionPlanStore& store) override {
+    queue_.Execute(id, store, backend_, handles_);
+  }
+  void ExecuteUnfused(BlockOptimization optimization) override {
+    queue_.ExecuteOptimization(optimization, backend_, handles_);
+  }
+
+ private:
+  OperationQueue& queue_;
+  Backend& backend_;
+  HandleContainer& handles_;
+};
+
+}  // namespace
+
+MultiStream::Stream& MultiStream::GetOrCreate(StreamId stream) {
+  auto it = streams_.find(stream);
+  if (it == streams_.end()) {
+    it = streams_.emplace(stream, Stream{OperationQueue(), Processor(fusers_(), settings_)}).first;
+  }
+  return it->second;
+}
+
+void MultiStream::Process(Stream& stream, HandleContainer& handles, ExecutionMode mode) {
+  QueueSegment segment(stream.queue, backend_, handles);
+  stream.processor.Process(segment, store_, mode);
+}
 
 void MultiStream::Register(StreamId stream, OperationIr op, HandleContainer& handles) {
   // Once a Drop is queued no live tensor holds the id, so it can no longer be a share source.
   if (op.kind == OpKind::kDrop) shared_sources_.erase(op.inputs[0].id);
-  Stream& s = streams_[stream];
+  Stream& s = GetOrCreate(stream);
   s.queue.Add(std::move(op));
-  s.processor.Process(s.queue, backend_, handles, ExecutionMode::kLazy);
+  Process(s, handles, ExecutionMode::kLazy);
 }
 
 void MultiStream::Drain(StreamId stream, HandleContainer& handles) {
   auto it = streams_.find(stream);
   if (it == streams_.end()) return;
   Stream& s = it->second;
-  s.processor.Process(s.queue, backend_, handles, ExecutionMode::kSync);
+  Process(s, handles, ExecutionMode::kSync);
   // A drain is a boundary even when the queue was already empty.
   s.queue.FlushDeferred(handles);
 }

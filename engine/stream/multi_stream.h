@@ -10,11 +10,15 @@
 // Threading: owned by the device server; every call happens under the server's lock.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "engine/runtime/backend.h"
 #include "engine/stream/operation_queue.h"
+#include "engine/stream/plan_store.h"
 #include "engine/stream/processor.h"
 #include "engine/stream/stream_id.h"
 
@@ -28,9 +32,14 @@ enum class ReadPlan {
                // it at the stream's next execution boundary
 };
 
+// Makes the prototype fusers of a new stream, in tie-break order (one list per stream: the
+// search clones them per block).
+using FuserFactory = std::function<std::vector<std::unique_ptr<OperationFuser>>()>;
+
 class MultiStream {
  public:
-  explicit MultiStream(Backend& backend) : backend_(backend) {}
+  MultiStream(Backend& backend, FuserFactory fusers, SearchSettings settings)
+      : backend_(backend), fusers_(std::move(fusers)), settings_(settings) {}
 
   // Queues `op` on `stream` (creating the stream) and runs its processor in Lazy mode.
   void Register(StreamId stream, OperationIr op, HandleContainer& handles);
@@ -54,6 +63,8 @@ class MultiStream {
 
   // Inspection (tests, logs): the stream's queue, or nullptr when the stream does not exist.
   const OperationQueue* queue(StreamId stream) const;
+  // The device's plans, shared by all its streams.
+  const ExecutionPlanStore& store() const { return store_; }
   size_t num_streams() const { return streams_.size(); }
 
  private:
@@ -62,9 +73,14 @@ class MultiStream {
     Processor processor;
   };
 
+  Stream& GetOrCreate(StreamId stream);
+  void Process(Stream& stream, HandleContainer& handles, ExecutionMode mode);
   void RemoveIfIdle(StreamId stream);
 
   Backend& backend_;
+  FuserFactory fusers_;
+  SearchSettings settings_;
+  ExecutionPlanStore store_;
   std::unordered_map<StreamId, Stream> streams_;
   std::unordered_set<TensorId> shared_sources_;
 };

@@ -3,7 +3,10 @@
 #include <ember/error.h>
 #include <fmt/format.h>
 
+#include <numeric>
+
 #include "engine/core/check.h"
+#include "engine/core/log.h"
 
 namespace ember {
 
@@ -15,31 +18,87 @@ void OperationQueue::Add(OperationIr global) {
   global_.push_back(std::move(global));
 }
 
+void OperationQueue::Execute(PlanId id, const ExecutionPlanStore& store, Backend& backend,
+                             HandleContainer& handles) {
+  const BlockOptimization& plan = store.Get(id).optimization;
+  const size_t len = plan.ordering.size();
+  // The bound is what the plan's own ops assigned, not the whole queue: ops queued behind the
+  // plan (its trigger) would otherwise inflate it.
+  const size_t assigned =
+      len >= 1 && len - 1 < shapes_assigned_.size() ? shapes_assigned_[len - 1] : 1;
+  const std::optional<size_t> needed = plan.strategy.MaxRelativeShapeId();
+  if (needed && *needed >= assigned) {
+    LogFusion(LogLevel::kMedium, [&] {
+      return fmt::format(
+          "[plan] #{} needs relative shape id {} but the stream assigned {}; running its {} "
+          "operations unfused",
+          id, *needed, assigned, len);
+    });
+    std::vector<size_t> ordering(len);
+    std::iota(ordering.begin(), ordering.end(), size_t{0});
+    ExecuteUnfused(ordering, backend, handles);
+    return;
+  }
+  ExecuteOptimization(plan, backend, handles);
+}
+
 void OperationQueue::ExecuteUnfused(std::span<const size_t> ordering, Backend& backend,
                                     HandleContainer& handles) {
-  EMBER_CHECK(ordering.size() <= global_.size(), "ordering of {} ops on a queue of {}",
-              ordering.size(), global_.size());
-  size_t done = 0;
+  for (size_t position : ordering) {
+    EMBER_CHECK(position < ordering.size(), "position {} outside the executed prefix of {}",
+                position, ordering.size());
+  }
+  std::vector<size_t> positions(ordering.begin(), ordering.end());
+  ExecuteOptimization(BlockOptimization{ExecutionStrategy::Operations(positions), positions},
+                      backend, handles);
+}
+
+void OperationQueue::ExecuteOptimization(const BlockOptimization& optimization, Backend& backend,
+                                         HandleContainer& handles) {
+  EMBER_CHECK(optimization.ordering.size() <= global_.size(),
+              "a plan covering {} ops on a queue of {}", optimization.ordering.size(),
+              global_.size());
+  Context context{converter_.tensors_relative2global(), converter_.shapes_relative2global(),
+                  converter_.scalars(), converter_.ranges(), &handles};
+  OrderedExecution execution(global_, backend);
   try {
-    for (size_t position : ordering) {
-      EMBER_CHECK(position < ordering.size(), "position {} outside the executed prefix of {}",
-                  position, ordering.size());
-      RequireInputs(global_[position], handles);
-      backend.Execute(global_[position], handles);
-      ++done;
-    }
+    RunStrategy(optimization.strategy, execution, context, handles);
   } catch (const std::exception& e) {
-    // The failing op may already have taken its last-use inputs, so it can never run again:
-    // drop it together with the ops that ran, keeping the queue consistent with the handles.
-    // Its output never gets a handle; reading it reports the failure (DeviceServer::Read).
-    for (size_t i = 0; i <= done; ++i) {
-      EMBER_CHECK(ordering[i] == i, "a failed execution must be in queue order");
-    }
-    const std::string name = OpName(global_[done]);
-    Drain(done + 1, handles);
+    // The failing op may already have consumed its last-use inputs, so nothing the plan covers
+    // can run again: drain all of it to keep the queue consistent with the handles.
+    const std::string name = failed_op_;
+    failed_op_.clear();
+    Drain(optimization.ordering.size(), handles);
     throw Error(fmt::format("ember: {} failed: {}", name, e.what()));
   }
-  Drain(ordering.size(), handles);
+  EMBER_CHECK(execution.num_executed() == optimization.ordering.size(),
+              "the plan executed {} ops but covers {}", execution.num_executed(),
+              optimization.ordering.size());
+  Drain(execution.num_executed(), handles);
+}
+
+void OperationQueue::RunStrategy(const ExecutionStrategy& strategy, OrderedExecution& execution,
+                                 Context& context, HandleContainer& handles) {
+  switch (strategy.kind) {
+    case ExecutionStrategy::Kind::kOptimization:
+      failed_op_ = std::string(strategy.optimization->name());
+      execution.ExecuteOptimization(*strategy.optimization, context, strategy.ordering);
+      return;
+    case ExecutionStrategy::Kind::kOperations:
+      for (const size_t& position : strategy.ordering) {
+        EMBER_CHECK(position < global_.size(), "position {} of {} queued ops", position,
+                    global_.size());
+        failed_op_ = OpName(global_[position]);
+        RequireInputs(global_[position], handles);
+        execution.ExecuteOperations(handles, std::span<const size_t>(&position, 1));
+      }
+      return;
+    case ExecutionStrategy::Kind::kComposed:
+      for (const ExecutionStrategy& child : strategy.children) {
+        RunStrategy(child, execution, context, handles);
+      }
+      return;
+  }
 }
 
 void OperationQueue::RequireInputs(const OperationIr& op, const HandleContainer& handles) {

@@ -14,12 +14,17 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "engine/ir/operation_ir.h"
+#include "engine/fuse/context.h"
+#include "engine/fuse/ordered_execution.h"
 #include "engine/ir/relative.h"
 #include "engine/runtime/backend.h"
+#include "engine/search/strategy.h"
+#include "engine/stream/plan_store.h"
 
 namespace ember {
 
@@ -35,11 +40,22 @@ class OperationQueue {
   size_t size() const { return global_.size(); }
   bool empty() const { return global_.empty(); }
 
-  // Runs the ops at the given queue positions one by one on `backend`, then drains the first
-  // ordering.size() positions. When an op fails (an exception from the backend, or an input
-  // whose producer failed), the ops before it and the failing op are drained and ember::Error
-  // ("<op> failed: <why>") is thrown; the failed op's output never gets a handle. REQUIRES: `ordering` is a permutation of 0..ordering.size()-1
-  // (the executed positions form a prefix, burn's OrderedExecution::finish).
+  // Executes the stored plan `id` over the head of the queue, then drains what it covered.
+  // A plan that names a relative shape id the plan's own ops never assigned runs its ops
+  // unfused in submission order instead (burn §6.1: matching ops does not prove the stored
+  // code fits this stream).
+  void Execute(PlanId id, const ExecutionPlanStore& store, Backend& backend,
+               HandleContainer& handles);
+  // Executes `optimization` (positions relative to the queue head), then drains the ops it
+  // covered. When an op fails (an exception from the backend or an optimization, or an input
+  // whose producer failed), every op the optimization covers is drained, the ones after the
+  // failure without running, and ember::Error ("<op> failed: <why>") is thrown; outputs that
+  // were not computed never get a handle, so reading them reports the failure.
+  void ExecuteOptimization(const BlockOptimization& optimization, Backend& backend,
+                           HandleContainer& handles);
+  // Runs the ops at the given queue positions one by one (an Operations strategy).
+  // REQUIRES: `ordering` is a permutation of 0..ordering.size()-1 (the executed positions
+  // form a prefix, burn's OrderedExecution::finish).
   void ExecuteUnfused(std::span<const size_t> ordering, Backend& backend,
                       HandleContainer& handles);
 
@@ -59,6 +75,9 @@ class OperationQueue {
   // queue, re-relativizes the rest, flushes deferred frees.
   void Drain(size_t count, HandleContainer& handles);
   void ResetRelative();
+  // Walks the strategy tree, running its leaves in order.
+  void RunStrategy(const ExecutionStrategy& strategy, OrderedExecution& execution,
+                   Context& context, HandleContainer& handles);
   // Throws when an input of `op` has no handle: its producer failed earlier, so `op` fails
   // too (instead of the backend aborting on a missing handle).
   static void RequireInputs(const OperationIr& op, const HandleContainer& handles);
@@ -69,6 +88,7 @@ class OperationQueue {
   OperationConverter converter_;
   std::unordered_map<TensorId, TensorStatus> variables_;
   std::vector<TensorIr> deferred_frees_;
+  std::string failed_op_;  // the op (or optimization) running, named in failure errors
 };
 
 }  // namespace ember

@@ -1,17 +1,116 @@
 #include "engine/stream/processor.h"
 
-#include <numeric>
-#include <vector>
+#include <fmt/format.h>
+
+#include "engine/core/check.h"
+#include "engine/core/log.h"
 
 namespace ember {
+namespace {
 
-void Processor::Process(OperationQueue& queue, Backend& backend, HandleContainer& handles,
-                        ExecutionMode mode) {
-  if (queue.empty()) return;
-  if (mode == ExecutionMode::kLazy && queue.size() < kMaxPendingOps) return;
-  std::vector<size_t> ordering(queue.size());
-  std::iota(ordering.begin(), ordering.end(), size_t{0});
-  queue.ExecuteUnfused(ordering, backend, handles);
+const char* ModeName(ExecutionMode mode) { return mode == ExecutionMode::kLazy ? "lazy" : "sync"; }
+
+}  // namespace
+
+Processor::Processor(std::vector<std::unique_ptr<OperationFuser>> fusers,
+                     const SearchSettings& settings)
+    : explorer_(std::move(fusers), settings.max_blocks, settings.max_explorations) {}
+
+void Processor::Process(StreamSegment& segment, ExecutionPlanStore& store, ExecutionMode mode) {
+  if (mode == ExecutionMode::kLazy) {
+    EMBER_CHECK(!segment.operations().empty(), "Lazy processing without a new op");
+    policy_.Update(store, segment.operations().back());
+    explorer_.OnNewOperation();
+  }
+  while (!segment.operations().empty()) {
+    const Action action = policy_.GetAction(store, segment.operations(), mode);
+    switch (action.kind) {
+      case Action::Kind::kExplore:
+        Explore(segment, store, mode);
+        if (explorer_.IsUpToDate()) return;
+        break;
+      case Action::Kind::kDefer:
+        EMBER_CHECK(mode == ExecutionMode::kLazy, "the policy deferred at a sync");
+        return;
+      case Action::Kind::kExecute: {
+        LogFusion(LogLevel::kFull, [&] {
+          return fmt::format("[plan] cache hit: execute plan #{} ({}, segment has {} ops)",
+                             action.plan, ModeName(mode), segment.operations().size());
+        });
+        if (mode == ExecutionMode::kSync) store.AddTrigger(action.plan, ExecutionTrigger::OnSync());
+        ExecuteThenReset(store, segment, [&] { segment.Execute(action.plan, store); });
+        break;
+      }
+    }
+  }
+}
+
+void Processor::Explore(StreamSegment& segment, ExecutionPlanStore& store, ExecutionMode mode) {
+  Exploration result = explorer_.Explore(segment.operations(), mode);
+  switch (result.kind) {
+    case Exploration::Kind::kCompleted: {
+      const PlanId id = OnExplorationCompleted(segment.operations(), store,
+                                               std::move(result.optimization), mode);
+      ExecuteThenReset(store, segment, [&] { segment.Execute(id, store); });
+      return;
+    }
+    case Exploration::Kind::kContinue:
+      EMBER_CHECK(mode == ExecutionMode::kLazy, "the explorer continued at a sync");
+      return;
+    case Exploration::Kind::kUnfused:
+      // Exploration is capped: run unfused and leave the store alone, so a graph that never
+      // repeats stops both re-exploring and growing the store.
+      ExecuteThenReset(store, segment,
+                       [&] { segment.ExecuteUnfused(std::move(result.optimization)); });
+      return;
+  }
+}
+
+void Processor::ExecuteThenReset(const ExecutionPlanStore& store, StreamSegment& segment,
+                                 const std::function<void()>& execute) {
+  try {
+    execute();
+  } catch (...) {
+    // A failed execution still drained what it covered (OperationQueue::ExecuteOptimization):
+    // start over from the new head so the next op sees a consistent policy and explorer.
+    Reset(store, segment.operations());
+    throw;
+  }
+  Reset(store, segment.operations());
+}
+
+void Processor::Reset(const ExecutionPlanStore& store, std::span<const OperationIr> ops) {
+  explorer_.Reset(ops);
+  policy_.Reset();
+  for (const OperationIr& op : ops) policy_.Update(store, op);
+}
+
+PlanId Processor::OnExplorationCompleted(std::span<const OperationIr> ops,
+                                         ExecutionPlanStore& store,
+                                         BlockOptimization optimization,
+                                         ExecutionMode mode) const {
+  const size_t covered = optimization.ordering.size();
+  EMBER_CHECK(covered >= 1 && covered <= ops.size(), "a plan covering {} of {} ops", covered,
+              ops.size());
+  LogFusion(LogLevel::kFull, [&] {
+    return fmt::format("[plan] exploration completed: {}, {}/{} ops optimized", ModeName(mode),
+                       covered, ops.size());
+  });
+  const std::span<const OperationIr> relative = ops.first(covered);
+  ExecutionTrigger trigger = ExecutionTrigger::OnSync();
+  if (mode == ExecutionMode::kLazy) {
+    const std::span<const OperationIr> next = ops.subspan(covered);
+    trigger = next.empty() ? ExecutionTrigger::Always()
+                           : ExecutionTrigger::OnOperations({next.begin(), next.end()});
+  }
+  // A plan identical to one already available wins: it executes, and only gains the trigger.
+  const Action existing = policy_.GetAction(store, relative, ExecutionMode::kSync);
+  if (existing.kind == Action::Kind::kExecute) {
+    store.AddTrigger(existing.plan, std::move(trigger));
+    return existing.plan;
+  }
+  return store.Add(ExecutionPlan{{relative.begin(), relative.end()}, {std::move(trigger)},
+                                 std::move(optimization)});
 }
 
 }  // namespace ember

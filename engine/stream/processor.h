@@ -1,28 +1,60 @@
-// Processor: decides, for one stream, what to execute and when (burn's Processor).
+// Processor: decides, for one stream, what to execute and when (burn's Processor): a Policy
+// that matches cached plans and an Explorer that finds new ones.
 //
-// ExecutionMode::Lazy runs once per newly queued op and may leave ops queued;
-// ExecutionMode::Sync runs at a drain and must consume the whole queue.
+// Process(Lazy) runs once per newly queued op and may leave ops queued (Defer, or an Explorer
+// that keeps waiting while a fuser is open); Process(Sync) runs at a drain and consumes the
+// whole segment. After every execution the remaining ops, re-relativized by the queue from the
+// new head, are fed to the policy again and deferred again for the explorer.
 //
-// This is the foundation's processor: it has no Policy, Explorer or plan store yet (the fusion
-// core replaces its body), so every op runs unfused, in queue order. Lazy mode keeps ops queued
-// until a drain, or until kMaxPendingOps are waiting, so that a program that never syncs still
-// runs in bounded memory.
+// Plans found by exploration go into the device's store with a trigger: the ops that followed
+// the plan (Lazy, OnOperations), Always (Lazy, nothing followed) or OnSync; a re-found plan
+// identical to an available one keeps the stored plan (its optimization runs) and only gains the
+// trigger (burn §9 item 10).
+//
+// Threading: one per stream; called under the device server's lock.
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
 
-#include "engine/runtime/backend.h"
+#include "engine/fuse/fuser.h"
 #include "engine/stream/execution_mode.h"
-#include "engine/stream/operation_queue.h"
+#include "engine/stream/explorer.h"
+#include "engine/stream/plan_store.h"
+#include "engine/stream/policy.h"
+#include "engine/stream/stream_segment.h"
 
 namespace ember {
 
+struct SearchSettings {
+  std::optional<size_t> max_blocks = 5;         // nullopt: no cap (tests only)
+  std::optional<size_t> max_explorations;       // nullopt: unlimited
+};
+
 class Processor {
  public:
-  static constexpr size_t kMaxPendingOps = 1024;
+  Processor(std::vector<std::unique_ptr<OperationFuser>> fusers, const SearchSettings& settings);
 
-  void Process(OperationQueue& queue, Backend& backend, HandleContainer& handles,
-               ExecutionMode mode);
+  // REQUIRES (Lazy): exactly one op was queued since the last call.
+  void Process(StreamSegment& segment, ExecutionPlanStore& store, ExecutionMode mode);
+
+  size_t num_explorations() const { return explorer_.num_explorations(); }
+
+ private:
+  void Explore(StreamSegment& segment, ExecutionPlanStore& store, ExecutionMode mode);
+  void Reset(const ExecutionPlanStore& store, std::span<const OperationIr> ops);
+  // Runs `execute` (an execution of the segment's head), then resets for the remaining ops,
+  // also when the execution throws.
+  void ExecuteThenReset(const ExecutionPlanStore& store, StreamSegment& segment,
+                        const std::function<void()>& execute);
+  PlanId OnExplorationCompleted(std::span<const OperationIr> ops, ExecutionPlanStore& store,
+                                BlockOptimization optimization, ExecutionMode mode) const;
+
+  Policy policy_;
+  Explorer explorer_;
 };
 
 }  // namespace ember

@@ -35,7 +35,7 @@ using stream_test::Rw;
 struct Harness {
   std::unique_ptr<Backend> backend = cpu::MakeCpuBackend(1);
   HandleContainer handles;
-  MultiStream streams{*backend};
+  MultiStream streams{*backend, stream_test::NeverReadyFusers, SearchSettings{}};
   const StreamId home = CurrentStreamId();
   // Other threads' streams; only their ids matter here.
   const StreamId peer = home + 1000;

@@ -2,6 +2,11 @@
 // reads back, so that queues and streams run real ops without the public Tensor API.
 #pragma once
 
+#include <memory>
+#include <vector>
+
+#include "engine/fuse/fuser.h"
+
 #include <cstring>
 #include <utility>
 #include <vector>
@@ -49,6 +54,30 @@ inline std::vector<float> ReadValues(Backend& backend, const TensorHandle& handl
   std::vector<float> values(static_cast<size_t>(handle.NumElements()));
   std::memcpy(values.data(), bytes.data(), bytes.size());
   return values;
+}
+
+// burn's NeverReadyFuser: always Open, never ready, so a stream keeps every op queued until it
+// drains (and then runs them unfused), which lets tests look at the composition.
+class NeverReadyFuser final : public OperationFuser {
+ public:
+  void Fuse(const OperationIr&) override { ++len_; }
+  std::shared_ptr<Optimization> Finish() override { return nullptr; }
+  void Reset() override { len_ = 0; }
+  FuserStatus status() const override { return FuserStatus::kOpen; }
+  FuserProperties properties() const override { return {}; }
+  size_t len() const override { return len_; }
+  std::unique_ptr<OperationFuser> Clone() const override {
+    return std::make_unique<NeverReadyFuser>(*this);
+  }
+
+ private:
+  size_t len_ = 0;
+};
+
+inline std::vector<std::unique_ptr<OperationFuser>> NeverReadyFusers() {
+  std::vector<std::unique_ptr<OperationFuser>> fusers;
+  fusers.push_back(std::make_unique<NeverReadyFuser>());
+  return fusers;
 }
 
 }  // namespace ember::stream_test

@@ -1,0 +1,318 @@
+// burn's processor/policy/explorer integration tests (stream/execution/tests.rs, burn note
+// §8.1), ported with the same pattern-matching test fusers. As in burn, the ops are used as is
+// (as if already relative) and assertions look at plans' ops and triggers, the executed plan
+// ids and the queue length.
+#include <gtest/gtest.h>
+
+#include <deque>
+
+#include "engine/core/check.h"
+#include "engine/ir/builders.h"
+#include "engine/stream/processor.h"
+
+namespace ember {
+namespace {
+
+class TestOptimization final : public Optimization {
+ public:
+  TestOptimization(int builder_id, size_t size) : builder_id_(builder_id), size_(size) {}
+  void Execute(Context&, OrderedExecution&) override {}
+  size_t len() const override { return size_; }
+  std::string_view name() const override { return "TestOptimization"; }
+  OptimizationState ToState() const override { return {"TestOptimization", {}}; }
+  int builder_id() const { return builder_id_; }
+
+ private:
+  int builder_id_;
+  size_t size_;
+};
+
+// Open while what it saw is a strict prefix of `expected`; ready once it starts with `expected`
+// (score = expected.size()); len() is expected.size().
+class TestOptimizationBuilder final : public OperationFuser {
+ public:
+  TestOptimizationBuilder(int builder_id, std::vector<OperationIr> expected)
+      : builder_id_(builder_id), expected_(std::move(expected)) {}
+
+  void Fuse(const OperationIr& op) override { actual_.push_back(op); }
+  std::shared_ptr<Optimization> Finish() override {
+    return std::make_shared<TestOptimization>(builder_id_, expected_.size());
+  }
+  void Reset() override { actual_.clear(); }
+  FuserStatus status() const override {
+    return actual_.size() < expected_.size() && IsPrefix(actual_.size()) ? FuserStatus::kOpen
+                                                                          : FuserStatus::kClosed;
+  }
+  FuserProperties properties() const override {
+    if (actual_.size() >= expected_.size() && IsPrefix(expected_.size())) {
+      return {expected_.size(), true};
+    }
+    return {};
+  }
+  size_t len() const override { return expected_.size(); }
+  std::unique_ptr<OperationFuser> Clone() const override {
+    return std::make_unique<TestOptimizationBuilder>(*this);
+  }
+
+ private:
+  // actual_[0..n) == expected_[0..n)
+  bool IsPrefix(size_t n) const {
+    for (size_t i = 0; i < n; ++i) {
+      if (!(actual_[i] == expected_[i])) return false;
+    }
+    return true;
+  }
+
+  int builder_id_;
+  std::vector<OperationIr> expected_;
+  std::vector<OperationIr> actual_;
+};
+
+TensorIr T(TensorId id, TensorStatus status) {
+  return TensorIr{id, {32, 32}, status, DType::kF32};
+}
+// All three share tensor id 0, so they always land in one block.
+OperationIr Op1() {
+  return ir::Binary(OpKind::kAdd, T(0, TensorStatus::kReadOnly), T(1, TensorStatus::kReadOnly),
+                    T(2, TensorStatus::kNotInit));
+}
+OperationIr Op2() {
+  return ir::Scalar(OpKind::kAddScalar, T(0, TensorStatus::kReadOnly), ScalarIr::Float(5.0),
+                    T(2, TensorStatus::kNotInit));
+}
+OperationIr Op3() {
+  return ir::Unary(OpKind::kLog, T(0, TensorStatus::kReadOnly), T(0, TensorStatus::kNotInit));
+}
+
+// burn's TestSegment: executing a plan drains, per leaf, opt.len() ops (fused) or
+// ordering.size() ops (unfused) from the front, and records the plan id.
+class TestSegment final : public StreamSegment {
+ public:
+  std::vector<OperationIr> ops;
+  std::vector<PlanId> executed;
+
+  std::span<const OperationIr> operations() const override { return ops; }
+  void Execute(PlanId id, ExecutionPlanStore& store) override {
+    Drain(store.Get(id).optimization.strategy);
+    executed.push_back(id);
+  }
+  void ExecuteUnfused(BlockOptimization optimization) override {
+    Drain(optimization.strategy);
+  }
+
+ private:
+  void Drain(const ExecutionStrategy& s) {
+    size_t n = 0;
+    switch (s.kind) {
+      case ExecutionStrategy::Kind::kOptimization: n = s.optimization->len(); break;
+      case ExecutionStrategy::Kind::kOperations: n = s.ordering.size(); break;
+      case ExecutionStrategy::Kind::kComposed:
+        for (const ExecutionStrategy& child : s.children) Drain(child);
+        return;
+    }
+    EMBER_CHECK(n <= ops.size(), "draining {} of {}", n, ops.size());
+    ops.erase(ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(n));
+  }
+};
+
+struct TestStream {
+  ExecutionPlanStore store;
+  TestSegment segment;
+  Processor processor;
+
+  explicit TestStream(std::vector<std::unique_ptr<OperationFuser>> fusers)
+      : processor(std::move(fusers), SearchSettings{5, std::nullopt}) {}
+
+  void Add(OperationIr op) {
+    segment.ops.push_back(std::move(op));
+    processor.Process(segment, store, ExecutionMode::kLazy);
+  }
+  void Sync() { processor.Process(segment, store, ExecutionMode::kSync); }
+
+  size_t queued() const { return segment.ops.size(); }
+  size_t executions() const { return segment.executed.size(); }
+  PlanId last_executed() const { return segment.executed.back(); }
+
+  void AssertPlan(PlanId id, const std::vector<OperationIr>& ops,
+                  const std::vector<ExecutionTrigger>& triggers) const {
+    ASSERT_LT(id, store.size());
+    EXPECT_EQ(store.Get(id).operations, ops) << "plan #" << id;
+    EXPECT_EQ(store.Get(id).triggers, triggers) << "plan #" << id;
+  }
+};
+
+std::vector<std::unique_ptr<OperationFuser>> Builders(
+    std::vector<std::pair<int, std::vector<OperationIr>>> specs) {
+  std::vector<std::unique_ptr<OperationFuser>> out;
+  for (auto& [id, ops] : specs) {
+    out.push_back(std::make_unique<TestOptimizationBuilder>(id, std::move(ops)));
+  }
+  return out;
+}
+
+using Trig = ExecutionTrigger;
+
+TEST(ProcessorExecution, ShouldSupportComplexStream) {
+  TestStream s(Builders({{0, {Op1(), Op2()}}, {1, {Op2(), Op2()}}}));
+  s.Add(Op1());
+  EXPECT_EQ(s.queued(), 1u);
+  EXPECT_EQ(s.executions(), 0u);
+  s.Add(Op1());
+  EXPECT_EQ(s.queued(), 0u);
+  EXPECT_EQ(s.executions(), 1u);
+  s.AssertPlan(0, {Op1(), Op1()}, {Trig::Always()});
+  s.Add(Op1());
+  EXPECT_EQ(s.queued(), 1u);
+  s.Add(Op2());
+  EXPECT_EQ(s.queued(), 0u);
+  EXPECT_EQ(s.executions(), 2u);
+  s.AssertPlan(1, {Op1(), Op2()}, {Trig::Always()});
+  s.Add(Op2());
+  EXPECT_EQ(s.queued(), 1u);
+  s.Add(Op2());
+  EXPECT_EQ(s.queued(), 0u);
+  EXPECT_EQ(s.executions(), 3u);
+  s.AssertPlan(2, {Op2(), Op2()}, {Trig::Always()});
+  s.Add(Op1());
+  EXPECT_EQ(s.queued(), 1u);
+  s.Add(Op2());
+  EXPECT_EQ(s.queued(), 0u);
+  EXPECT_EQ(s.executions(), 4u);
+  EXPECT_EQ(s.last_executed(), 1u);
+  s.AssertPlan(1, {Op1(), Op2()}, {Trig::Always()});
+  s.Add(Op2());
+  EXPECT_EQ(s.queued(), 1u);
+  s.Add(Op2());
+  EXPECT_EQ(s.queued(), 0u);
+  EXPECT_EQ(s.executions(), 5u);
+  EXPECT_EQ(s.last_executed(), 2u);
+  EXPECT_EQ(s.store.size(), 3u);
+}
+
+TEST(ProcessorExecution, ShouldReuseBasicOperations) {
+  TestStream s(Builders({{0, {Op1(), Op2()}}}));
+  s.Add(Op3());
+  EXPECT_EQ(s.queued(), 0u);
+  s.AssertPlan(0, {Op3()}, {Trig::Always()});
+  s.Add(Op3());
+  EXPECT_EQ(s.queued(), 0u);
+  EXPECT_EQ(s.last_executed(), 0u);
+  s.AssertPlan(0, {Op3()}, {Trig::Always()});
+  s.Add(Op1());
+  EXPECT_EQ(s.queued(), 1u);
+  s.Add(Op3());
+  EXPECT_EQ(s.queued(), 0u);
+  s.AssertPlan(1, {Op1(), Op3()}, {Trig::Always()});
+  EXPECT_EQ(s.last_executed(), 1u);
+}
+
+TEST(ProcessorExecution, ShouldSupportOverlappingOptimizations) {
+  TestStream s(Builders({{0, {Op1(), Op2()}}, {0, {Op1(), Op2(), Op1(), Op1()}}}));
+  s.Add(Op1());
+  s.Add(Op2());
+  s.Add(Op1());
+  EXPECT_EQ(s.queued(), 3u);
+  EXPECT_EQ(s.executions(), 0u);
+  s.Add(Op2());
+  EXPECT_EQ(s.queued(), 2u);
+  EXPECT_EQ(s.executions(), 1u);
+  s.AssertPlan(0, {Op1(), Op2()}, {Trig::OnOperations({Op1(), Op2()})});
+  s.Add(Op2());
+  EXPECT_EQ(s.queued(), 0u);
+  EXPECT_EQ(s.executions(), 3u);
+  s.AssertPlan(0, {Op1(), Op2()},
+               {Trig::OnOperations({Op1(), Op2()}), Trig::OnOperations({Op2()})});
+  s.AssertPlan(1, {Op2()}, {Trig::Always()});
+  s.Add(Op1());
+  s.Add(Op2());
+  s.Add(Op1());
+  EXPECT_EQ(s.queued(), 3u);
+  EXPECT_EQ(s.executions(), 3u);
+  s.Add(Op1());
+  EXPECT_EQ(s.queued(), 0u);
+  EXPECT_EQ(s.executions(), 4u);
+  s.AssertPlan(2, {Op1(), Op2(), Op1(), Op1()}, {Trig::Always()});
+  s.Add(Op1());
+  s.Add(Op2());
+  s.Add(Op1());
+  EXPECT_EQ(s.queued(), 3u);
+  EXPECT_EQ(s.executions(), 4u);
+  s.Sync();
+  EXPECT_EQ(s.queued(), 0u);
+  EXPECT_EQ(s.executions(), 5u);
+  s.AssertPlan(3, {Op1(), Op2(), Op1()}, {Trig::OnSync()});
+  // Derived from the rules (burn's literal is not checked there): B0 fuses the first two ops,
+  // the third runs unfused.
+  const ExecutionPlan& plan3 = s.store.Get(3);
+  EXPECT_EQ(plan3.optimization.ordering, (std::vector<size_t>{0, 1, 2}));
+  ASSERT_EQ(plan3.optimization.strategy.kind, ExecutionStrategy::Kind::kComposed);
+  ASSERT_EQ(plan3.optimization.strategy.children.size(), 2u);
+  EXPECT_EQ(plan3.optimization.strategy.children[0].kind,
+            ExecutionStrategy::Kind::kOptimization);
+  EXPECT_EQ(plan3.optimization.strategy.children[1], ExecutionStrategy::Operations({2}));
+  s.AssertPlan(0, {Op1(), Op2()},
+               {Trig::OnOperations({Op1(), Op2()}), Trig::OnOperations({Op2()})});
+  s.Add(Op3());
+  s.AssertPlan(4, {Op3()}, {Trig::Always()});
+  EXPECT_EQ(s.last_executed(), 4u);
+  s.Add(Op3());
+  EXPECT_EQ(s.last_executed(), 4u);
+  EXPECT_EQ(s.store.size(), 5u);
+}
+
+TEST(ProcessorExecution, ShouldReuseSyncPlanOnNextPass) {
+  TestStream s(Builders({{0, {Op1(), Op2()}}, {1, {Op1(), Op2(), Op3(), Op1()}}}));
+  s.Add(Op1());
+  s.Add(Op2());
+  s.Add(Op3());
+  EXPECT_EQ(s.executions(), 0u);
+  s.Sync();
+  EXPECT_EQ(s.queued(), 0u);
+  EXPECT_EQ(s.executions(), 1u);
+  s.AssertPlan(0, {Op1(), Op2(), Op3()}, {Trig::OnSync()});
+  EXPECT_EQ(s.processor.num_explorations(), 1u);
+  s.Add(Op1());
+  s.Add(Op2());
+  s.Add(Op3());
+  EXPECT_EQ(s.executions(), 1u);
+  s.Sync();
+  EXPECT_EQ(s.queued(), 0u);
+  EXPECT_EQ(s.executions(), 2u);
+  EXPECT_EQ(s.last_executed(), 0u);
+  s.AssertPlan(0, {Op1(), Op2(), Op3()}, {Trig::OnSync()});
+  EXPECT_EQ(s.processor.num_explorations(), 1u);
+}
+
+TEST(ProcessorExecution, ExplorationCapOfZeroRunsUnfusedAndStoresNothing) {
+  ExecutionPlanStore store;
+  TestSegment segment;
+  Processor processor(Builders({{0, {Op1(), Op2()}}}), SearchSettings{5, 0});
+  for (OperationIr op : {Op1(), Op2(), Op3()}) {
+    segment.ops.push_back(op);
+    processor.Process(segment, store, ExecutionMode::kLazy);
+  }
+  EXPECT_TRUE(segment.ops.empty());
+  EXPECT_EQ(store.size(), 0u);
+  EXPECT_TRUE(segment.executed.empty()) << "unfused runs are not plan executions";
+  EXPECT_EQ(processor.num_explorations(), 0u);
+}
+
+TEST(ProcessorExecution, ExplorationCapStopsExploringButKeepsHittingThePlans) {
+  ExecutionPlanStore store;
+  TestSegment segment;
+  Processor processor(Builders({}), SearchSettings{5, 1});
+  auto add = [&](OperationIr op) {
+    segment.ops.push_back(std::move(op));
+    processor.Process(segment, store, ExecutionMode::kLazy);
+  };
+  add(Op3());  // explored: plan 0
+  EXPECT_EQ(store.size(), 1u);
+  add(Op1());  // a miss past the cap: unfused, not stored
+  EXPECT_EQ(store.size(), 1u);
+  add(Op3());  // still a hit
+  EXPECT_EQ(segment.executed, (std::vector<PlanId>{0, 0}));
+  EXPECT_EQ(processor.num_explorations(), 1u);
+}
+
+}  // namespace
+}  // namespace ember
