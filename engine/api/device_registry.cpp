@@ -42,7 +42,7 @@ FuserFactory BackendFusers(Device) {
 
 SearchSettings SettingsFromConfig() {
   const Config& config = GlobalConfig();
-  return SearchSettings{config.max_blocks, config.max_explorations};
+  return SearchSettings{config.max_blocks, config.max_explorations, config.fusion_enabled};
 }
 
 }  // namespace
@@ -81,6 +81,18 @@ void internal::SetFuserFactoryForTesting(FuserFactory factory) {
   Registry& r = GetRegistry();
   std::lock_guard lock(r.mu);
   r.test_fusers = std::move(factory);
+}
+
+Stats GetStats(Device device) {
+  std::shared_ptr<DeviceServer> server;
+  {
+    Registry& r = GetRegistry();
+    std::lock_guard lock(r.mu);
+    auto it = r.servers.find(KeyOf(device));
+    if (it == r.servers.end()) return Stats{};
+    server = it->second;
+  }
+  return server->GetStats();
 }
 
 void Sync(Device device) { ServerFor(device)->Drain(CurrentStreamId()); }

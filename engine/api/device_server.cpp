@@ -113,3 +113,21 @@ size_t DeviceServer::NumStreams() {
 }
 
 }  // namespace ember
+
+namespace ember {
+
+Stats DeviceServer::GetStats() {
+  std::lock_guard lock(mu_);
+  const ProcessorCounters processors = streams_.counters();
+  Stats stats;
+  stats.explorations = processors.explorations;
+  stats.cache_hits = processors.cache_hits;
+  stats.plans = streams_.store().size();
+  const ExecutionCounters executed = streams_.execution_counters();
+  stats.fused_executions = executed.fused_executions;
+  stats.unfused_operations = executed.unfused_operations;
+  stats.launches = executed.launches;
+  return stats;
+}
+
+}  // namespace ember

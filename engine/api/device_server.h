@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <ember/device.h>
+#include <ember/stats.h>
 
 #include "engine/runtime/backend.h"
 #include "engine/stream/multi_stream.h"
@@ -58,6 +59,7 @@ class DeviceServer {
   QueueSnapshot Snapshot(StreamId stream);
   size_t NumHandles();
   size_t NumStreams();
+  Stats GetStats();
 
  private:
   const Device device_;

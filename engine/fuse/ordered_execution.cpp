@@ -10,8 +10,14 @@ void OrderedExecution::ExecuteOperations(HandleContainer& handles,
   for (size_t position : ordering) {
     EMBER_CHECK(position < operations_.size(), "position {} of {} queued ops", position,
                 operations_.size());
-    backend_.Execute(operations_[position], handles);
+    RunUnfused(operations_[position], handles);
   }
+}
+
+void OrderedExecution::RunUnfused(const OperationIr& op, HandleContainer& handles) {
+  backend_.Execute(op, handles);
+  ++unfused_operations_;
+  if (op.kind != OpKind::kInit && op.kind != OpKind::kDrop) ++launches_;
 }
 
 void OrderedExecution::ExecuteOptimization(Optimization& optimization, Context& context,
@@ -21,6 +27,8 @@ void OrderedExecution::ExecuteOptimization(Optimization& optimization, Context& 
   ordering_ = ordering;
   optimization.Execute(context, *this);
   num_executed_ += optimization.len();
+  ++fused_executions_;
+  ++launches_;
 }
 
 const OperationIr& OrderedExecution::OperationWithinOptimization(size_t i) const {
@@ -29,7 +37,7 @@ const OperationIr& OrderedExecution::OperationWithinOptimization(size_t i) const
 }
 
 void OrderedExecution::ExecuteWithinOptimization(size_t i, HandleContainer& handles) {
-  backend_.Execute(OperationWithinOptimization(i), handles);
+  RunUnfused(OperationWithinOptimization(i), handles);
 }
 
 }  // namespace ember

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 
 #include "engine/fuse/context.h"
@@ -36,6 +37,11 @@ class OrderedExecution {
   void ExecuteWithinOptimization(size_t i, HandleContainer& handles);
 
   size_t num_executed() const { return num_executed_; }
+  // For ember::GetStats: optimizations run, ops run one by one (fallbacks included), and
+  // kernels launched (Init and Drop launch nothing).
+  uint64_t fused_executions() const { return fused_executions_; }
+  uint64_t unfused_operations() const { return unfused_operations_; }
+  uint64_t launches() const { return launches_; }
   Backend& backend() { return backend_; }
 
  private:
@@ -43,6 +49,11 @@ class OrderedExecution {
   Backend& backend_;
   std::span<const size_t> ordering_;  // of the optimization being executed
   size_t num_executed_ = 0;
+  uint64_t fused_executions_ = 0;
+  uint64_t unfused_operations_ = 0;
+  uint64_t launches_ = 0;
+
+  void RunUnfused(const OperationIr& op, HandleContainer& handles);
 };
 
 }  // namespace ember

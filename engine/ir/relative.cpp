@@ -20,14 +20,14 @@ void OperationConverter::Clear() {
 
 int64_t OperationConverter::RelativeDim(int64_t value) {
   auto [it, inserted] =
-      shapes_global2relative_.emplace(value, static_cast<int64_t>(shapes_relative2global_.size()));
+      shapes_global2relative_.try_emplace(value, static_cast<int64_t>(shapes_relative2global_.size()));
   if (inserted) shapes_relative2global_.push_back(value);
   return it->second;
 }
 
 TensorIr OperationConverter::RelativeTensor(const TensorIr& global) {
   // The id first, then the dims in order: this is what numbers shape ids.
-  auto [it, inserted] = tensors_global2relative_.emplace(
+  auto [it, inserted] = tensors_global2relative_.try_emplace(
       global.id, static_cast<TensorId>(tensors_relative2global_.size()));
   const TensorId relative_id = it->second;
   TensorIr relative{.id = relative_id, .shape = {}, .status = global.status, .dtype = global.dtype};

@@ -123,7 +123,34 @@ const OperationQueue* MultiStream::queue(StreamId stream) const {
 
 void MultiStream::RemoveIfIdle(StreamId stream) {
   auto it = streams_.find(stream);
-  if (it != streams_.end() && it->second.queue.variables().empty()) streams_.erase(it);
+  if (it == streams_.end() || !it->second.queue.variables().empty()) return;
+  const ProcessorCounters& c = it->second.processor.counters();
+  retired_.explorations += c.explorations;
+  retired_.cache_hits += c.cache_hits;
+  const ExecutionCounters& e = it->second.queue.counters();
+  retired_execution_.fused_executions += e.fused_executions;
+  retired_execution_.unfused_operations += e.unfused_operations;
+  retired_execution_.launches += e.launches;
+  streams_.erase(it);
+}
+
+ExecutionCounters MultiStream::execution_counters() const {
+  ExecutionCounters total = retired_execution_;
+  for (const auto& [id, stream] : streams_) {
+    total.fused_executions += stream.queue.counters().fused_executions;
+    total.unfused_operations += stream.queue.counters().unfused_operations;
+    total.launches += stream.queue.counters().launches;
+  }
+  return total;
+}
+
+ProcessorCounters MultiStream::counters() const {
+  ProcessorCounters total = retired_;
+  for (const auto& [id, stream] : streams_) {
+    total.explorations += stream.processor.counters().explorations;
+    total.cache_hits += stream.processor.counters().cache_hits;
+  }
+  return total;
 }
 
 }  // namespace ember

@@ -65,6 +65,10 @@ class MultiStream {
   const OperationQueue* queue(StreamId stream) const;
   // The device's plans, shared by all its streams.
   const ExecutionPlanStore& store() const { return store_; }
+  // What the processors of all streams did since the device started (streams that were
+  // removed included).
+  ProcessorCounters counters() const;
+  ExecutionCounters execution_counters() const;
   size_t num_streams() const { return streams_.size(); }
 
  private:
@@ -81,6 +85,8 @@ class MultiStream {
   FuserFactory fusers_;
   SearchSettings settings_;
   ExecutionPlanStore store_;
+  ProcessorCounters retired_;  // counters of removed streams
+  ExecutionCounters retired_execution_;
   std::unordered_map<StreamId, Stream> streams_;
   std::unordered_set<TensorId> shared_sources_;
 };

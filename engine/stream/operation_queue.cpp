@@ -7,6 +7,7 @@
 
 #include "engine/core/check.h"
 #include "engine/core/log.h"
+#include "engine/stream/trace.h"
 
 namespace ember {
 
@@ -55,12 +56,23 @@ void OperationQueue::ExecuteUnfused(std::span<const size_t> ordering, Backend& b
 
 void OperationQueue::ExecuteOptimization(const BlockOptimization& optimization, Backend& backend,
                                          HandleContainer& handles) {
+  LogFusion(LogLevel::kFull, [&] { return FormatExecutionTable(optimization.strategy, global_); });
   EMBER_CHECK(optimization.ordering.size() <= global_.size(),
               "a plan covering {} ops on a queue of {}", optimization.ordering.size(),
               global_.size());
   Context context{converter_.tensors_relative2global(), converter_.shapes_relative2global(),
                   converter_.scalars(), converter_.ranges(), &handles};
   OrderedExecution execution(global_, backend);
+  // Counted also when the strategy fails midway: what ran, ran.
+  struct CountOnExit {
+    const OrderedExecution& execution;
+    ExecutionCounters& counters;
+    ~CountOnExit() {
+      counters.fused_executions += execution.fused_executions();
+      counters.unfused_operations += execution.unfused_operations();
+      counters.launches += execution.launches();
+    }
+  } count_on_exit{execution, counters_};
   try {
     RunStrategy(optimization.strategy, execution, context, handles);
   } catch (const std::exception& e) {

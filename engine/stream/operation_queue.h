@@ -28,6 +28,13 @@
 
 namespace ember {
 
+// What a queue executed, for ember::GetStats (see OrderedExecution).
+struct ExecutionCounters {
+  uint64_t fused_executions = 0;
+  uint64_t unfused_operations = 0;
+  uint64_t launches = 0;
+};
+
 class OperationQueue {
  public:
   // Records the statuses of the op's nodes, converts it to the relative form and appends it.
@@ -39,6 +46,7 @@ class OperationQueue {
   const OperationConverter& converter() const { return converter_; }
   size_t size() const { return global_.size(); }
   bool empty() const { return global_.empty(); }
+  const ExecutionCounters& counters() const { return counters_; }
 
   // Executes the stored plan `id` over the head of the queue, then drains what it covered.
   // A plan that names a relative shape id the plan's own ops never assigned runs its ops
@@ -88,7 +96,8 @@ class OperationQueue {
   OperationConverter converter_;
   std::unordered_map<TensorId, TensorStatus> variables_;
   std::vector<TensorIr> deferred_frees_;
-  std::string failed_op_;  // the op (or optimization) running, named in failure errors
+  std::string failed_op_;
+  ExecutionCounters counters_;  // the op (or optimization) running, named in failure errors
 };
 
 }  // namespace ember

@@ -1,5 +1,7 @@
 #include "engine/stream/processor.h"
 
+#include <numeric>
+
 #include <fmt/format.h>
 
 #include "engine/core/check.h"
@@ -14,9 +16,19 @@ const char* ModeName(ExecutionMode mode) { return mode == ExecutionMode::kLazy ?
 
 Processor::Processor(std::vector<std::unique_ptr<OperationFuser>> fusers,
                      const SearchSettings& settings)
-    : explorer_(std::move(fusers), settings.max_blocks, settings.max_explorations) {}
+    : explorer_(std::move(fusers), settings.max_blocks, settings.max_explorations),
+      fusion_enabled_(settings.fusion_enabled) {}
 
 void Processor::Process(StreamSegment& segment, ExecutionPlanStore& store, ExecutionMode mode) {
+  if (!fusion_enabled_) {
+    // Fusion off: run whatever is queued, unfused, in submission order; nothing is stored.
+    const size_t n = segment.operations().size();
+    if (n == 0) return;
+    std::vector<size_t> ordering(n);
+    std::iota(ordering.begin(), ordering.end(), size_t{0});
+    segment.ExecuteUnfused(BlockOptimization{ExecutionStrategy::Operations(ordering), ordering});
+    return;
+  }
   if (mode == ExecutionMode::kLazy) {
     EMBER_CHECK(!segment.operations().empty(), "Lazy processing without a new op");
     policy_.Update(store, segment.operations().back());
@@ -37,6 +49,7 @@ void Processor::Process(StreamSegment& segment, ExecutionPlanStore& store, Execu
           return fmt::format("[plan] cache hit: execute plan #{} ({}, segment has {} ops)",
                              action.plan, ModeName(mode), segment.operations().size());
         });
+        ++counters_.cache_hits;
         if (mode == ExecutionMode::kSync) store.AddTrigger(action.plan, ExecutionTrigger::OnSync());
         ExecuteThenReset(store, segment, [&] { segment.Execute(action.plan, store); });
         break;
@@ -49,6 +62,7 @@ void Processor::Explore(StreamSegment& segment, ExecutionPlanStore& store, Execu
   Exploration result = explorer_.Explore(segment.operations(), mode);
   switch (result.kind) {
     case Exploration::Kind::kCompleted: {
+      ++counters_.explorations;
       const PlanId id = OnExplorationCompleted(segment.operations(), store,
                                                std::move(result.optimization), mode);
       ExecuteThenReset(store, segment, [&] { segment.Execute(id, store); });

@@ -30,8 +30,17 @@
 namespace ember {
 
 struct SearchSettings {
-  std::optional<size_t> max_blocks = 5;         // nullopt: no cap (tests only)
-  std::optional<size_t> max_explorations;       // nullopt: unlimited
+  std::optional<size_t> max_blocks = 5;    // nullopt: no cap (tests only)
+  std::optional<size_t> max_explorations;  // nullopt: unlimited
+  // false ([fusion] enabled = false, EMBER_FUSION=off): every op runs unfused as soon as it is
+  // queued, with no search and no plans: the baseline for differential tests and benchmarks.
+  bool fusion_enabled = true;
+};
+
+// What a stream's processor did, for ember::GetStats (summed over a device's streams).
+struct ProcessorCounters {
+  uint64_t explorations = 0;  // optimizations built by the search
+  uint64_t cache_hits = 0;    // stored plans executed by the policy
 };
 
 class Processor {
@@ -42,6 +51,7 @@ class Processor {
   void Process(StreamSegment& segment, ExecutionPlanStore& store, ExecutionMode mode);
 
   size_t num_explorations() const { return explorer_.num_explorations(); }
+  const ProcessorCounters& counters() const { return counters_; }
 
  private:
   void Explore(StreamSegment& segment, ExecutionPlanStore& store, ExecutionMode mode);
@@ -55,6 +65,8 @@ class Processor {
 
   Policy policy_;
   Explorer explorer_;
+  bool fusion_enabled_;
+  ProcessorCounters counters_;
 };
 
 }  // namespace ember

@@ -316,3 +316,36 @@ TEST(ProcessorExecution, ExplorationCapStopsExploringButKeepsHittingThePlans) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+
+TEST(ProcessorExecution, FusionOffRunsEveryOpAtOnceAndStoresNothing) {
+  ExecutionPlanStore store;
+  TestSegment segment;
+  SearchSettings settings;
+  settings.fusion_enabled = false;
+  Processor processor(Builders({{0, {Op1(), Op2()}}}), settings);
+  for (OperationIr op : {Op1(), Op2(), Op1()}) {
+    segment.ops.push_back(op);
+    processor.Process(segment, store, ExecutionMode::kLazy);
+    EXPECT_TRUE(segment.ops.empty()) << "an op waited with fusion off";
+  }
+  processor.Process(segment, store, ExecutionMode::kSync);
+  EXPECT_EQ(store.size(), 0u);
+  EXPECT_EQ(processor.num_explorations(), 0u);
+  EXPECT_EQ(processor.counters().explorations, 0u);
+}
+
+TEST(ProcessorExecution, CountersCountExplorationsAndCacheHits) {
+  TestStream s(Builders({{0, {Op1(), Op2()}}}));
+  s.Add(Op1());
+  s.Add(Op2());  // explored, plan 0
+  s.Add(Op1());
+  s.Add(Op2());  // hit through Always
+  EXPECT_EQ(s.processor.counters().explorations, 1u);
+  EXPECT_EQ(s.processor.counters().cache_hits, 1u);
+}
+
+}  // namespace
+}  // namespace ember

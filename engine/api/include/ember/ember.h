@@ -6,4 +6,5 @@
 #include <ember/dtype.h>
 #include <ember/error.h>
 #include <ember/slice.h>
+#include <ember/stats.h>
 #include <ember/tensor.h>

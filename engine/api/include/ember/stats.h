@@ -1,0 +1,25 @@
+// ember::Stats: what the engine did on a device since the process started. Part of the public
+// API; used by tests, benchmarks and ember-lab. Later versions add fields; these names stay.
+#pragma once
+
+#include <cstdint>
+
+#include <ember/device.h>
+
+namespace ember {
+
+struct Stats {
+  uint64_t explorations = 0;        // optimizations built by the fusion search
+  uint64_t cache_hits = 0;          // stored plans executed without exploring
+  uint64_t plans = 0;               // plans in the device's in-memory store
+  uint64_t fused_executions = 0;    // fused optimizations executed
+  uint64_t unfused_operations = 0;  // ops executed one by one (Init and Drop included)
+  uint64_t launches = 0;            // kernels run: one per fused execution, one per unfused
+                                    // op other than Init and Drop
+};
+
+// Counters of `device` (all threads). A device that was never used reports zeros; a released
+// device starts again from zero.
+Stats GetStats(Device device = Device::Cpu());
+
+}  // namespace ember
