@@ -1,8 +1,32 @@
 #include "engine/fuse/ordered_execution.h"
 
+#include <algorithm>
+#include <vector>
+
+#include <ember/error.h>
+#include <fmt/format.h>
+
 #include "engine/core/check.h"
 
 namespace ember {
+namespace {
+
+// Throws when `op` reads a tensor with no handle (its producer failed earlier), so that the op
+// fails with an error instead of the backend aborting on a missing handle. `produced_here`:
+// ids the same fused leaf produces before `op` runs.
+void RequireInputs(const OperationIr& op, const HandleContainer& handles,
+                   const std::vector<TensorId>& produced_here = {}) {
+  if (op.kind == OpKind::kDrop) return;  // freeing a tensor that never came to be is fine
+  for (const TensorIr& t : op.inputs) {
+    if (handles.Has(t.id)) continue;
+    if (std::find(produced_here.begin(), produced_here.end(), t.id) != produced_here.end()) {
+      continue;
+    }
+    throw Error(fmt::format("its input t{} was never computed (an op before it failed)", t.id));
+  }
+}
+
+}  // namespace
 
 void OrderedExecution::ExecuteOperations(HandleContainer& handles,
                                          std::span<const size_t> ordering) {
@@ -15,6 +39,8 @@ void OrderedExecution::ExecuteOperations(HandleContainer& handles,
 }
 
 void OrderedExecution::RunUnfused(const OperationIr& op, HandleContainer& handles) {
+  running_ = OpName(op);
+  RequireInputs(op, handles);
   backend_.Execute(op, handles);
   ++unfused_operations_;
   if (op.kind != OpKind::kInit && op.kind != OpKind::kDrop) ++launches_;
@@ -24,8 +50,19 @@ void OrderedExecution::ExecuteOptimization(Optimization& optimization, Context& 
                                            std::span<const size_t> ordering) {
   EMBER_CHECK(ordering.size() <= operations_.size(), "{} covers {} ops of {} queued",
               optimization.name(), ordering.size(), operations_.size());
+  running_ = std::string(optimization.name());
+  // Inputs from outside the leaf must exist; those the leaf produces itself come later.
+  std::vector<TensorId> produced_here;
+  for (size_t position : ordering) {
+    EMBER_CHECK(position < operations_.size(), "position {} of {} queued ops", position,
+                operations_.size());
+    const OperationIr& op = operations_[position];
+    RequireInputs(op, *context.handles, produced_here);
+    for (const TensorIr& t : op.outputs) produced_here.push_back(t.id);
+  }
   ordering_ = ordering;
   optimization.Execute(context, *this);
+  ordering_ = {};
   num_executed_ += optimization.len();
   ++fused_executions_;
   ++launches_;
@@ -33,6 +70,8 @@ void OrderedExecution::ExecuteOptimization(Optimization& optimization, Context& 
 
 const OperationIr& OrderedExecution::OperationWithinOptimization(size_t i) const {
   EMBER_CHECK(i < ordering_.size(), "op {} of an optimization over {}", i, ordering_.size());
+  EMBER_CHECK(ordering_[i] < operations_.size(), "position {} of {} queued ops", ordering_[i],
+              operations_.size());
   return operations_[ordering_[i]];
 }
 

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 
 #include "engine/fuse/context.h"
 #include "engine/fuse/optimization.h"
@@ -23,7 +24,9 @@ class OrderedExecution {
   OrderedExecution(std::span<const OperationIr> operations, Backend& backend)
       : operations_(operations), backend_(backend) {}
 
-  // Runs operations[i] unfused for each i in `ordering`, in that order.
+  // Runs operations[i] unfused for each i in `ordering`, in that order. Each op (here and in
+  // the methods below) first checks that its inputs exist, and throws ember::Error when one
+  // does not (its producer failed earlier).
   void ExecuteOperations(HandleContainer& handles, std::span<const size_t> ordering);
   // Runs `optimization` over `ordering`; counts optimization.len() ops as executed (the
   // optimization's length is authoritative, burn §9 item 23).
@@ -42,6 +45,8 @@ class OrderedExecution {
   uint64_t fused_executions() const { return fused_executions_; }
   uint64_t unfused_operations() const { return unfused_operations_; }
   uint64_t launches() const { return launches_; }
+  // The op or optimization running (or that ran last): named when execution fails.
+  const std::string& running() const { return running_; }
   Backend& backend() { return backend_; }
 
  private:
@@ -52,6 +57,7 @@ class OrderedExecution {
   uint64_t fused_executions_ = 0;
   uint64_t unfused_operations_ = 0;
   uint64_t launches_ = 0;
+  std::string running_;
 
   void RunUnfused(const OperationIr& op, HandleContainer& handles);
 };

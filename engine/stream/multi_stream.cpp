@@ -1,7 +1,43 @@
 #include "engine/stream/multi_stream.h"
 
+#include <numeric>
+#include <string_view>
+
+#include <ember/error.h>
+#include <fmt/format.h>
+
+#include "engine/core/log.h"
+
 namespace ember {
 namespace {
+
+bool HasFusedLeaf(const ExecutionStrategy& s) {
+  switch (s.kind) {
+    case ExecutionStrategy::Kind::kOptimization: return true;
+    case ExecutionStrategy::Kind::kOperations: return false;
+    case ExecutionStrategy::Kind::kComposed:
+      for (const ExecutionStrategy& child : s.children) {
+        if (HasFusedLeaf(child)) return true;
+      }
+      return false;
+  }
+  return false;
+}
+
+// A stored plan whose execution failed keeps matching its segment; if it holds fused code,
+// that code may fail every time (a kernel that does not build or launch), so from now on the
+// plan runs its ops unfused. A purely unfused plan is left alone: its failure came from an op.
+void DemoteToUnfused(PlanId id, ExecutionPlanStore& store, std::string_view why) {
+  ExecutionPlan& plan = store.GetMut(id);
+  if (!HasFusedLeaf(plan.optimization.strategy)) return;  // nothing fused to blame
+  std::vector<size_t> ordering(plan.optimization.ordering.size());
+  std::iota(ordering.begin(), ordering.end(), size_t{0});
+  plan.optimization = BlockOptimization{ExecutionStrategy::Operations(ordering), ordering};
+  LogFusion(LogLevel::kBasic, [&] {
+    return fmt::format("[plan] #{} failed ({}); it runs unfused from now on", id, why);
+  });
+}
+
 
 // The processor's view of a real queue: relative ops, and execution on the device.
 class QueueSegment final : public StreamSegment {
@@ -11,7 +47,12 @@ class QueueSegment final : public StreamSegment {
 
   std::span<const OperationIr> operations() const override { return queue_.relative(); }
   void Execute(PlanId id, ExecutionPlanStore& store) override {
-    queue_.Execute(id, store, backend_, handles_);
+    try {
+      queue_.Execute(id, store, backend_, handles_);
+    } catch (const Error& e) {
+      DemoteToUnfused(id, store, e.what());
+      throw;
+    }
   }
   void ExecuteUnfused(BlockOptimization optimization) override {
     queue_.ExecuteOptimization(optimization, backend_, handles_);

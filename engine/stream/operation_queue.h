@@ -86,9 +86,6 @@ class OperationQueue {
   // Walks the strategy tree, running its leaves in order.
   void RunStrategy(const ExecutionStrategy& strategy, OrderedExecution& execution,
                    Context& context, HandleContainer& handles);
-  // Throws when an input of `op` has no handle: its producer failed earlier, so `op` fails
-  // too (instead of the backend aborting on a missing handle).
-  static void RequireInputs(const OperationIr& op, const HandleContainer& handles);
 
   std::vector<OperationIr> global_;
   std::vector<OperationIr> relative_;
@@ -96,8 +93,7 @@ class OperationQueue {
   OperationConverter converter_;
   std::unordered_map<TensorId, TensorStatus> variables_;
   std::vector<TensorIr> deferred_frees_;
-  std::string failed_op_;
-  ExecutionCounters counters_;  // the op (or optimization) running, named in failure errors
+  ExecutionCounters counters_;  // what this queue executed, for ember::GetStats
 };
 
 }  // namespace ember

@@ -59,7 +59,15 @@ void Processor::Process(StreamSegment& segment, ExecutionPlanStore& store, Execu
 }
 
 void Processor::Explore(StreamSegment& segment, ExecutionPlanStore& store, ExecutionMode mode) {
-  Exploration result = explorer_.Explore(segment.operations(), mode);
+  Exploration result;
+  try {
+    result = explorer_.Explore(segment.operations(), mode);
+  } catch (...) {
+    // Nothing ran, but the optimizer may hold part of the deferred ops: start over, so they
+    // are not registered twice next time.
+    Reset(store, segment.operations());
+    throw;
+  }
   switch (result.kind) {
     case Exploration::Kind::kCompleted: {
       ++counters_.explorations;
