@@ -1,5 +1,5 @@
 // burn's processor/policy/explorer integration tests (stream/execution/tests.rs, burn note
-// §8.1), ported with the same pattern-matching test fusers. As in burn, the ops are used as is
+// §8.1), ported with the same pattern-matching test fusers (tests/search/test_fusers.h). As in burn, the ops are used as is
 // (as if already relative) and assertions look at plans' ops and triggers, the executed plan
 // ids and the queue length.
 #include <gtest/gtest.h>
@@ -9,64 +9,12 @@
 #include "engine/core/check.h"
 #include "engine/ir/builders.h"
 #include "engine/stream/processor.h"
+#include "tests/search/test_fusers.h"
 
 namespace ember {
 namespace {
 
-class TestOptimization final : public Optimization {
- public:
-  TestOptimization(int builder_id, size_t size) : builder_id_(builder_id), size_(size) {}
-  void Execute(Context&, OrderedExecution&) override {}
-  size_t len() const override { return size_; }
-  std::string_view name() const override { return "TestOptimization"; }
-  OptimizationState ToState() const override { return {"TestOptimization", {}}; }
-  int builder_id() const { return builder_id_; }
-
- private:
-  int builder_id_;
-  size_t size_;
-};
-
-// Open while what it saw is a strict prefix of `expected`; ready once it starts with `expected`
-// (score = expected.size()); len() is expected.size().
-class TestOptimizationBuilder final : public OperationFuser {
- public:
-  TestOptimizationBuilder(int builder_id, std::vector<OperationIr> expected)
-      : builder_id_(builder_id), expected_(std::move(expected)) {}
-
-  void Fuse(const OperationIr& op) override { actual_.push_back(op); }
-  std::shared_ptr<Optimization> Finish() override {
-    return std::make_shared<TestOptimization>(builder_id_, expected_.size());
-  }
-  void Reset() override { actual_.clear(); }
-  FuserStatus status() const override {
-    return actual_.size() < expected_.size() && IsPrefix(actual_.size()) ? FuserStatus::kOpen
-                                                                          : FuserStatus::kClosed;
-  }
-  FuserProperties properties() const override {
-    if (actual_.size() >= expected_.size() && IsPrefix(expected_.size())) {
-      return {expected_.size(), true};
-    }
-    return {};
-  }
-  size_t len() const override { return expected_.size(); }
-  std::unique_ptr<OperationFuser> Clone() const override {
-    return std::make_unique<TestOptimizationBuilder>(*this);
-  }
-
- private:
-  // actual_[0..n) == expected_[0..n)
-  bool IsPrefix(size_t n) const {
-    for (size_t i = 0; i < n; ++i) {
-      if (!(actual_[i] == expected_[i])) return false;
-    }
-    return true;
-  }
-
-  int builder_id_;
-  std::vector<OperationIr> expected_;
-  std::vector<OperationIr> actual_;
-};
+using search_test::TestOptimizationFuser;
 
 TensorIr T(TensorId id, TensorStatus status) {
   return TensorIr{id, {32, 32}, status, DType::kF32};
@@ -142,10 +90,10 @@ struct TestStream {
 };
 
 std::vector<std::unique_ptr<OperationFuser>> Builders(
-    std::vector<std::pair<int, std::vector<OperationIr>>> specs) {
+    std::vector<std::pair<size_t, std::vector<OperationIr>>> specs) {
   std::vector<std::unique_ptr<OperationFuser>> out;
   for (auto& [id, ops] : specs) {
-    out.push_back(std::make_unique<TestOptimizationBuilder>(id, std::move(ops)));
+    out.push_back(std::make_unique<TestOptimizationFuser>(id, std::move(ops)));
   }
   return out;
 }

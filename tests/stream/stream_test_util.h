@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/fuse/fuser.h"
+#include "tests/search/test_fusers.h"
 
 #include <cstring>
 #include <utility>
@@ -56,27 +57,11 @@ inline std::vector<float> ReadValues(Backend& backend, const TensorHandle& handl
   return values;
 }
 
-// burn's NeverReadyFuser: always Open, never ready, so a stream keeps every op queued until it
+// One NeverReadyFuser (tests/search/test_fusers.h): a stream keeps every op queued until it
 // drains (and then runs them unfused), which lets tests look at the composition.
-class NeverReadyFuser final : public OperationFuser {
- public:
-  void Fuse(const OperationIr&) override { ++len_; }
-  std::shared_ptr<Optimization> Finish() override { return nullptr; }
-  void Reset() override { len_ = 0; }
-  FuserStatus status() const override { return FuserStatus::kOpen; }
-  FuserProperties properties() const override { return {}; }
-  size_t len() const override { return len_; }
-  std::unique_ptr<OperationFuser> Clone() const override {
-    return std::make_unique<NeverReadyFuser>(*this);
-  }
-
- private:
-  size_t len_ = 0;
-};
-
 inline std::vector<std::unique_ptr<OperationFuser>> NeverReadyFusers() {
   std::vector<std::unique_ptr<OperationFuser>> fusers;
-  fusers.push_back(std::make_unique<NeverReadyFuser>());
+  fusers.push_back(std::make_unique<search_test::NeverReadyFuser>());
   return fusers;
 }
 
