@@ -11,11 +11,32 @@ namespace {
 
 const char* ModeName(ExecutionMode mode) { return mode == ExecutionMode::kLazy ? "lazy" : "sync"; }
 
+std::vector<std::unique_ptr<OperationFuser>> CloneAll(
+    const std::vector<std::unique_ptr<OperationFuser>>& fusers) {
+  std::vector<std::unique_ptr<OperationFuser>> out;
+  for (const auto& f : fusers) {
+    out.push_back(f->Clone());
+    out.back()->Reset();
+  }
+  return out;
+}
+
+// `s` with every position moved up by `offset` (a search over ops[offset..] numbers them from
+// 0).
+ExecutionStrategy Shifted(ExecutionStrategy s, size_t offset) {
+  for (size_t& p : s.ordering) p += offset;
+  for (ExecutionStrategy& child : s.children) child = Shifted(std::move(child), offset);
+  return s;
+}
+
 }  // namespace
 
 Explorer::Explorer(std::vector<std::unique_ptr<OperationFuser>> fusers,
                    std::optional<size_t> max_blocks, std::optional<size_t> max_explorations)
-    : optimizer_(std::move(fusers), max_blocks), max_explorations_(max_explorations) {}
+    : max_blocks_(max_blocks), optimizer_(CloneAll(fusers), max_blocks),
+      max_explorations_(max_explorations) {
+  prototypes_ = std::move(fusers);
+}
 
 Exploration Explorer::Explore(std::span<const OperationIr> ops, ExecutionMode mode) {
   LogFusion(LogLevel::kFull, [&] {
@@ -36,10 +57,37 @@ Exploration Explorer::Explore(std::span<const OperationIr> ops, ExecutionMode mo
   if (mode == ExecutionMode::kLazy && still_optimizing_) return {};
   BlockOptimization optimization = optimizer_.Optimize(ops);
   ++num_explorations_;
-  // A sync segment is final: the tail the search left for the next round joins the plan
-  // unfused, so that the next identical sync hits the plan instead of exploring again.
-  if (mode == ExecutionMode::kSync) optimization.IncludeTrailing(ops.size());
+  if (mode == ExecutionMode::kSync) CoverTail(ops, optimization);
   return {Exploration::Kind::kCompleted, std::move(optimization)};
+}
+
+// Note [Sync tail]
+// A sync segment is final, so its plan must cover all of it: the next identical sync then hits
+// the plan instead of exploring again (burn's include_trailing). burn appends the uncovered
+// tail unfused. With head settling (Note [Head settling], engine/search/block.h) the tail is
+// often the fusable rest of a block whose head was settled, left "for the next round"; at a
+// sync there is no later round, so the next round happens here: the tail is searched again
+// with fresh fusers, as many times as it takes, and each result joins the plan. A search that
+// covers nothing ends the loop and the rest is appended unfused, as in burn. Where burn's tail
+// holds nothing fusable (its own tests), the result is the same Operations leaf.
+void Explorer::CoverTail(std::span<const OperationIr> ops, BlockOptimization& optimization) const {
+  while (optimization.ordering.size() < ops.size()) {
+    const size_t covered = optimization.ordering.size();
+    const std::span<const OperationIr> tail = ops.subspan(covered);
+    StreamOptimizer search(CloneAll(prototypes_), max_blocks_);
+    for (const OperationIr& op : tail) search.Register(op);
+    BlockOptimization next = search.Optimize(tail);
+    if (next.ordering.empty()) break;
+    for (size_t& p : next.ordering) p += covered;
+    ExecutionStrategy strategy = Shifted(std::move(next.strategy), covered);
+    if (optimization.strategy.kind != ExecutionStrategy::Kind::kComposed) {
+      optimization.strategy = ExecutionStrategy::Composed({std::move(optimization.strategy)});
+    }
+    optimization.strategy.children.push_back(std::move(strategy));
+    optimization.ordering.insert(optimization.ordering.end(), next.ordering.begin(),
+                                 next.ordering.end());
+  }
+  optimization.IncludeTrailing(ops.size());
 }
 
 void Explorer::Reset(std::span<const OperationIr> ops) {

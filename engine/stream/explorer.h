@@ -3,7 +3,7 @@
 // It feeds the deferred ops (queued but not yet registered) to a StreamOptimizer. In Lazy mode
 // it waits (Continue) while any fuser of any block is still Open; once every block is closed,
 // the optimizer stopped, or at a sync, it optimizes (Completed). At a sync the plan is extended
-// to cover the whole segment. `max_explorations` caps the optimizations built: past it, every
+// to cover the whole segment (Note [Sync tail]). `max_explorations` caps the optimizations built: past it, every
 // miss runs unfused in submission order and nothing is stored (Unfused); a cap of 0 disables
 // exploration. Cache hits are unaffected by the cap.
 //
@@ -44,7 +44,11 @@ class Explorer {
 
  private:
   void Update(std::span<const OperationIr> ops);
+  // Note [Sync tail]: covers ops[optimization.ordering.size()..] by searching them again.
+  void CoverTail(std::span<const OperationIr> ops, BlockOptimization& optimization) const;
 
+  std::vector<std::unique_ptr<OperationFuser>> prototypes_;  // for the sync tail's searches
+  std::optional<size_t> max_blocks_;
   StreamOptimizer optimizer_;
   size_t num_deferred_ = 0;
   size_t num_explored_ = 0;

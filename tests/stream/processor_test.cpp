@@ -297,3 +297,33 @@ TEST(ProcessorExecution, CountersCountExplorationsAndCacheHits) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+
+OperationIr Chain(OpKind kind, TensorId in, TensorId out) {
+  return ir::Unary(kind, T(in, TensorStatus::kReadOnly), T(out, TensorStatus::kNotInit));
+}
+
+// CONFORMANCE C at a sync (Note [Sync tail]): a block whose head cannot fuse settles only the
+// head; the fusable rest, trailing the segment, is searched again at the sync and fuses,
+// instead of being appended op by op.
+TEST(ProcessorExecution, HeadSettlingAtSyncFusesTheTrailingRest) {
+  const OperationIr a = Chain(OpKind::kLog, 0, 1), b = Chain(OpKind::kExp, 1, 2),
+                    c = Chain(OpKind::kSqrt, 2, 3), d = Chain(OpKind::kTanh, 3, 4),
+                    e = Chain(OpKind::kCos, 10, 11), x = Chain(OpKind::kSin, 1, 5);
+  // F0 fuses [c, d]; F1 starts on a and closes on b (the unfusable head); F2 keeps e's block
+  // open until the sync.
+  TestStream s(Builders({{0, {c, d}}, {1, {a, x}}, {2, {e, e, e}}}));
+  for (const OperationIr& op : {e, a, b, c, d}) s.Add(op);
+  EXPECT_EQ(s.queued(), 5u) << "e's block keeps the explorer waiting";
+  s.Sync();
+  EXPECT_EQ(s.queued(), 0u);
+  s.AssertPlan(0, {e, a, b, c, d}, {Trig::OnSync()});
+  EXPECT_EQ(search_test::Describe(s.store.Get(0).optimization.strategy),
+            "Composed[Ops[0], Ops[1,2], Opt(b0,n2,[3,4],s2)]");
+  EXPECT_EQ(s.store.Get(0).optimization.ordering, (std::vector<size_t>{0, 1, 2, 3, 4}));
+}
+
+}  // namespace
+}  // namespace ember
