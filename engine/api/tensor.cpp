@@ -1,8 +1,5 @@
 // ember::Tensor: creation, inspection and reading back.
-#include <algorithm>
-#include <climits>
 #include <cmath>
-#include <cstring>
 #include <functional>
 
 #include <fmt/format.h>
@@ -10,8 +7,8 @@
 #include "engine/api/checks.h"
 #include "engine/api/tensor_node.h"
 #include "engine/core/check.h"
-#include "engine/core/half.h"
 #include "engine/ir/builders.h"
+#include "engine/runtime/cpu/convert.h"
 
 namespace ember {
 
@@ -54,12 +51,6 @@ Tensor Create(const char* op, std::vector<int64_t> shape, DType dtype, Device de
   return Emit(s, build(NewOutputIr(std::move(shape), dtype)), {});
 }
 
-// A float value stored into an int dtype: truncated, saturated, NaN -> 0 (the Cast rule).
-int64_t SaturateToInt(float v, DType dtype) {
-  const int64_t x = ScalarIr::Float(v).AsInt();
-  if (dtype == DType::kI32) return std::clamp<int64_t>(x, INT32_MIN, INT32_MAX);
-  return x;
-}
 
 }  // namespace
 
@@ -86,35 +77,10 @@ template Tensor Tensor::FromVector<bool>(std::vector<bool>, std::vector<int64_t>
 Tensor Tensor::FromVector(const std::vector<float>& values, std::vector<int64_t> shape,
                           DType dtype, ember::Device device) {
   CheckCount("FromVector", values.size(), shape);
+  // The store rules of every kernel (Note [CPU compute domains]): f16/bf16 round to nearest
+  // even, ints truncate and saturate (NaN -> 0), bool is `!= 0`.
   std::vector<std::byte> bytes(values.size() * static_cast<size_t>(DTypeSize(dtype)));
-  for (size_t i = 0; i < values.size(); ++i) {
-    const float v = values[i];
-    std::byte* dst = bytes.data() + i * static_cast<size_t>(DTypeSize(dtype));
-    switch (dtype) {
-      case DType::kF32: std::memcpy(dst, &v, 4); break;
-      case DType::kF16: {
-        const uint16_t h = FloatToHalf(v);
-        std::memcpy(dst, &h, 2);
-        break;
-      }
-      case DType::kBF16: {
-        const uint16_t h = FloatToBFloat16(v);
-        std::memcpy(dst, &h, 2);
-        break;
-      }
-      case DType::kI32: {
-        const auto x = static_cast<int32_t>(SaturateToInt(v, dtype));
-        std::memcpy(dst, &x, 4);
-        break;
-      }
-      case DType::kI64: {
-        const int64_t x = SaturateToInt(v, dtype);
-        std::memcpy(dst, &x, 8);
-        break;
-      }
-      case DType::kBool: *dst = std::byte{v != 0.0f ? uint8_t{1} : uint8_t{0}}; break;
-    }
-  }
+  cpu::StoreRunF32(values.data(), static_cast<int64_t>(values.size()), dtype, bytes.data());
   return Upload(bytes, std::move(shape), dtype, device);
 }
 
@@ -220,37 +186,17 @@ std::vector<T> ReadBack(Tensor t) {
   const size_t n = static_cast<size_t>(ember::NumElements(ir.shape));
   EMBER_CHECK(bytes.size() == n * static_cast<size_t>(DTypeSize(dtype)), "t{}: read {} bytes",
               ir.id, bytes.size());
+  // The kernels' loads (Note [CPU compute domains]): float dtypes widen to f32 exactly, ints
+  // and bool to i64.
   std::vector<T> out(n);
-  for (size_t i = 0; i < n; ++i) {
-    const std::byte* p = bytes.data() + i * static_cast<size_t>(DTypeSize(dtype));
-    switch (dtype) {
-      case DType::kF32: {
-        float v;
-        std::memcpy(&v, p, 4);
-        out[i] = static_cast<T>(v);
-        break;
-      }
-      case DType::kF16:
-      case DType::kBF16: {
-        uint16_t h;
-        std::memcpy(&h, p, 2);
-        out[i] = static_cast<T>(dtype == DType::kF16 ? HalfToFloat(h) : BFloat16ToFloat(h));
-        break;
-      }
-      case DType::kI32: {
-        int32_t v;
-        std::memcpy(&v, p, 4);
-        out[i] = static_cast<T>(v);
-        break;
-      }
-      case DType::kI64: {
-        int64_t v;
-        std::memcpy(&v, p, 8);
-        out[i] = static_cast<T>(v);
-        break;
-      }
-      case DType::kBool: out[i] = static_cast<T>(std::to_integer<uint8_t>(*p) != 0); break;
-    }
+  if (IsFloat(dtype)) {
+    std::vector<float> values(n);
+    cpu::LoadRunF32(bytes.data(), dtype, 1, static_cast<int64_t>(n), values.data());
+    for (size_t i = 0; i < n; ++i) out[i] = static_cast<T>(values[i]);
+  } else {
+    std::vector<int64_t> values(n);
+    cpu::LoadRunI64(bytes.data(), dtype, 1, static_cast<int64_t>(n), values.data());
+    for (size_t i = 0; i < n; ++i) out[i] = static_cast<T>(values[i]);
   }
   return out;
 }
