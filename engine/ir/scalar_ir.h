@@ -11,6 +11,16 @@
 
 namespace ember {
 
+// A double as an i64 by the float -> int rule used everywhere (casts, int scalars, random ints):
+// truncate toward zero, saturate at the i64 range, NaN -> 0 (a plain cast would be undefined
+// behaviour for NaN and out-of-range values).
+inline int64_t SaturatingToInt64(double v) {
+  if (!(v == v)) return 0;
+  if (v >= 9223372036854775808.0) return INT64_MAX;
+  if (v < -9223372036854775808.0) return INT64_MIN;
+  return static_cast<int64_t>(v);
+}
+
 struct ScalarIr {
   // Stored numbers: never renumber.
   enum class Kind : uint8_t { kFloat = 0, kInt = 1, kUInt = 2, kBool = 3 };
@@ -33,17 +43,10 @@ struct ScalarIr {
     }
     return 0.0;
   }
-  // The value as an integer: floats truncate toward zero, saturate at the i64 range and NaN
-  // gives 0 (a plain cast would be undefined behaviour there).
+  // The value as an integer; floats by SaturatingToInt64.
   int64_t AsInt() const {
     switch (kind) {
-      case Kind::kFloat: {
-        const double v = std::bit_cast<double>(bits);
-        if (!(v == v)) return 0;
-        if (v >= 9223372036854775807.0) return INT64_MAX;
-        if (v <= -9223372036854775808.0) return INT64_MIN;
-        return static_cast<int64_t>(v);
-      }
+      case Kind::kFloat: return SaturatingToInt64(std::bit_cast<double>(bits));
       case Kind::kInt: return static_cast<int64_t>(bits);
       case Kind::kUInt: return static_cast<int64_t>(bits);
       case Kind::kBool: return bits != 0 ? 1 : 0;

@@ -42,7 +42,7 @@ TensorHandle Fill(ScalarIr value, const TensorIr& out, ThreadPool& pool) {
     const int32_t v = FloatToI32Saturating(value.AsDouble());
     std::memcpy(element, &v, sizeof(v));
   } else {
-    const int64_t v = ScalarToI64(value);
+    const int64_t v = value.AsInt();
     StoreRunI64(&v, 1, out.dtype, element);
   }
   const int size = DTypeSize(out.dtype);

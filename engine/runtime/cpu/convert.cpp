@@ -24,23 +24,11 @@ void Write(std::byte* p, T v) {
 
 }  // namespace
 
-int64_t FloatToI64Saturating(double value) {
-  if (std::isnan(value)) return 0;
-  if (value >= 0x1p63) return std::numeric_limits<int64_t>::max();
-  if (value < -0x1p63) return std::numeric_limits<int64_t>::min();
-  return static_cast<int64_t>(value);
-}
-
 int32_t FloatToI32Saturating(double value) {
   if (std::isnan(value)) return 0;
   if (value >= 0x1p31) return std::numeric_limits<int32_t>::max();
   if (value < -0x1p31) return std::numeric_limits<int32_t>::min();
   return static_cast<int32_t>(value);
-}
-
-int64_t ScalarToI64(ScalarIr scalar) {
-  if (scalar.kind == ScalarIr::Kind::kFloat) return FloatToI64Saturating(scalar.AsDouble());
-  return scalar.AsInt();
 }
 
 void LoadRunF32(const std::byte* src, DType dtype, int64_t stride, int64_t n, float* dst) {
@@ -75,16 +63,16 @@ void LoadRunI64(const std::byte* src, DType dtype, int64_t stride, int64_t n, in
   const int64_t step = stride * DTypeSize(dtype);
   switch (dtype) {
     case DType::kF32:
-      for (int64_t i = 0; i < n; ++i) dst[i] = FloatToI64Saturating(Read<float>(src + i * step));
+      for (int64_t i = 0; i < n; ++i) dst[i] = SaturatingToInt64(Read<float>(src + i * step));
       return;
     case DType::kF16:
       for (int64_t i = 0; i < n; ++i) {
-        dst[i] = FloatToI64Saturating(HalfToFloat(Read<uint16_t>(src + i * step)));
+        dst[i] = SaturatingToInt64(HalfToFloat(Read<uint16_t>(src + i * step)));
       }
       return;
     case DType::kBF16:
       for (int64_t i = 0; i < n; ++i) {
-        dst[i] = FloatToI64Saturating(BFloat16ToFloat(Read<uint16_t>(src + i * step)));
+        dst[i] = SaturatingToInt64(BFloat16ToFloat(Read<uint16_t>(src + i * step)));
       }
       return;
     case DType::kI32:
@@ -116,7 +104,7 @@ void StoreRunF32(const float* src, int64_t n, DType dtype, std::byte* dst) {
       for (int64_t i = 0; i < n; ++i) Write<int32_t>(dst + 4 * i, FloatToI32Saturating(src[i]));
       return;
     case DType::kI64:
-      for (int64_t i = 0; i < n; ++i) Write<int64_t>(dst + 8 * i, FloatToI64Saturating(src[i]));
+      for (int64_t i = 0; i < n; ++i) Write<int64_t>(dst + 8 * i, SaturatingToInt64(src[i]));
       return;
     case DType::kBool:
       for (int64_t i = 0; i < n; ++i) dst[i] = std::byte{src[i] != 0.0f};

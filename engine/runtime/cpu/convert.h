@@ -35,12 +35,7 @@ void StoreRunI64(const int64_t* src, int64_t n, DType dtype, std::byte* dst);
 // Copies n elements of `elem_size` bytes from src, src + stride, ... to contiguous dst.
 void CopyRun(const std::byte* src, int elem_size, int64_t stride, int64_t n, std::byte* dst);
 
-// The float -> int rules of Note [CPU compute domains].
-int64_t FloatToI64Saturating(double value);
+// The float -> i32 rule of Note [CPU compute domains] (i64: SaturatingToInt64, scalar_ir.h).
 int32_t FloatToI32Saturating(double value);
-
-// A scalar attribute in the int domain: a float scalar converts by the float -> int rule
-// (ScalarIr::AsInt's plain cast is undefined for NaN and out-of-range values).
-int64_t ScalarToI64(ScalarIr scalar);
 
 }  // namespace ember::cpu

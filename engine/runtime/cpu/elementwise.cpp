@@ -148,7 +148,7 @@ IntTileFn IntBinary(BinaryOp op) {
     case BinaryOp::kPow:
       return [](I in, int64_t* out, int64_t n) {
         for (int64_t i = 0; i < n; ++i) {
-          out[i] = FloatToI64Saturating(
+          out[i] = SaturatingToInt64(
               std::pow(static_cast<double>(in[0][i]), static_cast<double>(in[1][i])));
         }
       };

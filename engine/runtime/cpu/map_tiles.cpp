@@ -41,7 +41,7 @@ void RunTiles(void (*fn)(const T* const*, T*, int64_t), std::span<const Operand>
     for (size_t k = 0; k < operands.size(); ++k) {
       if (operands[k].tensor != nullptr) continue;
       const T value = std::is_same_v<T, float> ? static_cast<T>(operands[k].scalar.AsDouble())
-                                               : static_cast<T>(ScalarToI64(operands[k].scalar));
+                                               : static_cast<T>(operands[k].scalar.AsInt());
       std::fill_n(scratch[k], kTileSize, value);
       in[k] = scratch[k];
     }

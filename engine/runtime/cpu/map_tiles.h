@@ -28,7 +28,7 @@ inline constexpr int64_t kTileSize = 2048;
 inline constexpr int kMaxOperands = 3;
 
 // A tensor (broadcast to the output shape) or a scalar (repeated). A scalar enters the float
-// domain as AsDouble() rounded to f32, the int domain through ScalarToI64 (convert.h).
+// domain as AsDouble() rounded to f32, the int domain through AsInt() (saturating).
 struct Operand {
   const TensorHandle* tensor = nullptr;
   bool last_use = false;  // the op's TensorIr for this input was ReadWrite

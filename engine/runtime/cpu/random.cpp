@@ -62,7 +62,7 @@ void Draw(const Distribution& d, uint64_t key, uint64_t first, int64_t begin, in
 void StoreDrawn(const double* values, int64_t n, DType dtype, double upper, std::byte* dst) {
   if (!IsFloat(dtype)) {
     int64_t ints[kTileSize];
-    for (int64_t i = 0; i < n; ++i) ints[i] = FloatToI64Saturating(std::floor(values[i]));
+    for (int64_t i = 0; i < n; ++i) ints[i] = SaturatingToInt64(std::floor(values[i]));
     StoreRunI64(ints, n, dtype, dst);
     return;
   }
