@@ -108,10 +108,12 @@ void DrainOnThreadExit(const std::shared_ptr<DeviceServer>& server) {
   // list is destroyed at thread exit (thread_locals go in reverse order of construction).
   (void)CurrentStreamId();
   thread_local ThreadStreams streams;
-  std::erase_if(streams.servers, [](const std::weak_ptr<DeviceServer>& w) { return w.expired(); });
+  // Runs for every queued op: the common case (already watched) returns after a short scan;
+  // released servers are pruned only when a new one is added.
   for (const std::weak_ptr<DeviceServer>& w : streams.servers) {
     if (!w.owner_before(server) && !server.owner_before(w)) return;
   }
+  std::erase_if(streams.servers, [](const std::weak_ptr<DeviceServer>& w) { return w.expired(); });
   streams.servers.push_back(server);
 }
 

@@ -6,4 +6,9 @@ namespace ember {
 
 enum class ExecutionMode { kLazy, kSync };
 
+// "lazy" / "sync", as burn's log lines print the mode.
+inline const char* ExecutionModeName(ExecutionMode mode) {
+  return mode == ExecutionMode::kLazy ? "lazy" : "sync";
+}
+
 }  // namespace ember

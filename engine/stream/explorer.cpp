@@ -9,8 +9,6 @@
 namespace ember {
 namespace {
 
-const char* ModeName(ExecutionMode mode) { return mode == ExecutionMode::kLazy ? "lazy" : "sync"; }
-
 std::vector<std::unique_ptr<OperationFuser>> CloneAll(
     const std::vector<std::unique_ptr<OperationFuser>>& fusers) {
   std::vector<std::unique_ptr<OperationFuser>> out;
@@ -40,7 +38,7 @@ Explorer::Explorer(std::vector<std::unique_ptr<OperationFuser>> fusers,
 
 Exploration Explorer::Explore(std::span<const OperationIr> ops, ExecutionMode mode) {
   LogFusion(LogLevel::kFull, [&] {
-    return fmt::format("[explorer] explore ({}): {} deferred of {} queued", ModeName(mode),
+    return fmt::format("[explorer] explore ({}): {} deferred of {} queued", ExecutionModeName(mode),
                        num_deferred_, ops.size());
   });
   if (max_explorations_ && num_explorations_ >= *max_explorations_) {

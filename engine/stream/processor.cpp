@@ -8,11 +8,6 @@
 #include "engine/core/log.h"
 
 namespace ember {
-namespace {
-
-const char* ModeName(ExecutionMode mode) { return mode == ExecutionMode::kLazy ? "lazy" : "sync"; }
-
-}  // namespace
 
 Processor::Processor(std::vector<std::unique_ptr<OperationFuser>> fusers,
                      const SearchSettings& settings)
@@ -47,7 +42,7 @@ void Processor::Process(StreamSegment& segment, ExecutionPlanStore& store, Execu
       case Action::Kind::kExecute: {
         LogFusion(LogLevel::kFull, [&] {
           return fmt::format("[plan] cache hit: execute plan #{} ({}, segment has {} ops)",
-                             action.plan, ModeName(mode), segment.operations().size());
+                             action.plan, ExecutionModeName(mode), segment.operations().size());
         });
         ++counters_.cache_hits;
         if (mode == ExecutionMode::kSync) store.AddTrigger(action.plan, ExecutionTrigger::OnSync());
@@ -115,7 +110,7 @@ PlanId Processor::OnExplorationCompleted(std::span<const OperationIr> ops,
   EMBER_CHECK(covered >= 1 && covered <= ops.size(), "a plan covering {} of {} ops", covered,
               ops.size());
   LogFusion(LogLevel::kFull, [&] {
-    return fmt::format("[plan] exploration completed: {}, {}/{} ops optimized", ModeName(mode),
+    return fmt::format("[plan] exploration completed: {}, {}/{} ops optimized", ExecutionModeName(mode),
                        covered, ops.size());
   });
   const std::span<const OperationIr> relative = ops.first(covered);
