@@ -17,9 +17,6 @@
 namespace ember {
 namespace {
 
-using stream_test::Iota;
-using stream_test::MakeHandle;
-using stream_test::Out;
 using stream_test::ReadValues;
 using stream_test::Ro;
 
@@ -57,22 +54,19 @@ class TwoOpFuser final : public OperationFuser {
 };
 
 TEST(FailedPlan, FusedFailureIsAnErrorAndThePlanRunsUnfusedAfterwards) {
-  std::unique_ptr<Backend> backend = cpu::MakeCpuBackend(1);
-  HandleContainer handles;
-  MultiStream streams(
-      *backend,
-      [] {
-        std::vector<std::unique_ptr<OperationFuser>> fusers;
-        fusers.push_back(std::make_unique<TwoOpFuser>());
-        return fusers;
-      },
-      SearchSettings{});
+  stream_test::StreamDevice device([] {
+    std::vector<std::unique_ptr<OperationFuser>> fusers;
+    fusers.push_back(std::make_unique<TwoOpFuser>());
+    return fusers;
+  });
+  Backend& backend = *device.backend;
+  HandleContainer& handles = device.handles;
+  const MultiStream& streams = device.streams;
   const StreamId home = CurrentStreamId();
   // Segment: Init(t) ; Exp(t -> u). Ids differ per round, the relative form does not.
   auto round = [&](TensorId t, TensorId u) {
-    handles.Register(t, MakeHandle(*backend, Iota({2, 3}), {2, 3}));
-    streams.Register(home, ir::Init(Out(t)), handles);
-    streams.Register(home, ir::Unary(OpKind::kExp, Ro(t), Out(u)), handles);
+    device.Upload(home, t);
+    device.Exp(home, Ro(t), u);
   };
   try {
     round(10, 11);
@@ -89,7 +83,7 @@ TEST(FailedPlan, FusedFailureIsAnErrorAndThePlanRunsUnfusedAfterwards) {
   round(20, 21);  // the same segment: a cache hit on the demoted plan, which now succeeds
   EXPECT_EQ(streams.store().size(), 1u);
   ASSERT_TRUE(handles.Has(21));
-  const std::vector<float> values = ReadValues(*backend, *handles.Peek(21));
+  const std::vector<float> values = ReadValues(backend, *handles.Peek(21));
   EXPECT_FLOAT_EQ(values[1], std::exp(1.0f));
 }
 

@@ -32,27 +32,11 @@ using stream_test::Ro;
 using stream_test::Rw;
 
 // burn's TestSetup: one device (backend + handle container + MultiStream) and a home stream.
-struct Harness {
-  std::unique_ptr<Backend> backend = cpu::MakeCpuBackend(1);
-  HandleContainer handles;
-  MultiStream streams{*backend, stream_test::NeverReadyFusers, SearchSettings{}};
+struct Harness : stream_test::StreamDevice {
   const StreamId home = CurrentStreamId();
   // Other threads' streams; only their ids matter here.
   const StreamId peer = home + 1000;
   const StreamId grandpeer = home + 2000;
-
-  // As the API's FromVector: registers the handle, then queues Init on `stream`.
-  void Upload(StreamId stream, TensorId id) {
-    handles.Register(id, MakeHandle(*backend, Iota(stream_test::kShape)));
-    streams.Register(stream, ir::Init(Out(id)), handles);
-  }
-
-  // burn's register_exp; the input's status is the caller's (burn always reads ReadOnly).
-  void Exp(StreamId stream, TensorIr input, TensorId out) {
-    streams.Register(stream, ir::Unary(OpKind::kExp, std::move(input), Out(out)), handles);
-  }
-
-  void Drain(StreamId stream) { streams.Drain(stream, handles); }
 
   size_t NumPending(StreamId stream) const {
     const OperationQueue* queue = streams.queue(stream);

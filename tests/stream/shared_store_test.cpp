@@ -3,30 +3,19 @@
 // no cross-stream lock on exploration), and later segments hit the first copy.
 #include <gtest/gtest.h>
 
-#include "engine/ir/builders.h"
-#include "engine/runtime/cpu/cpu_backend.h"
-#include "engine/stream/multi_stream.h"
 #include "engine/stream/stream_id.h"
 #include "tests/stream/stream_test_util.h"
 
 namespace ember {
 namespace {
 
-using stream_test::Iota;
-using stream_test::MakeHandle;
-using stream_test::Out;
 using stream_test::Ro;
 
-struct Device {
-  std::unique_ptr<Backend> backend = cpu::MakeCpuBackend(1);
-  HandleContainer handles;
-  MultiStream streams{*backend, stream_test::NeverReadyFusers, SearchSettings{}};
-
+struct Device : stream_test::StreamDevice {
   // Init(t); Exp(t -> t+1): the same relative segment for every t.
   void Queue(StreamId stream, TensorId t) {
-    handles.Register(t, MakeHandle(*backend, Iota({2, 3}), {2, 3}));
-    streams.Register(stream, ir::Init(Out(t)), handles);
-    streams.Register(stream, ir::Unary(OpKind::kExp, Ro(t), Out(t + 1)), handles);
+    Upload(stream, t);
+    Exp(stream, Ro(t), t + 1);
   }
 };
 

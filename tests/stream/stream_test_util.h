@@ -2,19 +2,18 @@
 // reads back, so that queues and streams run real ops without the public Tensor API.
 #pragma once
 
-#include <memory>
-#include <vector>
-
-#include "engine/fuse/fuser.h"
-#include "tests/search/test_fusers.h"
-
 #include <cstring>
+#include <memory>
 #include <utility>
 #include <vector>
 
+#include "engine/fuse/fuser.h"
 #include "engine/ir/builders.h"
 #include "engine/runtime/backend.h"
+#include "engine/runtime/cpu/cpu_backend.h"
 #include "engine/runtime/handle_container.h"
+#include "engine/stream/multi_stream.h"
+#include "tests/search/test_fusers.h"
 
 namespace ember::stream_test {
 
@@ -64,5 +63,29 @@ inline std::vector<std::unique_ptr<OperationFuser>> NeverReadyFusers() {
   fusers.push_back(std::make_unique<search_test::NeverReadyFuser>());
   return fusers;
 }
+
+// One device for MultiStream tests (burn's TestSetup without its streams): a one-thread CPU
+// backend, its handles, and the streams with the given fusers (by default one NeverReadyFuser).
+struct StreamDevice {
+  explicit StreamDevice(FuserFactory fusers = NeverReadyFusers)
+      : streams(*backend, std::move(fusers), SearchSettings{}) {}
+
+  std::unique_ptr<Backend> backend = cpu::MakeCpuBackend(1);
+  HandleContainer handles;
+  MultiStream streams;
+
+  // As the API's FromVector: registers the handle, then queues Init on `stream`.
+  void Upload(StreamId stream, TensorId id) {
+    handles.Register(id, MakeHandle(*backend, Iota(kShape)));
+    streams.Register(stream, ir::Init(Out(id)), handles);
+  }
+
+  // burn's register_exp; the input's status is the caller's (burn always reads ReadOnly).
+  void Exp(StreamId stream, TensorIr input, TensorId out) {
+    streams.Register(stream, ir::Unary(OpKind::kExp, std::move(input), Out(out)), handles);
+  }
+
+  void Drain(StreamId stream) { streams.Drain(stream, handles); }
+};
 
 }  // namespace ember::stream_test
