@@ -54,6 +54,14 @@ size_t ExecutionStrategy::NumLeaves() const {
   return n;
 }
 
+bool ExecutionStrategy::HasOptimization() const {
+  if (kind == Kind::kOptimization) return true;
+  for (const ExecutionStrategy& child : children) {
+    if (child.HasOptimization()) return true;
+  }
+  return false;
+}
+
 std::vector<size_t> ExecutionStrategy::FlatOrdering() const {
   if (kind != Kind::kComposed) return ordering;
   std::vector<size_t> out;

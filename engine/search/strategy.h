@@ -42,6 +42,8 @@ struct ExecutionStrategy {
   // Number of leaves, counted through nested Composed (1 for a leaf). Not burn's
   // strategy_len, which counts positions (order repair uses ordering sizes for that).
   size_t NumLeaves() const;
+  // Whether any leaf is an optimization (fused code), through nested Composed.
+  bool HasOptimization() const;
   // The leaves' orderings concatenated in execution order.
   std::vector<size_t> FlatOrdering() const;
 

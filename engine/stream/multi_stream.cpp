@@ -11,25 +11,12 @@
 namespace ember {
 namespace {
 
-bool HasFusedLeaf(const ExecutionStrategy& s) {
-  switch (s.kind) {
-    case ExecutionStrategy::Kind::kOptimization: return true;
-    case ExecutionStrategy::Kind::kOperations: return false;
-    case ExecutionStrategy::Kind::kComposed:
-      for (const ExecutionStrategy& child : s.children) {
-        if (HasFusedLeaf(child)) return true;
-      }
-      return false;
-  }
-  return false;
-}
-
 // A stored plan whose execution failed keeps matching its segment; if it holds fused code,
 // that code may fail every time (a kernel that does not build or launch), so from now on the
 // plan runs its ops unfused. A purely unfused plan is left alone: its failure came from an op.
 void DemoteToUnfused(PlanId id, ExecutionPlanStore& store, std::string_view why) {
   ExecutionPlan& plan = store.GetMut(id);
-  if (!HasFusedLeaf(plan.optimization.strategy)) return;  // nothing fused to blame
+  if (!plan.optimization.strategy.HasOptimization()) return;  // nothing fused to blame
   std::vector<size_t> ordering(plan.optimization.ordering.size());
   std::iota(ordering.begin(), ordering.end(), size_t{0});
   plan.optimization = BlockOptimization{ExecutionStrategy::Operations(ordering), ordering};
@@ -37,7 +24,6 @@ void DemoteToUnfused(PlanId id, ExecutionPlanStore& store, std::string_view why)
     return fmt::format("[plan] #{} failed ({}); it runs unfused from now on", id, why);
   });
 }
-
 
 // The processor's view of a real queue: relative ops, and execution on the device.
 class QueueSegment final : public StreamSegment {
