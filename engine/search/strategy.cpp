@@ -72,6 +72,12 @@ std::vector<size_t> ExecutionStrategy::FlatOrdering() const {
   return out;
 }
 
+BlockOptimization BlockOptimization::Unfused(size_t n) {
+  std::vector<size_t> ordering(n);
+  std::iota(ordering.begin(), ordering.end(), size_t{0});
+  return BlockOptimization{ExecutionStrategy::Operations(ordering), ordering};
+}
+
 void BlockOptimization::IncludeTrailing(size_t n) {
   if (ordering.size() >= n) return;
   std::vector<size_t> sorted = ordering;

@@ -55,6 +55,10 @@ struct BlockOptimization {
   ExecutionStrategy strategy;
   std::vector<size_t> ordering;
 
+  // Operations over positions 0..n-1 in submission order: the always-legal unfused plan (the
+  // exploration cap, fusion off, the shape-id fallback, a demoted plan).
+  static BlockOptimization Unfused(size_t n);
+
   // At a sync the plan must cover the whole segment: appends Operations over the positions
   // ordering.size()..n (wrapping a single strategy into Composed). REQUIRES: the covered
   // positions are 0..ordering.size().

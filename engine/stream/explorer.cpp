@@ -1,7 +1,5 @@
 #include "engine/stream/explorer.h"
 
-#include <numeric>
-
 #include <fmt/format.h>
 
 #include "engine/core/log.h"
@@ -46,10 +44,7 @@ Exploration Explorer::Explore(std::span<const OperationIr> ops, ExecutionMode mo
     // deferred ops count as consumed, so the processor stops looping.
     num_deferred_ = 0;
     still_optimizing_ = false;
-    std::vector<size_t> ordering(ops.size());
-    std::iota(ordering.begin(), ordering.end(), size_t{0});
-    return {Exploration::Kind::kUnfused,
-            BlockOptimization{ExecutionStrategy::Operations(ordering), ordering}};
+    return {Exploration::Kind::kUnfused, BlockOptimization::Unfused(ops.size())};
   }
   Update(ops);
   if (mode == ExecutionMode::kLazy && still_optimizing_) return {};

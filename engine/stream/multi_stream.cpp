@@ -1,6 +1,5 @@
 #include "engine/stream/multi_stream.h"
 
-#include <numeric>
 #include <string_view>
 
 #include <ember/error.h>
@@ -17,9 +16,7 @@ namespace {
 void DemoteToUnfused(PlanId id, ExecutionPlanStore& store, std::string_view why) {
   ExecutionPlan& plan = store.GetMut(id);
   if (!plan.optimization.strategy.HasOptimization()) return;  // nothing fused to blame
-  std::vector<size_t> ordering(plan.optimization.ordering.size());
-  std::iota(ordering.begin(), ordering.end(), size_t{0});
-  plan.optimization = BlockOptimization{ExecutionStrategy::Operations(ordering), ordering};
+  plan.optimization = BlockOptimization::Unfused(plan.optimization.ordering.size());
   LogFusion(LogLevel::kBasic, [&] {
     return fmt::format("[plan] #{} failed ({}); it runs unfused from now on", id, why);
   });

@@ -3,8 +3,6 @@
 #include <ember/error.h>
 #include <fmt/format.h>
 
-#include <numeric>
-
 #include "engine/core/check.h"
 #include "engine/core/log.h"
 #include "engine/stream/trace.h"
@@ -35,9 +33,7 @@ void OperationQueue::Execute(PlanId id, const ExecutionPlanStore& store, Backend
           "operations unfused",
           id, *needed, assigned, len);
     });
-    std::vector<size_t> ordering(len);
-    std::iota(ordering.begin(), ordering.end(), size_t{0});
-    ExecuteUnfused(ordering, backend, handles);
+    ExecuteOptimization(BlockOptimization::Unfused(len), backend, handles);
     return;
   }
   ExecuteOptimization(plan, backend, handles);

@@ -1,7 +1,5 @@
 #include "engine/stream/processor.h"
 
-#include <numeric>
-
 #include <fmt/format.h>
 
 #include "engine/core/check.h"
@@ -19,9 +17,7 @@ void Processor::Process(StreamSegment& segment, ExecutionPlanStore& store, Execu
     // Fusion off: run whatever is queued, unfused, in submission order; nothing is stored.
     const size_t n = segment.operations().size();
     if (n == 0) return;
-    std::vector<size_t> ordering(n);
-    std::iota(ordering.begin(), ordering.end(), size_t{0});
-    segment.ExecuteUnfused(BlockOptimization{ExecutionStrategy::Operations(ordering), ordering});
+    segment.ExecuteUnfused(BlockOptimization::Unfused(n));
     return;
   }
   if (mode == ExecutionMode::kLazy) {
