@@ -12,3 +12,12 @@ endif()
 if(EMBER_BUILD_BENCH)
   find_package(benchmark REQUIRED)
 endif()
+# The plan database: Cap'n Proto encodes plans (schema/), SQLite stores them (store/).
+# Cap'n Proto is linked statically (Debian ships libcapnp.a and libkj.a), so ember's binaries
+# run on machines without it, such as the GPU machines. Cap'n Proto's CMake package prefers
+# the shared library; naming the archives first makes it import those.
+foreach(_lib capnp kj)
+  find_library(CapnProto_${_lib}_IMPORTED_LOCATION NAMES lib${_lib}.a)
+endforeach()
+find_package(CapnProto REQUIRED)
+find_package(SQLite3 REQUIRED)

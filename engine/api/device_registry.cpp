@@ -1,5 +1,6 @@
 // The process-wide map Device -> DeviceServer, and the free functions of the public API that
 // act on a whole device (Sync, Seed, ReleaseDevice).
+#include <limits>
 #include <map>
 #include <mutex>
 
@@ -7,6 +8,10 @@
 
 #include "engine/api/device_server.h"
 #include "engine/core/config.h"
+#include "engine/fuse/elementwise_fuser.h"
+#include "engine/fuse/matmul_fuser.h"
+#include "engine/fuse/reduce_broadcasted_fuser.h"
+#include "engine/fuse/reduce_fuser.h"
 #include "engine/runtime/cpu/cpu_backend.h"
 
 namespace ember {
@@ -36,8 +41,18 @@ std::unique_ptr<Backend> MakeBackend(Device device) {
 
 // The fusers a backend offers, in tie-break order. None exist yet: every block runs its ops
 // unfused (the fusers come with the fusion issue).
+// The built-in fusers in registration order (the order breaks score ties, DESIGN.md §4).
 FuserFactory BackendFusers(Device) {
-  return [] { return std::vector<std::unique_ptr<OperationFuser>>(); };
+  // The CPU backend has no binding limit (burn's CPU runtime: u32::MAX).
+  static constexpr uint32_t kMaxBindings = std::numeric_limits<uint32_t>::max();
+  return [] {
+    std::vector<std::unique_ptr<OperationFuser>> fusers;
+    fusers.push_back(std::make_unique<ElementWiseFuser>(kMaxBindings));
+    fusers.push_back(std::make_unique<MatmulFuser>(kMaxBindings));
+    fusers.push_back(std::make_unique<ReduceFuser>(kMaxBindings));
+    fusers.push_back(std::make_unique<ReduceBroadcastedFuser>(kMaxBindings));
+    return fusers;
+  };
 }
 
 SearchSettings SettingsFromConfig() {

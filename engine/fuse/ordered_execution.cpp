@@ -61,11 +61,16 @@ void OrderedExecution::ExecuteOptimization(Optimization& optimization, Context& 
     for (const TensorIr& t : op.outputs) produced_here.push_back(t.id);
   }
   ordering_ = ordering;
+  const uint64_t unfused_before = unfused_operations_;
   optimization.Execute(context, *this);
   ordering_ = {};
   num_executed_ += optimization.len();
-  ++fused_executions_;
-  ++launches_;
+  // An optimization that fell back to its ops one by one (Note [Fused fallback]) counted
+  // those ops and their launches already.
+  if (unfused_operations_ == unfused_before) {
+    ++fused_executions_;
+    ++launches_;
+  }
 }
 
 const OperationIr& OrderedExecution::OperationWithinOptimization(size_t i) const {

@@ -40,8 +40,9 @@ class OrderedExecution {
   void ExecuteWithinOptimization(size_t i, HandleContainer& handles);
 
   size_t num_executed() const { return num_executed_; }
-  // For ember::GetStats: optimizations run, ops run one by one (fallbacks included), and
-  // kernels launched (Init and Drop launch nothing).
+  // For ember::GetStats: optimizations run fused, ops run one by one (an optimization's
+  // fallback included, which then does not count as fused), and kernels launched (Init and
+  // Drop launch nothing).
   uint64_t fused_executions() const { return fused_executions_; }
   uint64_t unfused_operations() const { return unfused_operations_; }
   uint64_t launches() const { return launches_; }

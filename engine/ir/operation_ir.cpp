@@ -109,17 +109,36 @@ Layout LayoutOf(OpKind kind) {
 }  // namespace
 
 void ValidateOperation(const OperationIr& op) {
+  const Status status = CheckOperationLayout(op);
+  EMBER_CHECK(status.ok(), "{}", status.message());
+}
+
+Status CheckOperationLayout(const OperationIr& op) {
+  // Range checks first: OpName indexes tables by kind and dtype.
+  if (static_cast<int>(op.kind) >= kNumOpKinds) {
+    return Status::Corruption(fmt::format("op kind {} out of range", static_cast<int>(op.kind)));
+  }
+  if (static_cast<int>(op.dtype) >= kNumDTypes) {
+    return Status::Corruption(fmt::format("dtype {} out of range", static_cast<int>(op.dtype)));
+  }
   const Layout l = LayoutOf(op.kind);
   const int n_in = static_cast<int>(op.inputs.size());
-  EMBER_CHECK(n_in >= l.min_inputs && (l.max_inputs < 0 || n_in <= l.max_inputs),
-              "{}: {} inputs", OpName(op), n_in);
-  EMBER_CHECK(static_cast<int>(op.outputs.size()) == l.outputs, "{}: {} outputs", OpName(op),
-              op.outputs.size());
-  EMBER_CHECK(static_cast<int>(op.scalars.size()) == l.scalars, "{}: {} scalars", OpName(op),
-              op.scalars.size());
-  EMBER_CHECK(l.dims < 0 || static_cast<int>(op.dims.size()) == l.dims, "{}: {} dims",
-              OpName(op), op.dims.size());
-  EMBER_CHECK(l.ranges || op.ranges.empty(), "{}: unexpected ranges", OpName(op));
+  if (n_in < l.min_inputs || (l.max_inputs >= 0 && n_in > l.max_inputs)) {
+    return Status::Corruption(fmt::format("{}: {} inputs", OpName(op), n_in));
+  }
+  if (static_cast<int>(op.outputs.size()) != l.outputs) {
+    return Status::Corruption(fmt::format("{}: {} outputs", OpName(op), op.outputs.size()));
+  }
+  if (static_cast<int>(op.scalars.size()) != l.scalars) {
+    return Status::Corruption(fmt::format("{}: {} scalars", OpName(op), op.scalars.size()));
+  }
+  if (l.dims >= 0 && static_cast<int>(op.dims.size()) != l.dims) {
+    return Status::Corruption(fmt::format("{}: {} dims", OpName(op), op.dims.size()));
+  }
+  if (!l.ranges && !op.ranges.empty()) {
+    return Status::Corruption(fmt::format("{}: unexpected ranges", OpName(op)));
+  }
+  return Status::Ok();
 }
 
 }  // namespace ember

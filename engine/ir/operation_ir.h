@@ -34,6 +34,7 @@
 
 #include <ember/slice.h>
 
+#include "engine/core/status.h"
 #include "engine/ir/op_kind.h"
 #include "engine/ir/scalar_ir.h"
 #include "engine/ir/tensor_ir.h"
@@ -76,8 +77,13 @@ struct OperationIr {
 // "NumericFloat::Add" for this op.
 std::string OpName(const OperationIr& op);
 
-// CHECKs that `op` has the layout its kind requires (Note [Op layouts]). For builders and
-// decoders; user input is validated earlier, at the API, with ember::Error.
+// CHECKs that `op` has the layout its kind requires (Note [Op layouts]). For builders; user
+// input is validated earlier, at the API, with ember::Error.
 void ValidateOperation(const OperationIr& op);
+
+// The same check without aborting, for ops read from outside the process (the plan codec): a
+// kind or family dtype outside the known numbers, or a layout its kind does not have, gives
+// Status::Corruption naming the problem.
+Status CheckOperationLayout(const OperationIr& op);
 
 }  // namespace ember

@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "engine/ir/operation_ir.h"
+#include "engine/runtime/fused_launch.h"
 #include "engine/runtime/handle_container.h"
 
 namespace ember {
@@ -26,6 +28,12 @@ class Backend {
   // a no-op (the handle was registered before the op was queued); Drop frees its input.
   // REQUIRES: the op passed the API's checks (shapes, dtypes, axes are valid).
   virtual void Execute(const OperationIr& op, HandleContainer& handles) = 0;
+
+  // Runs a fused trace (Note [Fused trace], engine/trace/fuse_trace.h) and returns one handle
+  // per launch.outputs, in order. Throws ember::Error when it cannot (the default: a backend
+  // without fused kernels); the caller then runs the trace's ops one by one, so a throwing
+  // backend must not have changed any input.
+  virtual std::vector<TensorHandle> ExecuteFused(const FusedLaunch& launch);
 
   // A new contiguous handle holding a copy of `bytes` (row-major, dtype's element size).
   // REQUIRES: bytes.size() == NumElements(shape) * DTypeSize(dtype).

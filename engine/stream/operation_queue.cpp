@@ -83,6 +83,8 @@ void OperationQueue::ExecuteOptimization(const BlockOptimization& optimization, 
   EMBER_CHECK(execution.num_executed() == optimization.ordering.size(),
               "the plan executed {} ops but covers {}", execution.num_executed(),
               optimization.ordering.size());
+  // The seed's trace ends with the kernels the execution launched.
+  LogFusion(LogLevel::kFull, [&] { return fmt::format("    {} launch(es)", execution.launches()); });
   Drain(execution.num_executed(), handles);
 }
 

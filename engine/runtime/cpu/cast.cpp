@@ -16,8 +16,7 @@ TensorHandle Cast(const Operand& x, const TensorIr& out, ThreadPool& pool) {
     return *x.tensor;
   }
   // Load in the input's domain, store in the output's dtype: the store applies the rules.
-  const Domain domain = IsFloat(x.dtype(out.dtype)) ? Domain::kFloat : Domain::kInt;
-  const TileOp tile{domain,
+  const TileOp tile{DomainOf(x.dtype(out.dtype)),
                     [](const float* const* in, float* result, int64_t n) {
                       std::memmove(result, in[0], n * sizeof(float));
                     },
@@ -28,23 +27,27 @@ TensorHandle Cast(const Operand& x, const TensorIr& out, ThreadPool& pool) {
   return MapTiles(tile, operands, out, pool);
 }
 
-TensorHandle Fill(ScalarIr value, const TensorIr& out, ThreadPool& pool) {
-  TensorHandle result = NewHandle(out.shape, out.dtype);
-  // Encode one element in the output dtype, then repeat its bytes.
-  std::byte element[8] = {};
-  if (IsFloat(out.dtype)) {
+void EncodeFill(ScalarIr value, DType dtype, std::byte* element) {
+  if (IsFloat(dtype)) {
     const float v = static_cast<float>(value.AsDouble());
-    StoreRunF32(&v, 1, out.dtype, element);
-  } else if (out.dtype == DType::kBool) {
+    StoreRunF32(&v, 1, dtype, element);
+  } else if (dtype == DType::kBool) {
     element[0] = std::byte{value.AsDouble() != 0.0};
-  } else if (value.kind == ScalarIr::Kind::kFloat && out.dtype == DType::kI32) {
+  } else if (value.kind == ScalarIr::Kind::kFloat && dtype == DType::kI32) {
     // Saturate at i32's own range (going through i64 would wrap).
     const int32_t v = FloatToI32Saturating(value.AsDouble());
     std::memcpy(element, &v, sizeof(v));
   } else {
     const int64_t v = value.AsInt();
-    StoreRunI64(&v, 1, out.dtype, element);
+    StoreRunI64(&v, 1, dtype, element);
   }
+}
+
+TensorHandle Fill(ScalarIr value, const TensorIr& out, ThreadPool& pool) {
+  TensorHandle result = NewHandle(out.shape, out.dtype);
+  // Encode one element in the output dtype, then repeat its bytes.
+  std::byte element[8] = {};
+  EncodeFill(value, out.dtype, element);
   const int size = DTypeSize(out.dtype);
   std::byte* dst = ElementData(result);
   pool.ParallelFor(result.NumElements(), kParallelGrain, [&](int64_t begin, int64_t end) {

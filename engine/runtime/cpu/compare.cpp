@@ -65,13 +65,15 @@ IntTileFn IntCompare(CompareOp op) {
 
 }  // namespace
 
+TileOp CompareTile(CompareOp op, DType lhs) {
+  // The lhs's dtype (the op's family) picks the domain: f32 for floats, i64 for ints and bool.
+  return {DomainOf(lhs), FloatCompare(op), IntCompare(op)};
+}
+
 TensorHandle Compare(CompareOp op, const Operand& lhs, const Operand& rhs, const TensorIr& out,
                      ThreadPool& pool) {
-  // The lhs's dtype (the op's family) picks the domain: f32 for floats, i64 for ints and bool.
-  const Domain domain = IsFloat(lhs.dtype(out.dtype)) ? Domain::kFloat : Domain::kInt;
-  const TileOp tile{domain, FloatCompare(op), IntCompare(op)};
   const Operand operands[] = {lhs, rhs};
-  return MapTiles(tile, operands, out, pool);
+  return MapTiles(CompareTile(op, lhs.dtype(out.dtype)), operands, out, pool);
 }
 
 }  // namespace ember::cpu

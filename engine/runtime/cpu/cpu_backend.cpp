@@ -5,6 +5,7 @@
 
 #include "engine/core/check.h"
 #include "engine/runtime/cpu/cpu_buffer.h"
+#include "engine/runtime/cpu/fused_run.h"
 #include "engine/runtime/cpu/kernels.h"
 #include "engine/runtime/cpu/random.h"
 #include "engine/runtime/cpu/strided.h"
@@ -19,6 +20,9 @@ class CpuBackend final : public Backend {
 
   std::string_view name() const override { return "cpu"; }
   void Execute(const OperationIr& op, HandleContainer& handles) override;
+  std::vector<TensorHandle> ExecuteFused(const FusedLaunch& launch) override {
+    return RunFused(launch, pool_);
+  }
   TensorHandle FromHost(std::span<const std::byte> bytes, const Shape& shape, DType dtype) override;
   void ToHost(const TensorHandle& handle, std::span<std::byte> out) override;
   void Seed(uint64_t seed) override { generator_.Seed(seed); }

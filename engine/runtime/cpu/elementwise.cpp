@@ -156,65 +156,72 @@ IntTileFn IntBinary(BinaryOp op) {
   return nullptr;
 }
 
-Domain DomainOf(DType dtype) { return IsFloat(dtype) ? Domain::kFloat : Domain::kInt; }
-
 }  // namespace
 
-TensorHandle Unary(UnaryOp op, const Operand& x, const TensorIr& out, ThreadPool& pool) {
+TileOp UnaryTile(UnaryOp op, DType x) {
   const bool int_sign_op = op == UnaryOp::kAbs || op == UnaryOp::kNeg;
-  TileOp tile{Domain::kFloat, FloatUnary(op), nullptr};
-  if (int_sign_op && DomainOf(x.dtype(out.dtype)) == Domain::kInt) {
-    tile.domain = Domain::kInt;
-    tile.int_fn = op == UnaryOp::kAbs ? IntTileFn([](I in, int64_t* out_, int64_t n) {
-      for (int64_t i = 0; i < n; ++i) out_[i] = in[0][i] < 0 ? WrapNeg(in[0][i]) : in[0][i];
-    })
-                                      : IntTileFn([](I in, int64_t* out_, int64_t n) {
-                                          for (int64_t i = 0; i < n; ++i)
-                                            out_[i] = WrapNeg(in[0][i]);
-                                        });
+  if (!int_sign_op || DomainOf(x) != Domain::kInt) return {Domain::kFloat, FloatUnary(op), nullptr};
+  if (op == UnaryOp::kAbs) {
+    return {Domain::kInt, nullptr, [](I in, int64_t* out, int64_t n) {
+              for (int64_t i = 0; i < n; ++i) out[i] = in[0][i] < 0 ? WrapNeg(in[0][i]) : in[0][i];
+            }};
   }
+  return {Domain::kInt, nullptr, [](I in, int64_t* out, int64_t n) {
+            for (int64_t i = 0; i < n; ++i) out[i] = WrapNeg(in[0][i]);
+          }};
+}
+
+TileOp BinaryTile(BinaryOp op, DType lhs) {
+  return {DomainOf(lhs), FloatBinary(op), IntBinary(op)};
+}
+
+TileOp ClampTile(DType x) {
+  return {DomainOf(x),
+          [](F in, float* out, int64_t n) {
+            for (int64_t i = 0; i < n; ++i) {
+              const float v = in[0][i];
+              out[i] = v < in[1][i] ? in[1][i] : (v > in[2][i] ? in[2][i] : v);
+            }
+          },
+          [](I in, int64_t* out, int64_t n) {
+            for (int64_t i = 0; i < n; ++i) {
+              const int64_t v = in[0][i];
+              out[i] = v < in[1][i] ? in[1][i] : (v > in[2][i] ? in[2][i] : v);
+            }
+          }};
+}
+
+TileOp MaskWhereTile(DType tensor) {
+  return {DomainOf(tensor),
+          [](F in, float* out, int64_t n) {
+            for (int64_t i = 0; i < n; ++i) out[i] = in[1][i] != 0.0f ? in[2][i] : in[0][i];
+          },
+          [](I in, int64_t* out, int64_t n) {
+            for (int64_t i = 0; i < n; ++i) out[i] = in[1][i] != 0 ? in[2][i] : in[0][i];
+          }};
+}
+
+TensorHandle Unary(UnaryOp op, const Operand& x, const TensorIr& out, ThreadPool& pool) {
   const Operand operands[] = {x};
-  return MapTiles(tile, operands, out, pool);
+  return MapTiles(UnaryTile(op, x.dtype(out.dtype)), operands, out, pool);
 }
 
 TensorHandle Binary(BinaryOp op, const Operand& lhs, const Operand& rhs, const TensorIr& out,
                     ThreadPool& pool) {
-  const TileOp tile{DomainOf(lhs.dtype(out.dtype)), FloatBinary(op), IntBinary(op)};
   const Operand operands[] = {lhs, rhs};
-  return MapTiles(tile, operands, out, pool);
+  return MapTiles(BinaryTile(op, lhs.dtype(out.dtype)), operands, out, pool);
 }
 
 TensorHandle Clamp(const Operand& x, const Operand& lo, const Operand& hi, const TensorIr& out,
                    ThreadPool& pool) {
-  const TileOp tile{DomainOf(x.dtype(out.dtype)),
-                    [](F in, float* out_, int64_t n) {
-                      for (int64_t i = 0; i < n; ++i) {
-                        const float v = in[0][i];
-                        out_[i] = v < in[1][i] ? in[1][i] : (v > in[2][i] ? in[2][i] : v);
-                      }
-                    },
-                    [](I in, int64_t* out_, int64_t n) {
-                      for (int64_t i = 0; i < n; ++i) {
-                        const int64_t v = in[0][i];
-                        out_[i] = v < in[1][i] ? in[1][i] : (v > in[2][i] ? in[2][i] : v);
-                      }
-                    }};
   const Operand operands[] = {x, lo, hi};
-  return MapTiles(tile, operands, out, pool);
+  return MapTiles(ClampTile(x.dtype(out.dtype)), operands, out, pool);
 }
 
 TensorHandle MaskWhere(const Operand& tensor, const Operand& mask, const Operand& value,
                        const TensorIr& out, ThreadPool& pool) {
-  const TileOp tile{DomainOf(tensor.dtype(out.dtype)),
-                    [](F in, float* out_, int64_t n) {
-                      for (int64_t i = 0; i < n; ++i)
-                        out_[i] = in[1][i] != 0.0f ? in[2][i] : in[0][i];
-                    },
-                    [](I in, int64_t* out_, int64_t n) {
-                      for (int64_t i = 0; i < n; ++i) out_[i] = in[1][i] != 0 ? in[2][i] : in[0][i];
-                    }};
   const Operand operands[] = {tensor, mask, value};
-  return MapTiles(tile, operands, out, pool);
+  return MapTiles(MaskWhereTile(tensor.dtype(out.dtype)), operands, out, pool);
 }
 
 }  // namespace ember::cpu

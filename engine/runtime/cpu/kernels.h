@@ -38,6 +38,13 @@ TensorHandle Clamp(const Operand& x, const Operand& lo, const Operand& hi, const
 // out = mask ? value : tensor (MaskWhere, and MaskFill with a scalar value).
 TensorHandle MaskWhere(const Operand& tensor, const Operand& mask, const Operand& value,
                        const TensorIr& out, ThreadPool& pool);
+// The tile functions the kernels above give MapTiles, with the domain picked from the dtype of
+// their first operand (x, lhs, tensor); the fused-trace interpreter (fused_program.cpp) runs
+// the same functions so fused and unfused results agree bit for bit. Operand order as above.
+TileOp UnaryTile(UnaryOp op, DType x);
+TileOp BinaryTile(BinaryOp op, DType lhs);
+TileOp ClampTile(DType x);
+TileOp MaskWhereTile(DType tensor);
 
 // --- compare.cpp -------------------------------------------------------------------------
 enum class CompareOp { kEqual, kLower, kGreater, kLowerEqual, kGreaterEqual };
@@ -45,6 +52,7 @@ enum class CompareOp { kEqual, kLower, kGreater, kLowerEqual, kGreaterEqual };
 // Compares in the lhs's domain; NaN compares false (so NaN == NaN is false).
 TensorHandle Compare(CompareOp op, const Operand& lhs, const Operand& rhs, const TensorIr& out,
                      ThreadPool& pool);
+TileOp CompareTile(CompareOp op, DType lhs);
 
 // --- cast.cpp ----------------------------------------------------------------------------
 // The conversion rules of Note [CPU compute domains]. A cast to the same dtype shares the
@@ -53,6 +61,8 @@ TensorHandle Cast(const Operand& x, const TensorIr& out, ThreadPool& pool);
 // Every element = value converted to out.dtype: floats round the double value, ints convert
 // by the float -> int rule of Note [CPU compute domains], bool is value != 0.
 TensorHandle Fill(ScalarIr value, const TensorIr& out, ThreadPool& pool);
+// Fill's element: `value` encoded as one element of `dtype` at `element` (DTypeSize bytes).
+void EncodeFill(ScalarIr value, DType dtype, std::byte* element);
 
 // --- views.cpp ---------------------------------------------------------------------------
 // Zero-copy when `x` is contiguous, else a contiguous copy reshaped.

@@ -40,8 +40,8 @@ void RunTiles(void (*fn)(const T* const*, T*, int64_t), std::span<const Operand>
     // Scalars fill their scratch once per chunk; tensor loads never touch it.
     for (size_t k = 0; k < operands.size(); ++k) {
       if (operands[k].tensor != nullptr) continue;
-      const T value = std::is_same_v<T, float> ? static_cast<T>(operands[k].scalar.AsDouble())
-                                               : static_cast<T>(operands[k].scalar.AsInt());
+      const T value = std::is_same_v<T, float> ? static_cast<T>(ScalarAsFloat(operands[k].scalar))
+                                               : static_cast<T>(ScalarAsInt(operands[k].scalar));
       std::fill_n(scratch[k], kTileSize, value);
       in[k] = scratch[k];
     }

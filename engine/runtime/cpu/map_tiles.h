@@ -44,6 +44,13 @@ struct Operand {
 
 enum class Domain { kFloat, kInt };
 
+// f32 for f32, f16 and bf16; i64 for i32, i64 and bool (Note [CPU compute domains]).
+inline Domain DomainOf(DType dtype) { return IsFloat(dtype) ? Domain::kFloat : Domain::kInt; }
+
+// A scalar operand's value in each domain.
+inline float ScalarAsFloat(ScalarIr value) { return static_cast<float>(value.AsDouble()); }
+inline int64_t ScalarAsInt(ScalarIr value) { return value.AsInt(); }
+
 // out[i] = f(in[0][i], in[1][i], ...) for i in [0, n).
 using FloatTileFn = void (*)(const float* const* in, float* out, int64_t n);
 using IntTileFn = void (*)(const int64_t* const* in, int64_t* out, int64_t n);

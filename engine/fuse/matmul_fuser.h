@@ -1,0 +1,39 @@
+// MatmulFuser: a matmul followed by elementwise ops written by the same kernel (its epilogue;
+// burn's MatmulFuser, reference note §1.2 and §3.2). The first op must be a Matmul, whose
+// operands the kernel reads itself and whose result becomes a local of the epilogue block;
+// later ops must be accepted by the epilogue fuser (no reference growth) and by a fresh
+// fallback fuser. Ready once one epilogue op is in; scored by the epilogue alone (the matmul
+// is not scored); len counts the matmul. Ops before the matmul are never absorbed.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "engine/fuse/fuser.h"
+#include "engine/fuse/trace_op_fuser.h"
+
+namespace ember {
+
+class MatmulFuser final : public OperationFuser {
+ public:
+  static constexpr std::string_view kName = "Matmul";
+
+  explicit MatmulFuser(uint32_t max_bindings);
+
+  void Fuse(const OperationIr& op) override;
+  std::shared_ptr<Optimization> Finish() override;
+  void Reset() override;
+  FuserStatus status() const override { return fuser_.status(); }
+  FuserProperties properties() const override { return fuser_.properties(); }
+  size_t len() const override { return fuser_.len() + 1; }
+  std::unique_ptr<OperationFuser> Clone() const override;
+
+ private:
+  uint32_t max_bindings_;
+  TraceOpFuser fuser_;
+  TraceOpFuser fallback_;
+  std::optional<MatmulStage> matmul_;
+};
+
+}  // namespace ember

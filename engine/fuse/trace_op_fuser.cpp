@@ -1,0 +1,303 @@
+#include "engine/fuse/trace_op_fuser.h"
+
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "engine/core/log.h"
+
+namespace ember {
+namespace {
+
+FuseOp MakeOp(FuseOpKind kind, std::initializer_list<FuseArg> args, const FuseArg& out) {
+  FuseOp op;
+  op.kind = kind;
+  int i = 0;
+  for (const FuseArg& a : args) op.args[i++] = a;
+  op.out = out;
+  return op;
+}
+
+int64_t SumIds(const Shape& shape) { return std::accumulate(shape.begin(), shape.end(), 0LL); }
+
+}  // namespace
+
+TraceOpFuser::TraceOpFuser(uint32_t max_bindings, FuseSettings settings)
+    : settings_(settings), max_bindings_(max_bindings) {}
+
+void TraceOpFuser::Reset() { *this = TraceOpFuser(max_bindings_, settings_); }
+
+FuserProperties TraceOpFuser::properties() const {
+  return FuserProperties{.score = Score(), .ready = num_ops_ > 0};
+}
+
+bool TraceOpFuser::CanFuse(const OperationIr& op) const {
+  TraceOpFuser copy = *this;
+  return copy.Fuse(op);
+}
+
+bool TraceOpFuser::Fuse(const OperationIr& op) {
+  if (status_ == FuserStatus::kClosed) return false;
+  const size_t before = num_ops_;
+  const std::string_view reason = TryFuse(op);
+  if (!reason.empty()) {
+    status_ = FuserStatus::kClosed;
+    LogFusion(LogLevel::kFull, [&] {
+      return fmt::format("[fuser] closed on {} ({}); had {} ops, est_bindings={}/{}", OpName(op),
+                         reason, before, builder_.EstimateBindings(), max_bindings_);
+    });
+    return false;
+  }
+  status_ = FuserStatus::kOpen;
+  scoring_.Register(op);
+  ++num_ops_;
+  return true;
+}
+
+FuseArg TraceOpFuser::OutputUnhandled(const TensorIr& tensor) {
+  if (current_output_shape_.empty() || SumIds(current_output_shape_) < SumIds(tensor.shape)) {
+    current_output_shape_ = tensor.shape;
+  }
+  return *builder_.Output(tensor);
+}
+
+void TraceOpFuser::NextBlock(FuseSettings settings) {
+  builder_.NextBlock(current_output_shape_);
+  current_output_shape_.clear();
+  settings_ = settings;
+  status_ = FuserStatus::kOpen;
+}
+
+FuseArg TraceOpFuser::NextBlock(const TensorIr& tensor, FuseSettings settings) {
+  const auto block = static_cast<uint32_t>(builder_.num_previous_blocks());
+  NextBlock(settings);
+  return builder_.BlockLocalInput(tensor, block, /*written_by_block=*/true);
+}
+
+bool TraceOpFuser::Transaction(const std::function<bool(TraceBuilder&)>& add) {
+  if (builder_.num_ops_fused() > kMaxOps) return false;
+  if (!added_ops_) {
+    // The first op is always taken as is (burn: no binding check for it).
+    added_ops_ = true;
+    return add(builder_);
+  }
+  TraceBuilder copy = builder_;
+  if (!add(copy)) return false;
+  if (copy.EstimateBindings() > max_bindings_) return false;
+  builder_ = std::move(copy);
+  return true;
+}
+
+// burn's output_is_compatible (§2.2): on relative ids, where 0 means size 1.
+bool TraceOpFuser::OutputIsCompatible(const TensorIr& out) {
+  if (current_output_shape_.empty()) {
+    current_output_shape_ = out.shape;
+    return true;
+  }
+  const size_t rank = current_output_shape_.size();
+  if (rank != out.shape.size()) return false;
+  Shape updated = current_output_shape_;
+  bool should_update = false;
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t curr = current_output_shape_[i];
+    const int64_t next = out.shape[i];
+    if (curr == next) continue;
+    if (!settings_.broadcast) return false;
+    if (next == 0) continue;
+    if (curr == 0 && settings_.output_shape_updates) {
+      should_update = true;
+      updated[i] = next;
+      continue;
+    }
+    return false;
+  }
+  if (should_update) {
+    if (updated != out.shape) return false;
+    current_output_shape_ = out.shape;
+  }
+  return true;
+}
+
+bool TraceOpFuser::FuseUnary(FuseOpKind kind, const TensorIr& input, const TensorIr& out) {
+  if (!OutputIsCompatible(out)) return false;
+  return Transaction([&](TraceBuilder& b) {
+    auto in = b.Input(input);
+    if (!in) return false;
+    auto o = b.Output(out);
+    if (!o) return false;
+    b.AddOp(MakeOp(kind, {*in}, *o));
+    return true;
+  });
+}
+
+bool TraceOpFuser::FuseBinary(FuseOpKind kind, const OperationIr& op) {
+  if (!OutputIsCompatible(op.outputs[0])) return false;
+  return Transaction([&](TraceBuilder& b) {
+    auto lhs = b.Input(op.inputs[0]);
+    if (!lhs) return false;
+    auto rhs = b.Input(op.inputs[1]);
+    if (!rhs) return false;
+    auto o = b.Output(op.outputs[0]);
+    if (!o) return false;
+    b.AddOp(MakeOp(kind, {*lhs, *rhs}, *o));
+    return true;
+  });
+}
+
+bool TraceOpFuser::FuseScalar(FuseOpKind kind, const OperationIr& op) {
+  if (!OutputIsCompatible(op.outputs[0])) return false;
+  return Transaction([&](TraceBuilder& b) {
+    auto lhs = b.Input(op.inputs[0]);
+    if (!lhs) return false;
+    const FuseArg rhs = b.Scalar(op.scalars[0], op.inputs[0].dtype);
+    auto o = b.Output(op.outputs[0]);
+    if (!o) return false;
+    b.AddOp(MakeOp(kind, {*lhs, rhs}, *o));
+    return true;
+  });
+}
+
+std::string_view TraceOpFuser::TryFuse(const OperationIr& op) {
+  constexpr std::string_view kRejected = "rejected";
+  constexpr std::string_view kUnsupported = "unsupported op";
+  auto ok = [&](bool fused) { return fused ? std::string_view() : kRejected; };
+  const auto& in = op.inputs;
+  const auto& out = op.outputs;
+  switch (op.kind) {
+    case OpKind::kDrop:
+      if (num_ops_ == 0) return "drop on empty fuser";
+      builder_.Drop(in[0]);
+      return {};
+    case OpKind::kAdd: return ok(FuseBinary(FuseOpKind::kAdd, op));
+    case OpKind::kAddScalar: return ok(FuseScalar(FuseOpKind::kAdd, op));
+    case OpKind::kSub: return ok(FuseBinary(FuseOpKind::kSub, op));
+    case OpKind::kSubScalar: return ok(FuseScalar(FuseOpKind::kSub, op));
+    case OpKind::kMul: return ok(FuseBinary(FuseOpKind::kMul, op));
+    case OpKind::kMulScalar: return ok(FuseScalar(FuseOpKind::kMul, op));
+    case OpKind::kDiv: return ok(FuseBinary(FuseOpKind::kDiv, op));
+    case OpKind::kDivScalar: return ok(FuseScalar(FuseOpKind::kDiv, op));
+    case OpKind::kRem: return ok(FuseBinary(FuseOpKind::kRem, op));
+    case OpKind::kRemScalar: return ok(FuseScalar(FuseOpKind::kRem, op));
+    case OpKind::kPowf: return ok(FuseBinary(FuseOpKind::kPowf, op));
+    case OpKind::kPowfScalar: return ok(FuseScalar(FuseOpKind::kPowf, op));
+    case OpKind::kAbs: return ok(FuseUnary(FuseOpKind::kAbs, in[0], out[0]));
+    case OpKind::kNeg: return ok(FuseUnary(FuseOpKind::kNeg, in[0], out[0]));
+    case OpKind::kExp: return ok(FuseUnary(FuseOpKind::kExp, in[0], out[0]));
+    case OpKind::kLog: return ok(FuseUnary(FuseOpKind::kLog, in[0], out[0]));
+    case OpKind::kLog1p: return ok(FuseUnary(FuseOpKind::kLog1p, in[0], out[0]));
+    case OpKind::kSqrt: return ok(FuseUnary(FuseOpKind::kSqrt, in[0], out[0]));
+    case OpKind::kRecip: return ok(FuseUnary(FuseOpKind::kRecip, in[0], out[0]));
+    case OpKind::kSin: return ok(FuseUnary(FuseOpKind::kSin, in[0], out[0]));
+    case OpKind::kCos: return ok(FuseUnary(FuseOpKind::kCos, in[0], out[0]));
+    case OpKind::kTanh: return ok(FuseUnary(FuseOpKind::kTanh, in[0], out[0]));
+    case OpKind::kErf: return ok(FuseUnary(FuseOpKind::kErf, in[0], out[0]));
+    case OpKind::kCast: return ok(FuseUnary(FuseOpKind::kAssign, in[0], out[0]));
+    case OpKind::kEqual: return ok(FuseBinary(FuseOpKind::kEqual, op));
+    case OpKind::kEqualElem: return ok(FuseScalar(FuseOpKind::kEqual, op));
+    case OpKind::kLower: return ok(FuseBinary(FuseOpKind::kLower, op));
+    case OpKind::kLowerElem: return ok(FuseScalar(FuseOpKind::kLower, op));
+    case OpKind::kGreater: return ok(FuseBinary(FuseOpKind::kGreater, op));
+    case OpKind::kGreaterElem: return ok(FuseScalar(FuseOpKind::kGreater, op));
+    case OpKind::kLowerEqual: return ok(FuseBinary(FuseOpKind::kLowerEqual, op));
+    case OpKind::kLowerEqualElem: return ok(FuseScalar(FuseOpKind::kLowerEqual, op));
+    case OpKind::kGreaterEqual: return ok(FuseBinary(FuseOpKind::kGreaterEqual, op));
+    case OpKind::kGreaterEqualElem: return ok(FuseScalar(FuseOpKind::kGreaterEqual, op));
+    case OpKind::kFull:
+    case OpKind::kZeros:
+    case OpKind::kOnes: {
+      if (!OutputIsCompatible(out[0])) return kRejected;
+      return ok(Transaction([&](TraceBuilder& b) {
+        FuseArg value{FuseArgKind::kLiteral, out[0].dtype, op.kind == OpKind::kOnes ? 1u : 0u, 0};
+        if (op.kind == OpKind::kFull) value = b.Scalar(op.scalars[0], out[0].dtype);
+        auto o = b.Output(out[0]);
+        if (!o) return false;
+        b.AddOp(MakeOp(FuseOpKind::kAssign, {value}, *o));
+        return true;
+      }));
+    }
+    case OpKind::kClamp: {
+      if (!OutputIsCompatible(out[0])) return kRejected;
+      return ok(Transaction([&](TraceBuilder& b) {
+        auto x = b.Input(in[0]);
+        if (!x) return false;
+        const FuseArg lo = b.Scalar(op.scalars[0], out[0].dtype);
+        const FuseArg hi = b.Scalar(op.scalars[1], out[0].dtype);
+        auto o = b.Output(out[0]);
+        if (!o) return false;
+        b.AddOp(MakeOp(FuseOpKind::kClamp, {*x, lo, hi}, *o));
+        return true;
+      }));
+    }
+    case OpKind::kMaskWhere: {
+      // inputs {tensor, mask, value}; burn reads mask, tensor, value in that order.
+      if (!OutputIsCompatible(out[0])) return kRejected;
+      return ok(Transaction([&](TraceBuilder& b) {
+        auto cond = b.Input(in[1]);
+        if (!cond) return false;
+        auto rhs = b.Input(in[0]);
+        if (!rhs) return false;
+        auto lhs = b.Input(in[2]);
+        if (!lhs) return false;
+        auto o = b.Output(out[0]);
+        if (!o) return false;
+        b.AddOp(MakeOp(FuseOpKind::kConditionalAssign, {*cond, *lhs, *rhs}, *o));
+        return true;
+      }));
+    }
+    case OpKind::kMaskFill: {
+      if (!OutputIsCompatible(out[0])) return kRejected;
+      return ok(Transaction([&](TraceBuilder& b) {
+        auto cond = b.Input(in[1]);
+        if (!cond) return false;
+        const FuseArg lhs = b.Scalar(op.scalars[0], out[0].dtype);
+        auto rhs = b.Input(in[0]);
+        if (!rhs) return false;
+        auto o = b.Output(out[0]);
+        if (!o) return false;
+        b.AddOp(MakeOp(FuseOpKind::kConditionalAssign, {*cond, lhs, *rhs}, *o));
+        return true;
+      }));
+    }
+    case OpKind::kReshape: {
+      if (in[0].shape == out[0].shape) return ok(FuseUnary(FuseOpKind::kAssign, in[0], out[0]));
+      if (in[0].shape.size() > out[0].shape.size()) return "rank-reducing reshape";
+      if (!OutputIsCompatible(out[0])) return kRejected;
+      if (!Transaction([&](TraceBuilder& b) { return b.InputReshaped(in[0], out[0]).has_value(); })) {
+        return "view of a tensor not read in this block";
+      }
+      ++num_views_;
+      return {};
+    }
+    case OpKind::kSwapDims: {
+      if (!OutputIsCompatible(out[0])) return kRejected;
+      if (!Transaction([&](TraceBuilder& b) {
+            return b.InputSwapDims(in[0], out[0], op.dims[0], op.dims[1]).has_value();
+          })) {
+        return "view of a tensor not read in this block";
+      }
+      ++num_views_;
+      return {};
+    }
+    case OpKind::kInit:
+    case OpKind::kRandom:
+    case OpKind::kPermute:
+    case OpKind::kSlice:
+    case OpKind::kExpand:
+    case OpKind::kCat:
+    case OpKind::kGather:
+    case OpKind::kSelect:
+    case OpKind::kSumDim:
+    case OpKind::kMeanDim:
+    case OpKind::kProdDim:
+    case OpKind::kMaxDim:
+    case OpKind::kMinDim:
+    case OpKind::kArgMax:
+    case OpKind::kArgMin:
+    case OpKind::kSum:
+    case OpKind::kMean:
+    case OpKind::kMatmul: return kUnsupported;
+  }
+  return kUnsupported;
+}
+
+}  // namespace ember

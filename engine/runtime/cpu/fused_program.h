@@ -1,0 +1,129 @@
+// BlockProgram: one block of a fused trace (Note [Fused trace], engine/trace/fuse_trace.h)
+// compiled for the CPU interpreter. Built per launch by PlanFused (fused_plan.h), run by
+// RunBlockTiles (fused_tiles.h). Plain data; read-only while it runs, so every worker thread
+// shares it.
+//
+// Note [CPU fused tiles]
+// A block runs over its positions in tiles of kFusedTile. A tile runs the block's steps in
+// order, each over the whole tile: one dispatch per step per tile, tight loops inside (numexpr's
+// scheme). The block's reads, ops and writes compile into steps over *values*, one tile of
+// numbers in a compute domain (Note [CPU compute domains], convert.h):
+//   kLoad     a source's numbers for the tile: a tensor broadcast to the block's reference
+//             (a dense f32 or i64 tensor is read in place, not copied), a buffer of values
+//             another block handed over, or a constant;
+//   kConvert  a value stored as a dtype and loaded back into that dtype's domain with the
+//             load/store rules of convert.h: the rounding after an op, a cast, or a move
+//             between domains;
+//   kCompute  one tile function of the unfused kernels (kernels.h), so the math is theirs;
+//   kStore    a value stored into an output, in the output's dtype;
+//   kKeep     a value copied into a group buffer for a later block or a reduce stage.
+// Stores run after every other step of the tile, so an output that took an input's buffer in
+// place (fused_outputs.h) never overwrites numbers the tile has yet to load.
+// Each value remembers the dtype whose rounding it already holds, so a kConvert appears only
+// where an unfused run would have stored and reloaded something different. A value lives in
+// a scratch slot from its step to its last use, and slots are reused after that: the working
+// set is (values live at once) x kFusedTile x 8 bytes, whatever the length of the block.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "engine/ir/scalar_ir.h"
+#include "engine/runtime/cpu/map_tiles.h"
+#include "engine/runtime/cpu/strided.h"
+#include "engine/trace/fuse_trace.h"
+
+namespace ember::cpu {
+
+// Positions per tile: with 8-byte numbers, ten live values fill 80 KiB (L2).
+inline constexpr int64_t kFusedTile = 1024;
+
+// The dtype a domain holds without rounding: f32 or i64.
+inline DType DomainDType(Domain domain) {
+  return domain == Domain::kFloat ? DType::kF32 : DType::kI64;
+}
+
+// Where a kLoad step takes a tile of numbers from.
+struct TileSource {
+  enum class Kind : uint8_t {
+    kTensor,           // FusedPlan::tensors[index] seen through `view`
+    kBuffer,           // group buffer `index`, at the same position
+    kBroadcastBuffer,  // group buffer `index` of a reduced block, repeated along the axis
+    kConstant,         // BlockProgram::{float,int}_constants[index]
+  };
+  Kind kind = Kind::kTensor;
+  int index = 0;
+  Domain domain = Domain::kFloat;
+  StridedView view;   // kTensor: the tensor broadcast to the block's reference (bound late)
+  bool copy = false;  // kTensor: an output overwrites this tensor in place; never read it there
+};
+
+// An output as one block writes it (bound late, once the outputs exist).
+struct OutputTarget {
+  int output = 0;  // index in FusedLaunch::outputs
+  std::byte* data = nullptr;
+  DType dtype = DType::kF32;
+  bool dense = true;             // the output has the reference's shape: position p is element p
+  Shape ref;                     // the block's reference shape
+  std::vector<int64_t> strides;  // per reference dim; 0 where the output has size 1 and the
+                                 // reference does not (only coordinate 0 there is written)
+};
+
+struct TileStep {
+  enum class Kind : uint8_t { kLoad, kConvert, kCompute, kStore, kKeep };
+  Kind kind = Kind::kLoad;
+  int out = -1;                           // the value written (kLoad, kConvert, kCompute)
+  int args[kMaxOperands] = {-1, -1, -1};  // the values read (kConvert/kStore/kKeep: args[0])
+  TileOp op{Domain::kFloat};              // kCompute
+  DType dtype = DType::kF32;              // kConvert: the dtype the value is stored as
+  int target = -1;  // kLoad: a source; kStore: a target; kKeep: a group buffer
+};
+
+struct TileValue {
+  Domain domain = Domain::kFloat;
+  int slot = -1;  // -1: the value never lives in scratch (a buffer or a constant)
+};
+
+struct BlockProgram {
+  std::vector<TileSource> sources;
+  std::vector<OutputTarget> targets;
+  std::vector<TileStep> steps;
+  std::vector<TileValue> values;
+  std::vector<std::vector<float>> float_constants;  // kFusedTile copies of one number each
+  std::vector<std::vector<int64_t>> int_constants;
+  int num_slots = 0;
+};
+
+// A non-local argument as the plan resolves it against the launch.
+struct ArgSource {
+  enum class Kind : uint8_t { kTensor, kBuffer, kBroadcastBuffer, kScalar };
+  Kind kind = Kind::kTensor;
+  int index = 0;              // a plan tensor or a group buffer
+  DType dtype = DType::kF32;  // the dtype of the numbers (kScalar: the dtype it is read as)
+  ScalarIr scalar;            // kScalar
+};
+
+// Where a write goes: an output, a group buffer, or nowhere (a value no one takes over).
+struct ArgSink {
+  enum class Kind : uint8_t { kOutput, kBuffer, kNone };
+  Kind kind = Kind::kNone;
+  int index = 0;
+};
+
+// The block's view of the rest of the plan. `source` and `sink` throw ember::Error for
+// arguments the plan cannot bind.
+struct BlockLinks {
+  std::function<ArgSource(const FuseArg&)> source;
+  std::function<ArgSink(const FuseArg&)> sink;
+  // The local a reduce or matmul stage fills before the block runs, and where it is.
+  std::optional<FuseArg> stage_local;
+  ArgSource stage_source;
+};
+
+// Compiles reads, ops and writes. Throws ember::Error when the block reads a local nothing
+// wrote, writes somewhere an op cannot, or uses an argument `links` refuses.
+BlockProgram CompileBlock(const FuseBlock& block, const BlockLinks& links);
+
+}  // namespace ember::cpu

@@ -1,0 +1,43 @@
+// RunBlockTiles: the interpreter of a compiled block (Note [CPU fused tiles],
+// fused_program.h). One call runs a range of the block's positions on the calling thread; the
+// program and the group buffers are shared, and each call writes only its own positions.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "engine/runtime/cpu/fused_program.h"
+#include "engine/runtime/cpu/strided.h"
+
+namespace ember::cpu {
+
+// One thread's scratch: `slots` slots of kFusedTile numbers, and a tile of bytes for the
+// store-and-reload of conversions.
+class TileScratch {
+ public:
+  explicit TileScratch(int slots);
+  void* slot(int s) { return bytes_.get() + s * kSlotBytes; }
+  std::byte* temp() { return bytes_.get() + slots_ * kSlotBytes; }
+
+ private:
+  static constexpr int64_t kSlotBytes = kFusedTile * 8;
+  int slots_;
+  std::unique_ptr<std::byte[]> bytes_;  // uninitialized: every step writes before it reads
+};
+
+// The buffers of the group of units being run (Note [CPU fused groups], fused_layout.h).
+struct GroupBuffers {
+  std::span<std::byte* const> data;  // per buffer: its value at the group's first position
+  // A reduced block's buffer read by a full block repeats each value along the axis.
+  int64_t axis_length = 1;
+  int64_t inner = 1;
+};
+
+// Runs the block at positions [begin, end); `base` is the position of the group's first, where
+// the group buffers start.
+void RunBlockTiles(const BlockProgram& program, const GroupBuffers& group, int64_t base,
+                   int64_t begin, int64_t end, TileScratch& scratch);
+
+}  // namespace ember::cpu

@@ -1,0 +1,237 @@
+#include "store/plan_database.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+#include <vector>
+
+#include "engine/core/log.h"
+#include "store/database_header.h"
+#include "store/file_trust.h"
+#include "store/migrations.h"
+#include "store/network_filesystem.h"
+#include "store/sqlite_error.h"
+#include "store/sqlite_statement.h"
+#include "store/sqlite_transaction.h"
+
+namespace ember {
+
+namespace {
+
+// The tables of schema version 1; later migrations may add, never remove.
+constexpr std::array<std::string_view, 7> kTables = {
+    "schema_migrations", "environments", "plans", "triggers", "workloads", "plan_usage", "kernels"};
+
+struct Inspection {
+  int64_t application_id = 0;
+  std::vector<std::string> tables;  // Excluding sqlite_* internals.
+  std::vector<RecordedMigration> recorded;
+
+  bool HasTable(std::string_view name) const {
+    return std::find(tables.begin(), tables.end(), name) != tables.end();
+  }
+};
+
+Status Inspect(SqliteDatabase& db, Inspection* out) {
+  return RunTransaction(db, TransactionKind::kRead, "inspecting the database", [&]() -> Status {
+    *out = Inspection();
+    SqliteStatement app;
+    if (Status s = db.Prepare("PRAGMA application_id", "reading the application id", &app);
+        !s.ok()) {
+      return s;
+    }
+    bool row = false;
+    if (Status s = app.Step(&row); !s.ok()) return s;
+    if (row) out->application_id = app.ColumnInt64(0);
+    SqliteStatement tables;
+    if (Status s = db.Prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT "
+                              "LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+                              "listing tables", &tables);
+        !s.ok()) {
+      return s;
+    }
+    for (;;) {
+      if (Status s = tables.Step(&row); !s.ok()) return s;
+      if (!row) break;
+      out->tables.push_back(tables.ColumnText(0));
+    }
+    return ReadRecordedMigrations(db, &out->recorded);
+  });
+}
+
+// Refuses a SQLite file that belongs to another program.
+Status CheckOurs(const std::string& path, const Inspection& found) {
+  const bool marked = found.application_id == kPlanDbApplicationId;
+  if (found.application_id != 0 && !marked) {
+    return Status::InvalidArgument(fmt::format(
+        "{} is a SQLite database of another program (application_id 0x{:08x}, not ember's "
+        "0x{:08x}); ember does not modify it: configure another plan database path",
+        path, found.application_id, kPlanDbApplicationId));
+  }
+  if (!found.tables.empty() && !found.HasTable("schema_migrations")) {
+    if (marked) {
+      return Status::Corruption(fmt::format(
+          "plan database {} has lost its schema_migrations table; move the file away to start "
+          "a new one",
+          path));
+    }
+    return Status::InvalidArgument(fmt::format(
+        "{} is a SQLite database of another program (tables: {}; no schema_migrations); ember "
+        "does not modify it: configure another plan database path",
+        path, fmt::join(found.tables, ", ")));
+  }
+  return Status::Ok();
+}
+
+Status CheckTables(SqliteDatabase& db, int version) {
+  Inspection found;
+  if (Status s = Inspect(db, &found); !s.ok()) return s;
+  for (std::string_view table : kTables) {
+    if (!found.HasTable(table)) {
+      return Status::Corruption(fmt::format(
+          "plan database {} (schema version {}) is missing table '{}'; move the file away to "
+          "start a new one",
+          db.path(), version, table));
+    }
+  }
+  return Status::Ok();
+}
+
+// Note [Journal mode]: WAL, or a rollback journal on a network filesystem (`network_fs` names
+// it; empty when local). *mode gets the mode in force afterwards. When another process's long
+// transaction blocks the switch, the file keeps its mode (logged) and this is still OK.
+Status SetJournalMode(SqliteDatabase& db, const std::string& network_fs, std::string* mode) {
+  const char* wanted = network_fs.empty() ? "wal" : "delete";
+  // Not in a transaction: SQLite refuses journal-mode changes there.
+  const Status set =
+      RunWithBusyRetry(db, "setting the journal mode",
+                       [&] {
+                         return db.QueryText(fmt::format("PRAGMA journal_mode = {}", wanted),
+                                             "setting the journal mode", mode);
+                       },
+                       {.attempts = 2});
+  if (!set.ok()) {
+    if (!IsSqliteBusy(db.last_error_code())) return set;
+    if (Status s = db.QueryText("PRAGMA journal_mode", "reading the journal mode", mode); !s.ok()) {
+      return s;
+    }
+    LogFusion(LogLevel::kBasic, [&] {
+      return fmt::format(
+          "[store] plan database {}: could not switch to journal mode {} while another process "
+          "was using it; staying in {}",
+          db.path(), wanted, *mode);
+    });
+  }
+  if (!network_fs.empty()) {
+    LogFusion(LogLevel::kBasic, [&] {
+      return fmt::format(
+          "[store] plan database {} is on a network filesystem ({}): WAL needs memory shared "
+          "by every process on one host, so it uses a rollback journal instead (journal_mode "
+          "{}); concurrent writers wait for each other",
+          db.path(), network_fs, *mode);
+    });
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status PlanDatabase::CheckWritable(std::string_view what) const {
+  if (writable()) return Status::Ok();
+  return Status::Unavailable(
+      fmt::format("plan database {}: refusing {}: {}", path(), what, read_only_reason_));
+}
+
+Status PlanDatabase::Open(const PlanDbOptions& options, std::unique_ptr<PlanDatabase>* out) {
+  out->reset();
+  const std::string& path = options.path;
+  if (path.empty()) return Status::InvalidArgument("no plan database path given");
+  std::unique_ptr<PlanDatabase> pdb(new PlanDatabase());
+  if (Status s = PrepareDatabaseFile(options, &pdb->created_); !s.ok()) return s;
+  if (Status s = CheckDatabaseHeader(path); !s.ok()) return s;
+  if (options.network_filesystem.has_value()) {
+    pdb->network_filesystem_ = *options.network_filesystem ? "configured" : "";
+  } else {
+    pdb->network_filesystem_ = NetworkFilesystemOf(DatabaseDirectory(path));
+  }
+
+  // 3. A read-only look first: nothing is written to a file that turns out not to be ours.
+  SqliteDatabase& db = pdb->db_;
+  if (Status s =
+          SqliteDatabase::Open(path, SqliteDatabase::Mode::kReadOnly, options.busy_timeout, &db);
+      !s.ok()) {
+    return s;
+  }
+  Inspection found;
+  if (Status s = Inspect(db, &found); !s.ok()) return s;
+  if (Status s = CheckOurs(path, found); !s.ok()) return s;
+  const int recorded = found.recorded.empty() ? 0 : found.recorded.back().version;
+  const int latest = LatestSchemaVersion();
+
+  // 4. The mode.
+  if (options.read_only) {
+    pdb->read_only_reason_ = "the database was opened read-only";
+  } else if (recorded > latest) {
+    pdb->read_only_reason_ = fmt::format(
+        "its schema version {} is newer than this binary's {}, so it is read-only here "
+        "(upgrade ember to write to it)",
+        recorded, latest);
+    LogFusion(LogLevel::kBasic, [&] {
+      return fmt::format("[store] plan database {}: {}", path, pdb->read_only_reason_);
+    });
+  }
+  pdb->schema_version_ = recorded;
+  if (!pdb->writable()) {
+    if (recorded == 0) {
+      return Status::NotFound(fmt::format(
+          "plan database {} is empty and was opened read-only, so it was not initialized", path));
+    }
+    if (Status s = CheckTables(db, recorded); !s.ok()) return s;
+    *out = std::move(pdb);
+    return Status::Ok();
+  }
+
+  // 5. Writable: journal mode, then migrations.
+  if (Status s =
+          SqliteDatabase::Open(path, SqliteDatabase::Mode::kReadWrite, options.busy_timeout, &db);
+      !s.ok()) {
+    return s;
+  }
+  const bool network = !pdb->network_filesystem_.empty();
+  if (Status s = SetJournalMode(db, pdb->network_filesystem_, &pdb->journal_mode_); !s.ok()) {
+    return s;
+  }
+  if (network && pdb->journal_mode_ == "wal") {
+    pdb->read_only_reason_ = fmt::format(
+        "it is in WAL mode on a network filesystem ({}) and another process is using it, so it "
+        "could not be switched to a rollback journal",
+        pdb->network_filesystem_);
+    LogFusion(LogLevel::kBasic, [&] {
+      return fmt::format("[store] plan database {}: {}; read-only", path, pdb->read_only_reason_);
+    });
+    if (Status s = CheckTables(db, recorded); !s.ok()) return s;
+    *out = std::move(pdb);
+    return Status::Ok();
+  }
+  if (Status s = db.Exec(network ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL",
+                         "setting synchronous");
+      !s.ok()) {
+    return s;
+  }
+  if (Status s = ApplyMigrations(db, EmbeddedMigrations(), &pdb->migrations_applied_); !s.ok()) {
+    return s;
+  }
+  std::vector<RecordedMigration> now;
+  if (Status s = ReadRecordedMigrations(db, &now); !s.ok()) return s;
+  pdb->schema_version_ = now.empty() ? 0 : now.back().version;
+
+  // 6. Every table is there.
+  if (Status s = CheckTables(db, pdb->schema_version_); !s.ok()) return s;
+  *out = std::move(pdb);
+  return Status::Ok();
+}
+
+}  // namespace ember

@@ -1,0 +1,78 @@
+// SqliteDatabase: one owned SQLite connection (RAII), the thin layer every store query goes
+// through. It opens existing files only: creating a plan database (mode 0600, trusted
+// directory) is the job of store/database_file.h, so SQLite never creates one with the umask's
+// permissions.
+//
+// Each connection is configured the same way: extended result codes, a busy timeout, foreign
+// keys on, and SQLite's defensive settings (no untrusted schema functions, no writes to
+// sqlite_master), since a plan database is read as data, not trusted as code.
+//
+// Threading: one thread at a time per connection (opened with SQLITE_OPEN_NOMUTEX); open one
+// connection per thread or process. Never use a connection in a child after fork().
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "engine/core/status.h"
+
+struct sqlite3;
+
+namespace ember {
+
+class SqliteStatement;
+
+class SqliteDatabase {
+ public:
+  enum class Mode { kReadWrite, kReadOnly };
+
+  SqliteDatabase() = default;  // Closed.
+  // REQUIRES for moves: no statement prepared from either connection is alive (statements
+  // point at their connection).
+  SqliteDatabase(SqliteDatabase&&) = default;
+  SqliteDatabase& operator=(SqliteDatabase&&) = default;
+
+  // Opens the existing file at `path`. On failure *out is left closed.
+  static Status Open(const std::string& path, Mode mode, std::chrono::milliseconds busy_timeout,
+                     SqliteDatabase* out);
+
+  bool is_open() const { return handle_ != nullptr; }
+  sqlite3* handle() const { return handle_.get(); }
+  const std::string& path() const { return path_; }
+  bool read_only() const { return mode_ == Mode::kReadOnly; }
+
+  // Runs one or more statements that return no rows (DDL, PRAGMA writes, BEGIN/COMMIT).
+  Status Exec(std::string_view sql, std::string_view what);
+  // Compiles the first statement of `sql`. `what` names the operation in error messages
+  // ("loading plans"). REQUIRES: is_open().
+  Status Prepare(std::string_view sql, std::string_view what, SqliteStatement* out);
+  // Runs a single-row, single-column query (e.g. "PRAGMA journal_mode") and returns its text.
+  Status QueryText(std::string_view sql, std::string_view what, std::string* out);
+
+  // The Status for `rc`, which a call on this connection returned while doing `what`. Records
+  // the code for last_error_code().
+  Status Error(int rc, std::string_view what);
+  // The primary result code of the last error turned into a Status (0 when none since
+  // ClearLastError()).
+  int last_error_code() const { return last_error_code_; }
+  void ClearLastError() { last_error_code_ = 0; }
+
+  int64_t last_insert_rowid() const;
+  // Rows changed by the most recent INSERT, UPDATE or DELETE.
+  int changes() const;
+
+ private:
+  struct Closer {
+    void operator()(sqlite3* db) const;
+  };
+
+  std::unique_ptr<sqlite3, Closer> handle_;
+  std::string path_;
+  Mode mode_ = Mode::kReadWrite;
+  int last_error_code_ = 0;
+};
+
+}  // namespace ember

@@ -1,0 +1,203 @@
+// Helpers for the SQLite plan-store tests: scratch directories (mkdtemp), a raw SQLite handle
+// for poking at files the way another program or a bit flip would, forked children, file
+// snapshots, and sample rows. Everything works on real files.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "store/environment_fingerprint.h"
+#include "store/plan_repository.h"
+#include "store/plan_rows.h"
+
+namespace ember::sqlite_test {
+
+// A fresh 0700 directory under the test temp dir, removed with everything in it at destruction.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (std::filesystem::path(testing::TempDir()) / "ember-sql-XXXXXX");
+    EXPECT_NE(mkdtemp(pattern.data()), nullptr) << pattern;
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+  std::string File(std::string_view name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline PlanDbOptions OptionsFor(const std::string& path) {
+  PlanDbOptions options;
+  options.path = path;
+  options.network_filesystem = false;  // Test dirs may live anywhere; WAL is what is tested.
+  return options;
+}
+
+inline std::unique_ptr<PlanRepository> OpenRepository(const std::string& path) {
+  std::unique_ptr<PlanRepository> repo;
+  const Status s = PlanRepository::Open(OptionsFor(path), &repo);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return repo;
+}
+
+// A plain SQLite connection, without any of the store's checks: the "other program".
+class RawDb {
+ public:
+  explicit RawDb(const std::string& path) {
+    EXPECT_EQ(sqlite3_open(path.c_str(), &db_), SQLITE_OK) << path;
+    sqlite3_busy_timeout(db_, 5000);
+  }
+  ~RawDb() { sqlite3_close(db_); }
+  RawDb(const RawDb&) = delete;
+  RawDb& operator=(const RawDb&) = delete;
+
+  void Exec(const std::string& sql) {
+    char* error = nullptr;
+    EXPECT_EQ(sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
+        << sql << ": " << (error ? error : "");
+    sqlite3_free(error);
+  }
+  // The first column of every row, as text ("" for NULL).
+  std::vector<std::string> Column(const std::string& sql) {
+    std::vector<std::string> out;
+    sqlite3_stmt* stmt = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK)
+        << sql << ": " << sqlite3_errmsg(db_);
+    while (stmt != nullptr && sqlite3_step(stmt) == SQLITE_ROW) {
+      const unsigned char* text = sqlite3_column_text(stmt, 0);
+      out.emplace_back(text ? reinterpret_cast<const char*>(text) : "");
+    }
+    sqlite3_finalize(stmt);
+    return out;
+  }
+  std::string Text(const std::string& sql) {
+    std::vector<std::string> rows = Column(sql);
+    EXPECT_EQ(rows.size(), 1u) << sql;
+    return rows.empty() ? "" : rows[0];
+  }
+  int64_t Int(const std::string& sql) { return std::stoll(Text(sql)); }
+  sqlite3* handle() { return db_; }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+inline std::string ReadBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+inline void WriteBytes(const std::string& path, std::string_view bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+  chmod(path.c_str(), 0600);
+}
+
+// The bytes and modification time of a file, to prove that nothing touched it.
+struct FileSnapshot {
+  std::string bytes;
+  int64_t mtime_ns = 0;
+
+  static FileSnapshot Of(const std::string& path) {
+    struct stat st {};
+    EXPECT_EQ(stat(path.c_str(), &st), 0) << path;
+    return {ReadBytes(path),
+            static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+  }
+  bool operator==(const FileSnapshot&) const = default;
+};
+
+inline mode_t ModeOf(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(stat(path.c_str(), &st), 0) << path;
+  return st.st_mode & 07777;
+}
+
+// Runs `body` in a forked child, which exits with its return value (255 if it throws).
+// REQUIRES: the calling process has no other threads.
+inline pid_t ForkChild(const std::function<int()>& body) {
+  fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    int code = 255;
+    try {
+      code = body();
+    } catch (...) {
+    }
+    _exit(code);
+  }
+  EXPECT_GT(pid, 0);
+  return pid;
+}
+
+// The child's exit code, or 1000 + the signal that killed it.
+inline int WaitChild(pid_t pid) {
+  int status = 0;
+  EXPECT_EQ(waitpid(pid, &status, 0), pid);
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 1000 + WTERMSIG(status);
+  return -1;
+}
+
+inline EnvironmentFingerprint SampleEnvironment(std::string device = "Test CPU") {
+  return {.engine_version = "0.1.0",
+          .schema_version = 1,
+          .backend = "cpu",
+          .device_model = std::move(device),
+          .compute_capability = "",
+          .fusers = {{"elementwise", 1}, {"matmul", 1}, {"reduce", 1}},
+          .max_blocks = 5};
+}
+
+inline Blob BytesOf(std::string_view text) { return Blob(text.begin(), text.end()); }
+
+// A plan whose keys and blobs derive from `n`; plans with the same `n` are the same plan.
+// `first_op` groups plans under one first-op hash.
+inline NewPlan SamplePlan(uint64_t n, uint64_t first_op = 7, std::string origin = "local") {
+  NewPlan plan;
+  plan.first_op_hash = first_op;
+  plan.plan_key = {.low = n * 0x9E3779B97F4A7C15ull + 1, .high = n};
+  plan.ops_blob = BytesOf("ops-" + std::to_string(n));
+  plan.plan_blob = BytesOf("plan-" + std::to_string(n));
+  plan.num_ops = static_cast<uint32_t>(n % 7 + 1);
+  plan.explore_ms = 1.5;
+  plan.origin = std::move(origin);
+  return plan;
+}
+
+inline TriggerRow OnOps(std::string_view ops) { return {0, BytesOf(ops)}; }
+inline TriggerRow OnSync() { return {1, {}}; }
+inline TriggerRow Always() { return {2, {}}; }
+
+inline NewKernel SampleKernel(std::string_view source, std::string arch = "sm_90",
+                              std::string binary =
+                                  "\x7f"
+                                  "ELF kernel") {
+  return {.key = {.source_hash = BytesOf(source),
+                  .arch = std::move(arch),
+                  .compiler_version = "nvrtc 12.4"},
+          .binary = BytesOf(binary)};
+}
+
+}  // namespace ember::sqlite_test
