@@ -72,23 +72,25 @@ def workloads(n):
         "layernorm": {"numpy": np_layernorm},
     }
     if ne is not None:
-        out["seed"]["numexpr"] = lambda: ne.evaluate("exp(a * b + c * 2)")
+        # numexpr looks names up in the calling frame; closures need them passed.
+        out["seed"]["numexpr"] = lambda: ne.evaluate("exp(a * b + c * 2)",
+                                                     local_dict={"a": a, "b": b, "c": c})
         out["chain8"]["numexpr"] = lambda: ne.evaluate(
-            "abs(sin(tanh(exp(x * 0.5 + 1) - 0.25) * 3))")
+            "abs(sin(tanh(exp(x * 0.5 + 1) - 0.25) * 3))", local_dict={"x": x})
 
         def ne_softmax():
-            y = ne.evaluate("sx * 0.125")
+            y = ne.evaluate("sx * 0.125", local_dict={"sx": sx})
             m = y.max(axis=1, keepdims=True)
-            e = ne.evaluate("exp(y - m)")
+            e = ne.evaluate("exp(y - m)", local_dict={"y": y, "m": m})
             s = e.sum(axis=1, keepdims=True)
-            return ne.evaluate("e / s")
+            return ne.evaluate("e / s", local_dict={"e": e, "s": s})
 
         def ne_layernorm():
-            h = ne.evaluate("lx + lr")
+            h = ne.evaluate("lx + lr", local_dict={"lx": lx, "lr": lr})
             mu = h.mean(axis=1, keepdims=True)
-            xc = ne.evaluate("h - mu")
-            var = ne.evaluate("xc * xc").mean(axis=1, keepdims=True)
-            return ne.evaluate("xc / sqrt(var + 1e-5)")
+            xc = ne.evaluate("h - mu", local_dict={"h": h, "mu": mu})
+            var = ne.evaluate("xc * xc", local_dict={"xc": xc}).mean(axis=1, keepdims=True)
+            return ne.evaluate("xc / sqrt(var + 1e-5)", local_dict={"xc": xc, "var": var})
 
         out["softmax"]["numexpr"] = ne_softmax
         out["layernorm"]["numexpr"] = ne_layernorm

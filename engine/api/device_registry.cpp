@@ -1,5 +1,7 @@
 // The process-wide map Device -> DeviceServer, and the free functions of the public API that
 // act on a whole device (Sync, Seed, ReleaseDevice).
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -13,6 +15,8 @@
 #include "engine/fuse/reduce_broadcasted_fuser.h"
 #include "engine/fuse/reduce_fuser.h"
 #include "engine/runtime/cpu/cpu_backend.h"
+#include "store/persistent_plans.h"
+#include "store/plan_codec.h"
 
 namespace ember {
 namespace {
@@ -39,9 +43,9 @@ std::unique_ptr<Backend> MakeBackend(Device device) {
               ": this build of ember has no CUDA backend; use Device::Cpu()");
 }
 
-// The fusers a backend offers, in tie-break order. None exist yet: every block runs its ops
-// unfused (the fusers come with the fusion issue).
 // The built-in fusers in registration order (the order breaks score ties, DESIGN.md §4).
+// Their versions go into the plan database's environment: bump one when a fuser's decisions
+// or traces change, so plans it made before stop being used.
 FuserFactory BackendFusers(Device) {
   // The CPU backend has no binding limit (burn's CPU runtime: u32::MAX).
   static constexpr uint32_t kMaxBindings = std::numeric_limits<uint32_t>::max();
@@ -55,9 +59,64 @@ FuserFactory BackendFusers(Device) {
   };
 }
 
+std::vector<FuserVersion> BackendFuserVersions(Device) {
+  return {{std::string(ElementWiseFuser::kName), 1},
+          {std::string(MatmulFuser::kName), 1},
+          {std::string(ReduceFuser::kName), 1},
+          {std::string(ReduceBroadcastedFuser::kName), 1}};
+}
+
+// Note [Environment fingerprint] (store/environment_fingerprint.h): what a plan depends on.
+// The CPU's model is left out on purpose: CPU plans hold no machine code and no
+// model-specific choice, so a database warmed on one host serves every x86 host.
+EnvironmentFingerprint FingerprintOf(Device device, const Config& config) {
+  return EnvironmentFingerprint{.engine_version = EMBER_VERSION,
+                                .schema_version = kPlanSchemaVersion,
+                                .backend = device.kind() == Device::Kind::kCpu ? "cpu" : "cuda",
+                                .device_model = "any",
+                                .compute_capability = "",
+                                .fusers = BackendFuserVersions(device),
+                                .max_blocks = config.max_blocks};
+}
+
+// The plan database for `device`, or null when it is off or unusable (said once on stderr:
+// the program runs on with in-memory plans).
+std::unique_ptr<PlanBacking> OpenPlanDatabase(Device device) {
+  const Config& config = GlobalConfig();
+  if (!config.fusion_enabled || config.plan_db == "off") return nullptr;
+  PersistentPlansOptions options{
+      .path = config.plan_db.empty() ? std::string(".ember/plans.db") : config.plan_db,
+      .environment = FingerprintOf(device, config),
+      .workload = config.workload.empty() ? ExecutableName() : config.workload,
+      .max_explorations = config.max_explorations};
+  std::unique_ptr<PersistentPlans> plans;
+  if (Status s = PersistentPlans::Open(options, &plans); !s.ok()) {
+    static std::once_flag said;
+    std::call_once(said, [&] {
+      std::fprintf(stderr, "ember: plan database %s: %s; plans stay in memory\n",
+                   options.path.c_str(), s.ToString().c_str());
+    });
+    return nullptr;
+  }
+  return plans;
+}
+
+// The registry is never destroyed, so the plan writers are flushed at exit explicitly.
+void FlushPlanDatabasesAtExit();
+
 SearchSettings SettingsFromConfig() {
   const Config& config = GlobalConfig();
   return SearchSettings{config.max_blocks, config.max_explorations, config.fusion_enabled};
+}
+
+void FlushPlanDatabasesAtExit() {
+  std::vector<std::shared_ptr<DeviceServer>> servers;
+  {
+    Registry& r = GetRegistry();
+    std::lock_guard lock(r.mu);
+    for (auto& [key, server] : r.servers) servers.push_back(server);
+  }
+  for (const auto& server : servers) server->FlushPlans();
 }
 
 }  // namespace
@@ -86,8 +145,14 @@ std::shared_ptr<DeviceServer> ServerFor(Device device) {
   std::shared_ptr<DeviceServer>& slot = r.servers[KeyOf(device)];
   if (!slot) {
     FuserFactory fusers = r.test_fusers ? r.test_fusers : BackendFusers(device);
+    // Test fusers build optimizations the plan database cannot store.
+    std::unique_ptr<PlanBacking> backing = r.test_fusers ? nullptr : OpenPlanDatabase(device);
+    if (backing != nullptr) {
+      static std::once_flag registered;
+      std::call_once(registered, [] { std::atexit(FlushPlanDatabasesAtExit); });
+    }
     slot = std::make_shared<DeviceServer>(device, MakeBackend(device), std::move(fusers),
-                                          SettingsFromConfig());
+                                          SettingsFromConfig(), std::move(backing));
   }
   return slot;
 }

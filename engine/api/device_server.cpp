@@ -11,9 +11,11 @@
 namespace ember {
 
 DeviceServer::DeviceServer(Device device, std::unique_ptr<Backend> backend, FuserFactory fusers,
-                           SearchSettings settings)
-    : device_(device), backend_(std::move(backend)),
-      streams_(*backend_, std::move(fusers), settings) {}
+                           SearchSettings settings, std::unique_ptr<PlanBacking> backing)
+    : device_(device), backend_(std::move(backend)), backing_(std::move(backing)),
+      streams_(*backend_, std::move(fusers), settings) {
+  streams_.SetPlanBacking(backing_.get());
+}
 
 DeviceServer::~DeviceServer() = default;
 
@@ -48,9 +50,13 @@ void DeviceServer::TagSharedView(StreamId src_stream, TensorId src, TensorId dst
 }
 
 void DeviceServer::Drain(StreamId stream) {
-  std::lock_guard lock(mu_);
-  streams_.Drain(stream, handles_);
-  backend_->Synchronize();
+  {
+    std::lock_guard lock(mu_);
+    streams_.Drain(stream, handles_);
+    backend_->Synchronize();
+  }
+  // ember::Sync makes the plans found so far durable too; the writer needs no server lock.
+  if (backing_ != nullptr) backing_->Flush();
 }
 
 void DeviceServer::CloseStream(StreamId stream) {
@@ -127,6 +133,12 @@ Stats DeviceServer::GetStats() {
   stats.fused_executions = executed.fused_executions;
   stats.unfused_operations = executed.unfused_operations;
   stats.launches = executed.launches;
+  if (backing_ != nullptr) {
+    const BackingCounters stored = backing_->counters();
+    stats.plans_loaded_from_sqlite = stored.plans_loaded;
+    stats.plans_published = stored.plans_published;
+    stats.rows_quarantined = stored.rows_quarantined;
+  }
   return stats;
 }
 

@@ -17,13 +17,15 @@
 
 #include "engine/runtime/backend.h"
 #include "engine/stream/multi_stream.h"
+#include "engine/stream/plan_backing.h"
 
 namespace ember {
 
 class DeviceServer {
  public:
+  // `backing`: the plan database behind the device's plans, or null (memory only).
   DeviceServer(Device device, std::unique_ptr<Backend> backend, FuserFactory fusers,
-               SearchSettings settings);
+               SearchSettings settings, std::unique_ptr<PlanBacking> backing = nullptr);
   ~DeviceServer();
 
   Device device() const { return device_; }
@@ -60,11 +62,17 @@ class DeviceServer {
   size_t NumHandles();
   size_t NumStreams();
   Stats GetStats();
+  // Waits until the plans found so far are in the plan database (no-op without one).
+  void FlushPlans() {
+    if (backing_ != nullptr) backing_->Flush();
+  }
 
  private:
   const Device device_;
   std::mutex mu_;
   std::unique_ptr<Backend> backend_;
+  // Declared before streams_: the plan store keeps a pointer to it until it is destroyed.
+  std::unique_ptr<PlanBacking> backing_;
   HandleContainer handles_;
   MultiStream streams_;
 };

@@ -108,8 +108,10 @@ class FileLayer {
       }
     }
     if (const toml::table* store = Table(root, "", "store")) {
-      CheckKeys(*store, "store", {"plan_db", "workload", "shm"});
+      CheckKeys(*store, "store", {"path", "plan_db", "workload", "shm"});
+      // `path` is the documented name; `plan_db` is its older spelling.
       ReadString(*store, "store", "plan_db", config_.plan_db);
+      ReadString(*store, "store", "path", config_.plan_db);
       ReadString(*store, "store", "workload", config_.workload);
       ReadBool(*store, "store", "shm", config_.shm);
     }

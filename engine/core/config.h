@@ -52,11 +52,11 @@ struct Config {
   LogLevel log_level = LogLevel::kDisabled;
   // [fusion.log] file. Empty: stderr. Opened in append mode.
   std::string log_file;
-  // Read now, used by the plan-database issue. [store] plan_db / EMBER_PLAN_DB: a path, "off",
-  // or empty (not configured).
+  // [store] path (or plan_db) / EMBER_PLAN_DB: the plan database, "off", or empty (the
+  // default, ./.ember/plans.db).
   std::string plan_db;
   // [store] workload / EMBER_WORKLOAD: the name exploration budgets are counted under. Empty:
-  // not named.
+  // the executable's name.
   std::string workload;
   // [store] shm / EMBER_SHM: whether the shared-memory tier may be used.
   bool shm = true;

@@ -34,12 +34,13 @@ Explorer::Explorer(std::vector<std::unique_ptr<OperationFuser>> fusers,
   prototypes_ = std::move(fusers);
 }
 
-Exploration Explorer::Explore(std::span<const OperationIr> ops, ExecutionMode mode) {
+Exploration Explorer::Explore(std::span<const OperationIr> ops, ExecutionMode mode,
+                              bool budget_left) {
   LogFusion(LogLevel::kFull, [&] {
     return fmt::format("[explorer] explore ({}): {} deferred of {} queued", ExecutionModeName(mode),
                        num_deferred_, ops.size());
   });
-  if (max_explorations_ && num_explorations_ >= *max_explorations_) {
+  if (!budget_left || (max_explorations_ && num_explorations_ >= *max_explorations_)) {
     // The cap is reached: no registration, no search. The whole segment runs unfused and the
     // deferred ops count as consumed, so the processor stops looping.
     num_deferred_ = 0;

@@ -36,7 +36,10 @@ class Explorer {
   void OnNewOperation() { ++num_deferred_; }
   bool IsUpToDate() const { return num_deferred_ == 0; }
   // `ops`: the segment's relative ops (the deferred ones are its last num_deferred).
-  Exploration Explore(std::span<const OperationIr> ops, ExecutionMode mode);
+  // `budget_left`: false when the workload's persisted exploration budget is spent
+  // (PlanBacking), which caps like max_explorations.
+  Exploration Explore(std::span<const OperationIr> ops, ExecutionMode mode,
+                      bool budget_left = true);
   // After an execution: every remaining op is deferred again.
   void Reset(std::span<const OperationIr> ops);
 

@@ -65,6 +65,8 @@ class MultiStream {
   const OperationQueue* queue(StreamId stream) const;
   // The device's plans, shared by all its streams.
   const ExecutionPlanStore& store() const { return store_; }
+  // Durable storage behind the device's plans (not owned; outlives this), or null.
+  void SetPlanBacking(PlanBacking* backing) { store_.SetBacking(backing); }
   // What the processors of all streams did since the device started (streams that were
   // removed included).
   ProcessorCounters counters() const;

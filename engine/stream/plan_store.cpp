@@ -6,12 +6,34 @@
 
 namespace ember {
 
-PlanId ExecutionPlanStore::Add(ExecutionPlan plan) {
+namespace {
+
+PlanId Insert(std::vector<ExecutionPlan>& plans, ExecutionPlanIndex& index, ExecutionPlan plan) {
   EMBER_CHECK(!plan.operations.empty(), "a plan must cover at least one op");
-  const PlanId id = plans_.size();
-  index_.Insert(plan.operations.front(), id);
-  plans_.push_back(std::move(plan));
+  const PlanId id = plans.size();
+  index.Insert(plan.operations.front(), id);
+  plans.push_back(std::move(plan));
   return id;
+}
+
+}  // namespace
+
+PlanId ExecutionPlanStore::Add(ExecutionPlan plan) {
+  const PlanId id = Insert(plans_, index_, std::move(plan));
+  if (backing_ != nullptr) backing_->OnPlanAdded(id, plans_[id]);
+  return id;
+}
+
+void ExecutionPlanStore::LoadStartingWith(const OperationIr& first) {
+  if (backing_ == nullptr || !loaded_.Find(first).empty()) return;
+  loaded_.Insert(first, 0);
+  backing_->Load(first, [this](ExecutionPlan plan) {
+    return Insert(plans_, index_, std::move(plan));
+  });
+}
+
+void ExecutionPlanStore::RecordHit(PlanId id) {
+  if (backing_ != nullptr) backing_->OnHit(id);
 }
 
 const ExecutionPlan& ExecutionPlanStore::Get(PlanId id) const {
@@ -28,6 +50,7 @@ void ExecutionPlanStore::AddTrigger(PlanId id, ExecutionTrigger trigger) {
   std::vector<ExecutionTrigger>& triggers = GetMut(id).triggers;
   if (std::find(triggers.begin(), triggers.end(), trigger) == triggers.end()) {
     triggers.push_back(std::move(trigger));
+    if (backing_ != nullptr) backing_->OnTriggerAdded(id, triggers.back());
   }
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/stream/plan.h"
+#include "engine/stream/plan_backing.h"
 #include "engine/stream/plan_index.h"
 
 namespace ember {
@@ -15,8 +16,17 @@ namespace ember {
 class ExecutionPlanStore {
  public:
   std::vector<PlanId> PlansStartingWith(const OperationIr& op) const { return index_.Find(op); }
-  // REQUIRES: !plan.operations.empty().
+  // REQUIRES: !plan.operations.empty(). Reported to the backing, if any.
   PlanId Add(ExecutionPlan plan);
+
+  // Durable storage behind this store (not owned; outlives it), or null.
+  void SetBacking(PlanBacking* backing) { backing_ = backing; }
+  PlanBacking* backing() const { return backing_; }
+  // Before the policy looks up plans starting with `first`: the first time `first` is seen,
+  // the backing's stored plans for it join the store.
+  void LoadStartingWith(const OperationIr& first);
+  // A cache hit on plan `id` (for the backing's statistics).
+  void RecordHit(PlanId id);
   // REQUIRES: id < size().
   const ExecutionPlan& Get(PlanId id) const;
   ExecutionPlan& GetMut(PlanId id);
@@ -27,6 +37,8 @@ class ExecutionPlanStore {
  private:
   std::vector<ExecutionPlan> plans_;
   ExecutionPlanIndex index_;
+  PlanBacking* backing_ = nullptr;
+  ExecutionPlanIndex loaded_;  // first ops already asked of the backing (ids unused)
 };
 
 }  // namespace ember

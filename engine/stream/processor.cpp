@@ -22,6 +22,7 @@ void Processor::Process(StreamSegment& segment, ExecutionPlanStore& store, Execu
   }
   if (mode == ExecutionMode::kLazy) {
     EMBER_CHECK(!segment.operations().empty(), "Lazy processing without a new op");
+    if (segment.operations().size() == 1) store.LoadStartingWith(segment.operations().front());
     policy_.Update(store, segment.operations().back());
     explorer_.OnNewOperation();
   }
@@ -41,6 +42,7 @@ void Processor::Process(StreamSegment& segment, ExecutionPlanStore& store, Execu
                              action.plan, ExecutionModeName(mode), segment.operations().size());
         });
         ++counters_.cache_hits;
+        store.RecordHit(action.plan);
         if (mode == ExecutionMode::kSync) store.AddTrigger(action.plan, ExecutionTrigger::OnSync());
         ExecuteThenReset(store, segment, [&] { segment.Execute(action.plan, store); });
         break;
@@ -52,7 +54,9 @@ void Processor::Process(StreamSegment& segment, ExecutionPlanStore& store, Execu
 void Processor::Explore(StreamSegment& segment, ExecutionPlanStore& store, ExecutionMode mode) {
   Exploration result;
   try {
-    result = explorer_.Explore(segment.operations(), mode);
+    PlanBacking* backing = store.backing();
+    result = explorer_.Explore(segment.operations(), mode,
+                               backing == nullptr || backing->ExplorationAllowed());
   } catch (...) {
     // Nothing ran, but the optimizer may hold part of the deferred ops: start over, so they
     // are not registered twice next time.
@@ -62,6 +66,7 @@ void Processor::Explore(StreamSegment& segment, ExecutionPlanStore& store, Execu
   switch (result.kind) {
     case Exploration::Kind::kCompleted: {
       ++counters_.explorations;
+      if (store.backing() != nullptr) store.backing()->OnExploration();
       const PlanId id = OnExplorationCompleted(segment.operations(), store,
                                                std::move(result.optimization), mode);
       ExecuteThenReset(store, segment, [&] { segment.Execute(id, store); });
@@ -73,13 +78,14 @@ void Processor::Explore(StreamSegment& segment, ExecutionPlanStore& store, Execu
     case Exploration::Kind::kUnfused:
       // Exploration is capped: run unfused and leave the store alone, so a graph that never
       // repeats stops both re-exploring and growing the store.
+      if (store.backing() != nullptr) store.backing()->OnUnfusedRun();
       ExecuteThenReset(store, segment,
                        [&] { segment.ExecuteUnfused(std::move(result.optimization)); });
       return;
   }
 }
 
-void Processor::ExecuteThenReset(const ExecutionPlanStore& store, StreamSegment& segment,
+void Processor::ExecuteThenReset(ExecutionPlanStore& store, StreamSegment& segment,
                                  const std::function<void()>& execute) {
   try {
     execute();
@@ -92,9 +98,10 @@ void Processor::ExecuteThenReset(const ExecutionPlanStore& store, StreamSegment&
   Reset(store, segment.operations());
 }
 
-void Processor::Reset(const ExecutionPlanStore& store, std::span<const OperationIr> ops) {
+void Processor::Reset(ExecutionPlanStore& store, std::span<const OperationIr> ops) {
   explorer_.Reset(ops);
   policy_.Reset();
+  if (!ops.empty()) store.LoadStartingWith(ops.front());
   for (const OperationIr& op : ops) policy_.Update(store, op);
 }
 

@@ -55,10 +55,10 @@ class Processor {
 
  private:
   void Explore(StreamSegment& segment, ExecutionPlanStore& store, ExecutionMode mode);
-  void Reset(const ExecutionPlanStore& store, std::span<const OperationIr> ops);
+  void Reset(ExecutionPlanStore& store, std::span<const OperationIr> ops);
   // Runs `execute` (an execution of the segment's head), then resets for the remaining ops,
   // also when the execution throws.
-  void ExecuteThenReset(const ExecutionPlanStore& store, StreamSegment& segment,
+  void ExecuteThenReset(ExecutionPlanStore& store, StreamSegment& segment,
                         const std::function<void()>& execute);
   PlanId OnExplorationCompleted(std::span<const OperationIr> ops, ExecutionPlanStore& store,
                                 BlockOptimization optimization, ExecutionMode mode) const;

@@ -16,6 +16,10 @@ struct Stats {
   uint64_t unfused_operations = 0;  // ops executed one by one (Init and Drop included)
   uint64_t launches = 0;            // kernels run: one per fused execution, one per unfused
                                     // op other than Init and Drop
+  // The plan database (zero when it is off):
+  uint64_t plans_loaded_from_sqlite = 0;  // stored plans that joined the in-memory store
+  uint64_t plans_published = 0;           // new plans this process wrote to it
+  uint64_t rows_quarantined = 0;          // stored plans refused as damaged or invalid
 };
 
 // Counters of `device` (all threads). A device that was never used reports zeros; a released

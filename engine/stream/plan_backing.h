@@ -1,0 +1,49 @@
+// PlanBacking: durable storage behind a device's ExecutionPlanStore (the plan database,
+// store/persistent_plans.h). The in-memory store stays the only thing the policy reads; the
+// backing fills it lazily and hears about everything new:
+//   * the first time the store sees a first op, Load() hands over the stored plans that start
+//     with it (each added through `add`, which returns the id it got; ids stay stable);
+//   * plans the search adds, triggers appended to any plan, and cache hits are reported as
+//     they happen (the backing writes them behind, off the op path);
+//   * the exploration budget of the workload (max_explorations across processes and runs).
+//
+// Threading: called under the device server's lock, like the store.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "engine/stream/plan.h"
+
+namespace ember {
+
+// For ember::Stats.
+struct BackingCounters {
+  uint64_t plans_loaded = 0;      // plans that joined the store from durable storage
+  uint64_t plans_published = 0;   // new plans this process wrote
+  uint64_t rows_quarantined = 0;  // stored plans refused (bad checksum, decode, validation)
+};
+
+class PlanBacking {
+ public:
+  virtual ~PlanBacking() = default;
+
+  using AddPlan = std::function<PlanId(ExecutionPlan)>;
+  // Stored plans whose first relative op equals `first`. Called once per distinct first op.
+  virtual void Load(const OperationIr& first, const AddPlan& add) = 0;
+  virtual void OnPlanAdded(PlanId id, const ExecutionPlan& plan) = 0;
+  virtual void OnTriggerAdded(PlanId id, const ExecutionTrigger& trigger) = 0;
+  virtual void OnHit(PlanId id) = 0;
+
+  // Whether the workload may explore once more, and that it did.
+  virtual bool ExplorationAllowed() = 0;
+  virtual void OnExploration() = 0;
+  // A segment ran unfused because the budget was spent.
+  virtual void OnUnfusedRun() = 0;
+
+  // Waits until everything reported so far is durable (ember::Sync, exit).
+  virtual void Flush() = 0;
+  virtual BackingCounters counters() const = 0;
+};
+
+}  // namespace ember

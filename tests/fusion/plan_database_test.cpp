@@ -1,0 +1,193 @@
+// The plan database end to end (CONFORMANCE.md §D1, D3-D6): real processes (this test binary
+// re-executed as a child), a real SQLite file, the real fusers and CPU backend. Each child runs
+// one small workload on the database named by EMBER_PLAN_DB and writes its ember::Stats and a
+// checksum of its results to EMBER_TEST_OUT; the parent compares runs.
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <ember/ember.h>
+
+#include "tests/store/sqlite_test_util.h"
+
+extern char** environ;
+
+namespace ember {
+namespace {
+
+using Report = std::map<std::string, double>;
+using sqlite_test::OpenRepository;
+using sqlite_test::TempDir;
+
+// --- the child ---------------------------------------------------------------------------
+
+double SeedAndSoftmax() {
+  double checksum = 0;
+  for (int64_t n : {64, 32}) {
+    Tensor a = Tensor::FromVector(std::vector<float>(n * n, 0.5f), {n, n});
+    Tensor b = Tensor::FromVector(std::vector<float>(n * n, 1.5f), {n, n});
+    Tensor c = Tensor::FromVector(std::vector<float>(n * n, 0.25f), {n, n});
+    Tensor ab = a * b;
+    Tensor c2 = c * 2.0;
+    for (float v : (std::move(ab) + std::move(c2)).Exp().ToVector<float>()) checksum += v;
+    Tensor y = a * 0.125;
+    Tensor m = y.MaxDim(1);
+    Tensor e = (std::move(y) - std::move(m)).Exp();
+    Tensor s = e.SumDim(1);
+    for (float v : (std::move(e) / std::move(s)).ToVector<float>()) checksum += v;
+  }
+  return checksum;
+}
+
+// A new relative shape every step (rank 1, 2, ...): every segment misses the cache.
+double ChangingShapes() {
+  double checksum = 0;
+  for (size_t rank = 1; rank <= 5; ++rank) {
+    Tensor a = Tensor::Full(std::vector<int64_t>(rank, 3), 1.0, DType::kF32);
+    for (float v : ((a * 2.0) + 1.0).Exp().ToVector<float>()) checksum += v;
+  }
+  return checksum;
+}
+
+TEST(DISABLED_PlanDatabaseChild, Run) {
+  const std::string workload = std::getenv("EMBER_TEST_WORKLOAD");
+  const double checksum = workload == "shapes" ? ChangingShapes() : SeedAndSoftmax();
+  Sync();
+  const Stats s = GetStats();
+  std::ofstream out(std::getenv("EMBER_TEST_OUT"));
+  out << "checksum " << checksum << "\n"
+      << "explorations " << s.explorations << "\n"
+      << "cache_hits " << s.cache_hits << "\n"
+      << "fused_executions " << s.fused_executions << "\n"
+      << "plans_loaded_from_sqlite " << s.plans_loaded_from_sqlite << "\n"
+      << "plans_published " << s.plans_published << "\n"
+      << "rows_quarantined " << s.rows_quarantined << "\n";
+}
+
+// --- the parent --------------------------------------------------------------------------
+
+// Runs the child with `env` added and returns its report.
+Report RunChild(const std::string& dir, const std::vector<std::string>& env) {
+  static int runs = 0;
+  const std::string out = dir + "/report-" + std::to_string(runs++) + ".txt";
+  std::vector<std::string> strings = {"/proc/self/exe",
+                                      "--gtest_filter=DISABLED_PlanDatabaseChild.Run",
+                                      "--gtest_also_run_disabled_tests"};
+  std::vector<std::string> environment;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    if (entry.rfind("EMBER_", 0) == 0 && entry.rfind("EMBER_TEST_DATA", 0) != 0) continue;
+    environment.push_back(entry);
+  }
+  environment.push_back("EMBER_TEST_OUT=" + out);
+  for (const std::string& e : env) environment.push_back(e);
+  std::vector<char*> argv, envp;
+  for (std::string& s : strings) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  for (std::string& s : environment) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  pid_t pid = 0;
+  EXPECT_EQ(posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), envp.data()), 0);
+  int status = 0;
+  EXPECT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
+  Report report;
+  std::ifstream in(out);
+  std::string key;
+  double value = 0;
+  while (in >> key >> value) report[key] = value;
+  EXPECT_FALSE(report.empty()) << "the child wrote no report";
+  return report;
+}
+
+TEST(PlanDatabase, SecondProcessStartsWarmWithoutExploring) {
+  TempDir dir;
+  const std::vector<std::string> env = {"EMBER_PLAN_DB=" + dir.path().string() + "/plans.db",
+                                        "EMBER_TEST_WORKLOAD=seed"};
+  const Report cold = RunChild(dir.path().string(), env);
+  EXPECT_GT(cold.at("explorations"), 0);
+  EXPECT_GT(cold.at("plans_published"), 0);
+  EXPECT_EQ(cold.at("plans_loaded_from_sqlite"), 0);
+  EXPECT_GT(cold.at("fused_executions"), 0);
+
+  const Report warm = RunChild(dir.path().string(), env);
+  EXPECT_EQ(warm.at("explorations"), 0);
+  EXPECT_GT(warm.at("plans_loaded_from_sqlite"), 0);
+  EXPECT_EQ(warm.at("plans_published"), 0);
+  EXPECT_GT(warm.at("cache_hits"), 0);
+  EXPECT_EQ(warm.at("fused_executions"), cold.at("fused_executions"));
+  EXPECT_EQ(warm.at("checksum"), cold.at("checksum"));
+  EXPECT_EQ(warm.at("rows_quarantined"), 0);
+}
+
+TEST(PlanDatabase, AnotherEnvironmentSeesNoPlans) {
+  TempDir dir;
+  const std::string db = "EMBER_PLAN_DB=" + dir.path().string() + "/plans.db";
+  const Report first = RunChild(dir.path().string(), {db, "EMBER_TEST_WORKLOAD=seed"});
+  // max_blocks is part of the environment: plans made with another value stay invisible.
+  const Report other = RunChild(dir.path().string(), {db, "EMBER_TEST_WORKLOAD=seed", "EMBER_MAX_BLOCKS=3"});
+  EXPECT_EQ(other.at("plans_loaded_from_sqlite"), 0);
+  EXPECT_EQ(other.at("explorations"), first.at("explorations"));
+  EXPECT_EQ(other.at("checksum"), first.at("checksum"));
+}
+
+TEST(PlanDatabase, ExplorationBudgetSpentYesterdayIsSpentToday) {
+  TempDir dir;
+  const std::vector<std::string> env = {"EMBER_PLAN_DB=" + dir.path().string() + "/plans.db",
+                                        "EMBER_TEST_WORKLOAD=shapes",
+                                        "EMBER_WORKLOAD=budget", "EMBER_MAX_EXPLORATIONS=2"};
+  const Report first = RunChild(dir.path().string(), env);
+  EXPECT_EQ(first.at("explorations"), 2);
+  const Report second = RunChild(dir.path().string(), env);
+  EXPECT_EQ(second.at("explorations"), 0);  // the budget was spent by the first run
+  EXPECT_EQ(second.at("checksum"), first.at("checksum"));
+  // Another workload name has its own budget.
+  std::vector<std::string> other = env;
+  other[2] = "EMBER_WORKLOAD=other";
+  EXPECT_EQ(RunChild(dir.path().string(), other).at("explorations"), 2);
+}
+
+TEST(PlanDatabase, DamagedRowsAreQuarantinedAndResultsStayRight) {
+  TempDir dir;
+  const std::string path = dir.path().string() + "/plans.db";
+  const std::vector<std::string> env = {"EMBER_PLAN_DB=" + path, "EMBER_TEST_WORKLOAD=seed"};
+  const Report cold = RunChild(dir.path().string(), env);
+  {
+    std::unique_ptr<PlanRepository> repo = OpenRepository(path);
+    ASSERT_NE(repo, nullptr);
+    ASSERT_TRUE(
+        repo->database().sqlite().Exec("UPDATE plans SET plan_blob = zeroblob(16)", "corrupting")
+            .ok());
+  }
+  const Report warm = RunChild(dir.path().string(), env);
+  EXPECT_GT(warm.at("rows_quarantined"), 0);
+  EXPECT_GT(warm.at("explorations"), 0);
+  EXPECT_EQ(warm.at("checksum"), cold.at("checksum"));
+}
+
+TEST(PlanDatabase, AnUnusableFileLeavesTheProgramInMemory) {
+  TempDir dir;
+  const std::string path = dir.path().string() + "/garbage.db";
+  std::ofstream(path) << std::string(4096, 'x');
+  const Report report =
+      RunChild(dir.path().string(), {"EMBER_PLAN_DB=" + path, "EMBER_TEST_WORKLOAD=seed"});
+  EXPECT_GT(report.at("explorations"), 0);
+  EXPECT_EQ(report.at("plans_published"), 0);
+  std::ifstream in(path);
+  std::stringstream content;
+  content << in.rdbuf();
+  EXPECT_EQ(content.str(), std::string(4096, 'x'));  // untouched
+}
+
+}  // namespace
+}  // namespace ember
