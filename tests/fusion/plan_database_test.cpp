@@ -76,10 +76,15 @@ TEST(DISABLED_PlanDatabaseChild, Run) {
 
 // --- the parent --------------------------------------------------------------------------
 
-// Runs the child with `env` added and returns its report.
-Report RunChild(const std::string& dir, const std::vector<std::string>& env) {
+struct Child {
+  pid_t pid = 0;
+  std::string out;
+};
+
+// Starts the child with `env` added to this process's environment (minus EMBER_ settings).
+Child SpawnChild(const std::string& dir, const std::vector<std::string>& env) {
   static int runs = 0;
-  const std::string out = dir + "/report-" + std::to_string(runs++) + ".txt";
+  Child child{.out = dir + "/report-" + std::to_string(runs++) + ".txt"};
   std::vector<std::string> strings = {"/proc/self/exe",
                                       "--gtest_filter=DISABLED_PlanDatabaseChild.Run",
                                       "--gtest_also_run_disabled_tests"};
@@ -89,25 +94,40 @@ Report RunChild(const std::string& dir, const std::vector<std::string>& env) {
     if (entry.rfind("EMBER_", 0) == 0 && entry.rfind("EMBER_TEST_DATA", 0) != 0) continue;
     environment.push_back(entry);
   }
-  environment.push_back("EMBER_TEST_OUT=" + out);
+  environment.push_back("EMBER_TEST_OUT=" + child.out);
   for (const std::string& e : env) environment.push_back(e);
   std::vector<char*> argv, envp;
   for (std::string& s : strings) argv.push_back(s.data());
   argv.push_back(nullptr);
   for (std::string& s : environment) envp.push_back(s.data());
   envp.push_back(nullptr);
-  pid_t pid = 0;
-  EXPECT_EQ(posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), envp.data()), 0);
+  EXPECT_EQ(posix_spawn(&child.pid, "/proc/self/exe", nullptr, nullptr, argv.data(), envp.data()),
+            0);
+  return child;
+}
+
+// Waits for the child and returns its report.
+Report Collect(const Child& child) {
   int status = 0;
-  EXPECT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_EQ(waitpid(child.pid, &status, 0), child.pid);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
   Report report;
-  std::ifstream in(out);
+  std::ifstream in(child.out);
   std::string key;
   double value = 0;
   while (in >> key >> value) report[key] = value;
   EXPECT_FALSE(report.empty()) << "the child wrote no report";
   return report;
+}
+
+Report RunChild(const std::string& dir, const std::vector<std::string>& env) {
+  return Collect(SpawnChild(dir, env));
+}
+
+int64_t Count(PlanRepository& repo, const std::string& sql) {
+  std::string text;
+  EXPECT_TRUE(repo.database().sqlite().QueryText(sql, "counting", &text).ok()) << sql;
+  return std::stoll(text);
 }
 
 TEST(PlanDatabase, SecondProcessStartsWarmWithoutExploring) {
@@ -128,6 +148,37 @@ TEST(PlanDatabase, SecondProcessStartsWarmWithoutExploring) {
   EXPECT_EQ(warm.at("fused_executions"), cold.at("fused_executions"));
   EXPECT_EQ(warm.at("checksum"), cold.at("checksum"));
   EXPECT_EQ(warm.at("rows_quarantined"), 0);
+}
+
+TEST(PlanDatabase, ConcurrentProcessesShareOnePlanPerSegment) {
+  TempDir dir;
+  const std::string path = dir.path().string() + "/plans.db";
+  const std::vector<std::string> env = {"EMBER_PLAN_DB=" + path, "EMBER_TEST_WORKLOAD=seed"};
+  // Four processes start together on an empty database: several explore the same segments,
+  // the first publication of each wins and the others merge their triggers into it.
+  std::vector<Child> children;
+  for (int i = 0; i < 4; ++i) children.push_back(SpawnChild(dir.path().string(), env));
+  std::vector<Report> reports;
+  for (const Child& child : children) reports.push_back(Collect(child));
+  for (const Report& r : reports) EXPECT_EQ(r.at("checksum"), reports[0].at("checksum"));
+
+  std::unique_ptr<PlanRepository> repo = OpenRepository(path);
+  ASSERT_NE(repo, nullptr);
+  const int64_t plans = Count(*repo, "SELECT COUNT(*) FROM plans");
+  EXPECT_EQ(Count(*repo, "SELECT COUNT(DISTINCT plan_key) FROM plans"), plans);
+  EXPECT_EQ(Count(*repo, "SELECT COUNT(*) FROM (SELECT plan_id, kind, ops_blob FROM triggers "
+                         "GROUP BY plan_id, kind, ops_blob HAVING COUNT(*) > 1)"),
+            0);
+  // A single process stores exactly as many: nobody's duplicate survived.
+  TempDir alone;
+  const std::string single = alone.path().string() + "/plans.db";
+  RunChild(alone.path().string(), {"EMBER_PLAN_DB=" + single, "EMBER_TEST_WORKLOAD=seed"});
+  std::unique_ptr<PlanRepository> reference = OpenRepository(single);
+  EXPECT_EQ(Count(*reference, "SELECT COUNT(*) FROM plans"), plans);
+  // A fifth process finds everything.
+  const Report late = RunChild(dir.path().string(), env);
+  EXPECT_EQ(late.at("explorations"), 0);
+  EXPECT_EQ(late.at("checksum"), reports[0].at("checksum"));
 }
 
 TEST(PlanDatabase, AnotherEnvironmentSeesNoPlans) {
