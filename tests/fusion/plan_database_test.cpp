@@ -3,6 +3,7 @@
 // one small workload on the database named by EMBER_PLAN_DB and writes its ember::Stats and a
 // checksum of its results to EMBER_TEST_OUT; the parent compares runs.
 #include <spawn.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -179,6 +180,37 @@ TEST(PlanDatabase, ConcurrentProcessesShareOnePlanPerSegment) {
   const Report late = RunChild(dir.path().string(), env);
   EXPECT_EQ(late.at("explorations"), 0);
   EXPECT_EQ(late.at("checksum"), reports[0].at("checksum"));
+}
+
+TEST(PlanDatabase, KilledWritersLeaveAHealthyDatabase) {
+  TempDir dir;
+  const std::string path = dir.path().string() + "/plans.db";
+  const std::vector<std::string> env = {"EMBER_PLAN_DB=" + path, "EMBER_TEST_WORKLOAD=seed"};
+  // SIGKILL children at staggered instants: before opening, while exploring, while their
+  // writer commits, after. Whatever they left must be a consistent database.
+  for (int i = 0; i < 12; ++i) {
+    TempDir scratch;
+    const Child child = SpawnChild(scratch.path().string(), env);
+    usleep(static_cast<useconds_t>(3000 * i));
+    kill(child.pid, SIGKILL);
+    int status = 0;
+    EXPECT_EQ(waitpid(child.pid, &status, 0), child.pid);
+  }
+  {
+    std::unique_ptr<PlanRepository> repo = OpenRepository(path);
+    ASSERT_NE(repo, nullptr);
+    std::string check;
+    ASSERT_TRUE(repo->database().sqlite().QueryText("PRAGMA integrity_check", "checking", &check)
+                    .ok());
+    EXPECT_EQ(check, "ok");
+  }
+  // The next process runs normally and computes what a process without a database computes.
+  TempDir fresh;
+  const Report reference = RunChild(fresh.path().string(), {"EMBER_PLAN_DB=off",
+                                                            "EMBER_TEST_WORKLOAD=seed"});
+  const Report after = RunChild(dir.path().string(), env);
+  EXPECT_EQ(after.at("checksum"), reference.at("checksum"));
+  EXPECT_EQ(after.at("rows_quarantined"), 0);
 }
 
 TEST(PlanDatabase, AnotherEnvironmentSeesNoPlans) {
