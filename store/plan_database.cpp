@@ -1,6 +1,7 @@
 #include "store/plan_database.h"
 
 #include <fmt/format.h>
+#include <sqlite3.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
@@ -166,7 +167,19 @@ Status PlanDatabase::Open(const PlanDbOptions& options, std::unique_ptr<PlanData
     return s;
   }
   Inspection found;
-  if (Status s = Inspect(db, &found); !s.ok()) return s;
+  Status inspected = Inspect(db, &found);
+  if (!inspected.ok() && !options.read_only && db.last_error_code() == SQLITE_READONLY) {
+    // A process killed inside a transaction leaves a write-ahead log that only a writer may
+    // recover (SQLITE_READONLY_RECOVERY). The header check above said the file is SQLite's,
+    // and recovery rewrites only the -wal/-shm companions, so look again as a writer.
+    if (Status s = SqliteDatabase::Open(path, SqliteDatabase::Mode::kReadWrite,
+                                        options.busy_timeout, &db);
+        !s.ok()) {
+      return s;
+    }
+    inspected = Inspect(db, &found);
+  }
+  if (!inspected.ok()) return inspected;
   if (Status s = CheckOurs(path, found); !s.ok()) return s;
   const int recorded = found.recorded.empty() ? 0 : found.recorded.back().version;
   const int latest = LatestSchemaVersion();
