@@ -64,6 +64,7 @@ class PersistentPlans final : public PlanBacking {
   bool reads_failed_ = false;
   std::atomic<uint64_t> loaded_{0};
   std::atomic<uint64_t> quarantined_{0};
+  std::atomic<uint64_t> load_ns_{0};
 };
 
 // The executable's file name (the default workload name, EMBER_WORKLOAD unset).

@@ -138,6 +138,7 @@ Stats DeviceServer::GetStats() {
     stats.plans_loaded_from_sqlite = stored.plans_loaded;
     stats.plans_published = stored.plans_published;
     stats.rows_quarantined = stored.rows_quarantined;
+    stats.plan_load_ms = static_cast<double>(stored.load_ns) / 1e6;
   }
   return stats;
 }

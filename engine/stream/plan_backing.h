@@ -22,6 +22,7 @@ struct BackingCounters {
   uint64_t plans_loaded = 0;      // plans that joined the store from durable storage
   uint64_t plans_published = 0;   // new plans this process wrote
   uint64_t rows_quarantined = 0;  // stored plans refused (bad checksum, decode, validation)
+  uint64_t load_ns = 0;           // wall time spent in Load (lookup, decode, validate, add)
 };
 
 class PlanBacking {

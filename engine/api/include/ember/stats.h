@@ -20,6 +20,7 @@ struct Stats {
   uint64_t plans_loaded_from_sqlite = 0;  // stored plans that joined the in-memory store
   uint64_t plans_published = 0;           // new plans this process wrote to it
   uint64_t rows_quarantined = 0;          // stored plans refused as damaged or invalid
+  double plan_load_ms = 0;                // time in its lookups: read, decode, validate, add
 };
 
 // Counters of `device` (all threads). A device that was never used reports zeros; a released

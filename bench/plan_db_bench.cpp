@@ -1,0 +1,360 @@
+// Micro-measurements of the plan database (issue 5, "Benchmark"); docs/BENCHMARKS.md records
+// them, bench/run_plan_db.sh runs them.
+//   * BM_Lookup: PlanRepository::LoadPlansByFirstOp on a database of N plans (one per first
+//     op), for a first op that has a plan (hit) and one that has none (miss).
+//   * BM_DecodeValidate: what PersistentPlans::Load does to each row it reads (DecodeOperations,
+//     DecodeBlockOptimization, the triggers, ValidatePlan) for the seed expression's, softmax's
+//     and layernorm's plan, with the plan's blob sizes as counters.
+//   * `--publish=W,M,B` (no Google Benchmark): W forked writer processes each publish M
+//     distinct plans in Publish batches of B into one file; prints plans/s as one JSON line.
+//
+// Every plan is real: the engine runs the seed expression, softmax and layernorm with the real
+// fusers into a scratch database, and the rows it published are read back. The lookup and
+// publish databases reuse those blobs under made-up keys, so rows have real sizes. Everything
+// lives in a mkdtemp directory, removed at exit.
+#include <benchmark/benchmark.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <ember/ember.h>
+
+#include "engine/core/config.h"
+#include "store/plan_codec.h"
+#include "store/plan_repository.h"
+#include "store/sqlite_database.h"
+#include "store/sqlite_statement.h"
+
+namespace {
+
+using namespace ember;
+
+struct Scratch {
+  std::filesystem::path dir;
+  Scratch() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "ember-plan-db-XXXXXX");
+    if (mkdtemp(pattern.data()) == nullptr) std::abort();
+    dir = pattern;
+  }
+  ~Scratch() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+};
+
+Scratch& TheScratch() {
+  static Scratch scratch;
+  return scratch;
+}
+
+std::string ScratchFile(const std::string& name) { return (TheScratch().dir / name).string(); }
+
+bool in_child = false;  // a forked writer: leave the scratch directory to the parent
+
+void Check(const Status& s) {
+  if (!s.ok()) {
+    std::fprintf(stderr, "plan_db_bench: %s\n", s.ToString().c_str());
+    if (in_child) _exit(1);
+    std::exit(1);
+  }
+}
+
+std::unique_ptr<PlanRepository> OpenRepository(const std::string& path) {
+  std::unique_ptr<PlanRepository> repo;
+  Check(PlanRepository::Open(PlanDbOptions{.path = path}, &repo));
+  return repo;
+}
+
+Tensor Input(float scale) {
+  std::vector<float> v(64 * 1024);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = scale * static_cast<float>(i % 101) / 101.0f;
+  return Tensor::FromVector(v, {64, 1024});
+}
+
+// The workloads of bench/cpu_fusion_bench.cpp, each one segment ended by a read-back.
+void Seed() {
+  Tensor a = Input(1), b = Input(2), c = Input(0.5f);
+  Sync();
+  Tensor ab = a * b;
+  Tensor c2 = c * 2.0;
+  benchmark::DoNotOptimize((std::move(ab) + std::move(c2)).Exp().ToVector<float>());
+}
+void Softmax() {
+  Tensor x = Input(4);
+  Sync();
+  Tensor y = x * 0.125;
+  Tensor m = y.MaxDim(1);
+  Tensor e = (std::move(y) - std::move(m)).Exp();
+  Tensor s = e.SumDim(1);
+  benchmark::DoNotOptimize((std::move(e) / std::move(s)).ToVector<float>());
+}
+void LayerNorm() {
+  Tensor x = Input(2), r = Input(1);
+  Sync();
+  Tensor h = x + r;
+  Tensor mu = h.MeanDim(1);
+  Tensor xc = std::move(h) - std::move(mu);
+  Tensor var = (xc * xc).MeanDim(1);
+  benchmark::DoNotOptimize((std::move(xc) / (std::move(var) + 1e-5).Sqrt()).ToVector<float>());
+}
+
+// Runs `workload` on a fresh device whose plan database is `path`, then releases the device,
+// which makes the writer commit what it queued. Returns the rows it published.
+std::vector<StoredPlan> PlansOf(void (*workload)(), const std::string& path) {
+  Config config = GlobalConfig();
+  config.plan_db = path;
+  SetGlobalConfigForTesting(config);
+  ReleaseDevice(Device::Cpu());
+  workload();
+  ReleaseDevice(Device::Cpu());
+  std::unique_ptr<PlanRepository> repo = OpenRepository(path);
+  SqliteStatement query;
+  Check(repo->database().sqlite().Prepare(
+      "SELECT DISTINCT environment_id, first_op_hash FROM plans", "listing plans", &query));
+  std::vector<std::pair<int64_t, int64_t>> keys;
+  for (bool row = true;;) {
+    Check(query.Step(&row));
+    if (!row) break;
+    keys.emplace_back(query.ColumnInt64(0), query.ColumnInt64(1));
+  }
+  std::vector<StoredPlan> plans;
+  for (const auto& [environment, hash] : keys) {
+    LoadedPlans loaded;
+    Check(repo->LoadPlansByFirstOp(environment, static_cast<uint64_t>(hash), &loaded));
+    for (StoredPlan& p : loaded.plans) plans.push_back(std::move(p));
+  }
+  return plans;
+}
+
+// Workload name -> the plans the engine stored for it (computed once).
+const std::map<std::string, std::vector<StoredPlan>>& RealPlans() {
+  static const auto* plans = [] {
+    auto* m = new std::map<std::string, std::vector<StoredPlan>>();
+    (*m)["seed"] = PlansOf(Seed, ScratchFile("seed.db"));
+    (*m)["softmax"] = PlansOf(Softmax, ScratchFile("softmax.db"));
+    (*m)["layernorm"] = PlansOf(LayerNorm, ScratchFile("layernorm.db"));
+    Config config = GlobalConfig();
+    config.plan_db = "off";  // nothing below may write a database of its own
+    SetGlobalConfigForTesting(config);
+    ReleaseDevice(Device::Cpu());
+    return m;
+  }();
+  return *plans;
+}
+
+// The real plans one after another.
+std::vector<StoredPlan> AllRealPlans() {
+  std::vector<StoredPlan> all;
+  for (const auto& [name, plans] : RealPlans()) all.insert(all.end(), plans.begin(), plans.end());
+  return all;
+}
+
+uint64_t Mix(uint64_t x) {  // splitmix64: distinct made-up first-op hashes and keys
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+EnvironmentFingerprint BenchEnvironment() {
+  return {.engine_version = "bench",
+          .schema_version = kPlanSchemaVersion,
+          .backend = "cpu",
+          .device_model = "any",
+          .fusers = {{"elementwise", 1}},
+          .max_blocks = 5};
+}
+
+// Plan `i` of writer `writer`: a real plan's blobs and triggers under distinct keys.
+PublishItem MadeUpPlan(const std::vector<StoredPlan>& real, uint64_t writer, uint64_t i) {
+  const StoredPlan& r = real[i % real.size()];
+  const uint64_t n = (writer << 40) | i;
+  PublishItem item;
+  item.plan = NewPlan{.first_op_hash = Mix(n),
+                      .plan_key = {.low = Mix(n ^ 1), .high = n},
+                      .ops_blob = r.ops_blob,
+                      .plan_blob = r.plan_blob,
+                      .num_ops = r.num_ops};
+  item.triggers = r.triggers;
+  return item;
+}
+
+// Publishes plans [0, count) of `writer` in batches of `batch`.
+void PublishPlans(PlanRepository& repo, EnvironmentRowId environment,
+                  const std::vector<StoredPlan>& real, uint64_t writer, uint64_t count,
+                  uint64_t batch) {
+  for (uint64_t i = 0; i < count;) {
+    PublishBatch b{.environment_id = environment};
+    for (; i < count && b.plans.size() < batch; ++i) b.plans.push_back(MadeUpPlan(real, writer, i));
+    PublishResult result;
+    Check(repo.Publish(b, &result));
+  }
+}
+
+struct LookupDb {
+  std::unique_ptr<PlanRepository> repo;
+  EnvironmentRowId environment = 0;
+};
+
+// A database of n plans, one per first op, kept open for the benchmark's reads.
+LookupDb& LookupDatabase(int64_t n) {
+  static std::map<int64_t, LookupDb> dbs;
+  LookupDb& db = dbs[n];
+  if (db.repo == nullptr) {
+    const std::vector<StoredPlan> real = AllRealPlans();
+    db.repo = OpenRepository(ScratchFile("lookup-" + std::to_string(n) + ".db"));
+    Check(db.repo->EnsureEnvironment(BenchEnvironment(), &db.environment));
+    PublishPlans(*db.repo, db.environment, real, 0, static_cast<uint64_t>(n), 500);
+  }
+  return db;
+}
+
+void BM_Lookup(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  const bool hit = state.range(1) != 0;
+  LookupDb& db = LookupDatabase(n);
+  uint64_t i = 0;
+  int64_t found = 0;
+  for (auto _ : state) {
+    // A miss asks for keys past the n published ones.
+    const uint64_t key = hit ? (i % static_cast<uint64_t>(n)) : static_cast<uint64_t>(n) + i;
+    ++i;
+    LoadedPlans loaded;
+    Check(db.repo->LoadPlansByFirstOp(db.environment, Mix(key), &loaded));
+    found += static_cast<int64_t>(loaded.plans.size());
+  }
+  if (found != (hit ? state.iterations() : 0)) state.SkipWithError("unexpected lookup result");
+  state.SetLabel(hit ? "hit" : "miss");
+}
+BENCHMARK(BM_Lookup)
+    ->ArgsProduct({{1000, 10000}, {1, 0}})
+    ->ArgNames({"plans", "hit"})
+    ->Unit(benchmark::kMicrosecond);
+
+// PersistentPlans' DecodeRow (store/persistent_plans.cpp), spelled out.
+Status DecodeAndValidate(const StoredPlan& row) {
+  ExecutionPlan plan;
+  if (Status s = DecodeOperations(row.ops_blob, &plan.operations); !s.ok()) return s;
+  if (Status s = DecodeBlockOptimization(row.plan_blob, &plan.optimization); !s.ok()) return s;
+  for (const TriggerRow& t : row.triggers) {
+    if (t.kind == static_cast<int>(ExecutionTrigger::Kind::kOnOperations)) {
+      std::vector<OperationIr> ops;
+      if (Status s = DecodeOperations(t.ops_blob, &ops); !s.ok()) return s;
+      plan.triggers.push_back(ExecutionTrigger::OnOperations(std::move(ops)));
+    } else {
+      plan.triggers.push_back(t.kind == static_cast<int>(ExecutionTrigger::Kind::kOnSync)
+                                  ? ExecutionTrigger::OnSync()
+                                  : ExecutionTrigger::Always());
+    }
+  }
+  return ValidatePlan(plan);
+}
+
+// The workload's own plan: the one with the most ops (the others are the 1-op segments of
+// its inputs' Init and Drop ops).
+const StoredPlan& MainPlan(const std::string& workload) {
+  const std::vector<StoredPlan>& plans = RealPlans().at(workload);
+  if (plans.empty()) std::abort();
+  const StoredPlan* main = &plans.front();
+  for (const StoredPlan& p : plans) main = p.num_ops > main->num_ops ? &p : main;
+  return *main;
+}
+
+void BM_DecodeValidate(benchmark::State& state, const std::string& workload) {
+  const StoredPlan& plan = MainPlan(workload);
+  for (auto _ : state) {
+    if (Status s = DecodeAndValidate(plan); !s.ok()) {
+      return state.SkipWithError(s.ToString().c_str());
+    }
+  }
+  double trigger_bytes = 0;
+  for (const TriggerRow& t : plan.triggers) trigger_bytes += static_cast<double>(t.ops_blob.size());
+  state.counters["ops"] = plan.num_ops;
+  state.counters["ops_bytes"] = static_cast<double>(plan.ops_blob.size());
+  state.counters["plan_bytes"] = static_cast<double>(plan.plan_blob.size());
+  state.counters["bytes"] = static_cast<double>(plan.ops_blob.size() + plan.plan_blob.size());
+  state.counters["triggers"] = static_cast<double>(plan.triggers.size());
+  state.counters["trigger_bytes"] = trigger_bytes;
+}
+BENCHMARK_CAPTURE(BM_DecodeValidate, seed, std::string("seed"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_DecodeValidate, softmax, std::string("softmax"))
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_DecodeValidate, layernorm, std::string("layernorm"))
+    ->Unit(benchmark::kMicrosecond);
+
+// --publish=W,M,B: the children open their connections, say so, and wait for the parent to
+// close the start pipe, so the clock covers the publishing only.
+int PublishThroughput(int writers, uint64_t per_writer, uint64_t batch) {
+  const std::vector<StoredPlan> real = AllRealPlans();
+  const std::string path = ScratchFile("publish.db");
+  EnvironmentRowId environment = 0;
+  Check(OpenRepository(path)->EnsureEnvironment(BenchEnvironment(), &environment));
+  int ready[2], go[2];
+  if (pipe(ready) != 0 || pipe(go) != 0) return 1;
+  std::fflush(nullptr);
+  std::vector<pid_t> children;
+  for (int w = 0; w < writers; ++w) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      in_child = true;
+      close(ready[0]);
+      close(go[1]);
+      std::unique_ptr<PlanRepository> repo = OpenRepository(path);
+      char c = 1;
+      if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 0) _exit(2);
+      PublishPlans(*repo, environment, real, static_cast<uint64_t>(w) + 1, per_writer, batch);
+      repo.reset();
+      _exit(0);
+    }
+    children.push_back(pid);
+  }
+  close(ready[1]);
+  close(go[0]);
+  for (int w = 0; w < writers; ++w) {
+    char c = 0;
+    if (read(ready[0], &c, 1) != 1) return 1;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  close(go[1]);  // EOF: every child starts
+  bool ok = true;
+  for (pid_t pid : children) {
+    int status = 0;
+    ok = waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0 && ok;
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::unique_ptr<PlanRepository> repo = OpenRepository(path);
+  std::string stored;
+  Check(repo->database().sqlite().QueryText("SELECT count(*) FROM plans", "counting", &stored));
+  const uint64_t total = static_cast<uint64_t>(writers) * per_writer;
+  std::printf(
+      "{\"writers\": %d, \"batch\": %llu, \"plans\": %llu, \"stored\": %s, \"seconds\": %.4f, "
+      "\"plans_per_s\": %.0f}\n",
+      writers, static_cast<unsigned long long>(batch), static_cast<unsigned long long>(total),
+      stored.c_str(), seconds, static_cast<double>(total) / seconds);
+  return ok && stored == std::to_string(total) ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    int writers = 0;
+    unsigned long long per_writer = 0, batch = 0;
+    if (std::sscanf(argv[i], "--publish=%d,%llu,%llu", &writers, &per_writer, &batch) == 3) {
+      return PublishThroughput(writers, per_writer, batch);
+    }
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
