@@ -152,7 +152,12 @@ Status PlanDatabase::Open(const PlanDbOptions& options, std::unique_ptr<PlanData
   if (path.empty()) return Status::InvalidArgument("no plan database path given");
   std::unique_ptr<PlanDatabase> pdb(new PlanDatabase());
   if (Status s = PrepareDatabaseFile(options, &pdb->created_); !s.ok()) return s;
-  if (Status s = CheckDatabaseHeader(path); !s.ok()) return s;
+  // Reading the file directly would drop this process's SQLite locks on it if a connection
+  // here has it open (Note [One descriptor per database file]); such a file was checked.
+  if (!OpenDatabaseFile::InUse(path)) {
+    if (Status s = CheckDatabaseHeader(path); !s.ok()) return s;
+  }
+  pdb->in_use_ = std::make_unique<OpenDatabaseFile>(path);
   if (options.network_filesystem.has_value()) {
     pdb->network_filesystem_ = *options.network_filesystem ? "configured" : "";
   } else {

@@ -29,6 +29,7 @@
 #include <string>
 
 #include "engine/core/status.h"
+#include "store/open_database_files.h"
 #include "store/open_options.h"
 #include "store/sqlite_database.h"
 
@@ -64,6 +65,10 @@ class PlanDatabase {
 
  private:
   PlanDatabase() = default;
+
+  // Declared before db_ so that it is unregistered only after the connection is closed
+  // (Note [One descriptor per database file]).
+  std::unique_ptr<OpenDatabaseFile> in_use_;
 
   SqliteDatabase db_;
   std::string read_only_reason_;

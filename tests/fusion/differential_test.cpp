@@ -54,6 +54,8 @@ void UseFusion(bool enabled, size_t max_blocks = Config{}.max_blocks) {
   Config config;
   config.fusion_enabled = enabled;
   config.max_blocks = max_blocks;
+  // These tests compare fused with unfused runs; stored plans from another run must not join.
+  config.plan_db = "off";
   SetGlobalConfigForTesting(config);
   ReleaseDevice(Device::Cpu());
 }

@@ -132,7 +132,8 @@ TEST(SeedWalkthrough, LoneAddScalarScoresZeroAndRunsAsASingleOp) {
 }
 
 TEST(SeedWalkthrough, ExplorationCapRunsMissesUnfusedAndKeepsTheStoreSmall) {
-  Config config = GlobalConfig();
+  const Config before = GlobalConfig();
+  Config config = before;
   config.max_explorations = 2;
   SetGlobalConfigForTesting(config);
   ReleaseDevice(Device::Cpu());
@@ -153,7 +154,7 @@ TEST(SeedWalkthrough, ExplorationCapRunsMissesUnfusedAndKeepsTheStoreSmall) {
     EXPECT_EQ(GetStats().explorations, 2u);
     EXPECT_TRUE(plans_at_cap.has_value());
   });
-  SetGlobalConfigForTesting(Config{});
+  SetGlobalConfigForTesting(before);
   ReleaseDevice(Device::Cpu());
 }
 
