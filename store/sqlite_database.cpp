@@ -48,15 +48,38 @@ Status SqliteDatabase::Exec(std::string_view sql, std::string_view what) {
   return Status::Ok();
 }
 
+SqliteStatementCache::~SqliteStatementCache() {
+  for (auto& [sql, stmt] : idle_) sqlite3_finalize(stmt);
+}
+
+sqlite3_stmt* SqliteStatementCache::Take(const std::string& sql) {
+  auto it = idle_.find(sql);
+  if (it == idle_.end()) return nullptr;
+  sqlite3_stmt* stmt = it->second;
+  idle_.erase(it);
+  return stmt;
+}
+
+void SqliteStatementCache::Return(const std::string& sql, sqlite3_stmt* stmt) {
+  sqlite3_reset(stmt);
+  sqlite3_clear_bindings(stmt);
+  if (!idle_.emplace(sql, stmt).second) sqlite3_finalize(stmt);
+}
+
 Status SqliteDatabase::Prepare(std::string_view sql, std::string_view what, SqliteStatement* out) {
-  sqlite3_stmt* stmt = nullptr;
-  const int rc =
-      sqlite3_prepare_v2(handle_.get(), sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
-  if (rc != SQLITE_OK) {
-    sqlite3_finalize(stmt);
-    return Error(rc, what);
+  std::string text(sql);
+  sqlite3_stmt* stmt = statements_->Take(text);
+  if (stmt == nullptr) {
+    const int rc = sqlite3_prepare_v3(handle_.get(), text.data(), static_cast<int>(text.size()),
+                                      SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+    if (rc != SQLITE_OK) {
+      sqlite3_finalize(stmt);
+      return Error(rc, what);
+    }
   }
   *out = SqliteStatement(this, stmt, what);
+  out->cache_ = statements_.get();
+  out->sql_ = std::move(text);
   return Status::Ok();
 }
 

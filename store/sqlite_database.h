@@ -16,14 +16,37 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "engine/core/status.h"
 
 struct sqlite3;
+struct sqlite3_stmt;
 
 namespace ember {
 
 class SqliteStatement;
+
+// Compiled statements of one connection waiting to be used again, one per SQL text: the plan
+// store runs the same few statements over and over, and compiling them was most of a lookup's
+// time. A statement comes back reset, its bindings cleared (so it holds no read transaction).
+// Finalizes what it holds when destroyed; the connection closes with sqlite3_close_v2, which
+// waits for that.
+class SqliteStatementCache {
+ public:
+  SqliteStatementCache() = default;
+  ~SqliteStatementCache();
+  SqliteStatementCache(const SqliteStatementCache&) = delete;
+  SqliteStatementCache& operator=(const SqliteStatementCache&) = delete;
+
+  // An idle statement for `sql`, or null.
+  sqlite3_stmt* Take(const std::string& sql);
+  // Keeps `stmt` for `sql` (resetting it), or finalizes it when one is already kept.
+  void Return(const std::string& sql, sqlite3_stmt* stmt);
+
+ private:
+  std::unordered_map<std::string, sqlite3_stmt*> idle_;
+};
 
 class SqliteDatabase {
  public:
@@ -70,6 +93,8 @@ class SqliteDatabase {
   };
 
   std::unique_ptr<sqlite3, Closer> handle_;
+  // Behind a pointer, so that it stays where statements point when the connection is moved.
+  std::unique_ptr<SqliteStatementCache> statements_ = std::make_unique<SqliteStatementCache>();
   std::string path_;
   Mode mode_ = Mode::kReadWrite;
   int last_error_code_ = 0;

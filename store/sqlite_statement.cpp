@@ -10,20 +10,34 @@
 
 namespace ember {
 
-SqliteStatement::~SqliteStatement() { sqlite3_finalize(stmt_); }
+SqliteStatement::~SqliteStatement() { Release(); }
+
+void SqliteStatement::Release() {
+  if (stmt_ == nullptr) return;
+  if (cache_ != nullptr) {
+    cache_->Return(sql_, stmt_);
+  } else {
+    sqlite3_finalize(stmt_);
+  }
+  stmt_ = nullptr;
+}
 
 SqliteStatement::SqliteStatement(SqliteStatement&& other) noexcept
     : db_(other.db_),
       stmt_(std::exchange(other.stmt_, nullptr)),
+      cache_(std::exchange(other.cache_, nullptr)),
+      sql_(std::move(other.sql_)),
       what_(std::move(other.what_)),
       bind_error_(other.bind_error_),
       bind_error_index_(other.bind_error_index_) {}
 
 SqliteStatement& SqliteStatement::operator=(SqliteStatement&& other) noexcept {
   if (this != &other) {
-    sqlite3_finalize(stmt_);
+    Release();
     db_ = other.db_;
     stmt_ = std::exchange(other.stmt_, nullptr);
+    cache_ = std::exchange(other.cache_, nullptr);
+    sql_ = std::move(other.sql_);
     what_ = std::move(other.what_);
     bind_error_ = other.bind_error_;
     bind_error_index_ = other.bind_error_index_;

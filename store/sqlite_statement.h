@@ -25,6 +25,7 @@ struct sqlite3_stmt;
 namespace ember {
 
 class SqliteDatabase;
+class SqliteStatementCache;
 
 class SqliteStatement {
  public:
@@ -60,8 +61,13 @@ class SqliteStatement {
       : db_(db), stmt_(stmt), what_(what) {}
   void NoteBind(int rc, int index);
 
+  // Gives the statement back to its connection's cache (or finalizes it without one).
+  void Release();
+
   SqliteDatabase* db_ = nullptr;
   sqlite3_stmt* stmt_ = nullptr;
+  SqliteStatementCache* cache_ = nullptr;
+  std::string sql_;  // the cache key
   std::string what_;
   int bind_error_ = 0;  // SQLite code of the first failed bind, 0 when none.
   int bind_error_index_ = 0;
