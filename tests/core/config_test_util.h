@@ -14,36 +14,11 @@
 #include <string_view>
 
 #include "engine/core/config.h"
+#include "tests/temp_dir.h"
 
 namespace ember::config_test {
 
-// A fresh directory under the test temp dir, removed with everything in it at destruction.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::path(testing::TempDir()) / "ember-core-XXXXXX");
-    EXPECT_NE(mkdtemp(pattern.data()), nullptr) << pattern;
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::filesystem::path& path() const { return path_; }
-
-  // Writes `text` to `name` in this directory and returns the file's path as a string.
-  std::string Write(std::string_view name, std::string_view text) const {
-    const std::filesystem::path file = path_ / name;
-    std::ofstream(file, std::ios::binary) << text;
-    return file.string();
-  }
-
- private:
-  std::filesystem::path path_;
-};
+using TempDir = ::ember::test::TempDir;
 
 inline std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -23,30 +23,11 @@
 #include "store/environment_fingerprint.h"
 #include "store/plan_repository.h"
 #include "store/plan_rows.h"
+#include "tests/temp_dir.h"
 
 namespace ember::sqlite_test {
 
-// A fresh 0700 directory under the test temp dir, removed with everything in it at destruction.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::path(testing::TempDir()) / "ember-sql-XXXXXX");
-    EXPECT_NE(mkdtemp(pattern.data()), nullptr) << pattern;
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::filesystem::path& path() const { return path_; }
-  std::string File(std::string_view name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
+using TempDir = ::ember::test::TempDir;
 
 inline PlanDbOptions OptionsFor(const std::string& path) {
   PlanDbOptions options;
