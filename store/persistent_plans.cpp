@@ -138,6 +138,7 @@ void PersistentPlans::Load(const OperationIr& first, const AddPlan& add) {
     if (!(plan.operations.front() == first)) continue;
     const PlanId id = add(std::move(plan));
     writer_->Bind(id, row.id);
+    SetTier(id, Tier::kSqlite);
     loaded_.fetch_add(1);
   }
 }
@@ -159,7 +160,18 @@ void PersistentPlans::OnTriggerAdded(PlanId id, const ExecutionTrigger& trigger)
   writer_->AppendTrigger(id, EncodeTrigger(trigger));
 }
 
-void PersistentPlans::OnHit(PlanId id) { writer_->Hit(id); }
+void PersistentPlans::SetTier(PlanId id, Tier tier) {
+  if (tier_of_plan_.size() <= id) tier_of_plan_.resize(id + 1, Tier::kExplored);
+  tier_of_plan_[id] = tier;
+}
+
+void PersistentPlans::OnHit(PlanId id) {
+  if (id < tier_of_plan_.size()) {
+    if (tier_of_plan_[id] == Tier::kSqlite) hits_from_sqlite_.fetch_add(1);
+    if (tier_of_plan_[id] == Tier::kShm) hits_from_shm_.fetch_add(1);
+  }
+  writer_->Hit(id);
+}
 
 bool PersistentPlans::ExplorationAllowed() {
   return !cap_ || explorations_at_open_ + explored_here_ < *cap_;
@@ -178,7 +190,9 @@ BackingCounters PersistentPlans::counters() const {
   return {.plans_loaded = loaded_.load(),
           .plans_published = writer_->plans_published(),
           .rows_quarantined = quarantined_.load(),
-          .load_ns = load_ns_.load()};
+          .load_ns = load_ns_.load(),
+          .hits_from_shm = hits_from_shm_.load(),
+          .hits_from_sqlite = hits_from_sqlite_.load()};
 }
 
 }  // namespace ember

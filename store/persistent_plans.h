@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/core/status.h"
 #include "engine/stream/plan_backing.h"
@@ -65,6 +66,13 @@ class PersistentPlans final : public PlanBacking {
   std::atomic<uint64_t> loaded_{0};
   std::atomic<uint64_t> quarantined_{0};
   std::atomic<uint64_t> load_ns_{0};
+  // Where each plan of the in-memory store came from (indexed by PlanId; plans this process
+  // explored are kExplored), for the cache-hit counters by tier.
+  enum class Tier : uint8_t { kExplored, kShm, kSqlite };
+  std::vector<Tier> tier_of_plan_;
+  void SetTier(PlanId id, Tier tier);
+  std::atomic<uint64_t> hits_from_shm_{0};
+  std::atomic<uint64_t> hits_from_sqlite_{0};
 };
 
 // The executable's file name (the default workload name, EMBER_WORKLOAD unset).

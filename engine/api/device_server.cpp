@@ -135,7 +135,11 @@ Stats DeviceServer::GetStats() {
   stats.launches = executed.launches;
   if (backing_ != nullptr) {
     const BackingCounters stored = backing_->counters();
-    stats.plans_loaded_from_sqlite = stored.plans_loaded;
+    stats.plans_loaded_from_sqlite = stored.plans_loaded - stored.plans_loaded_from_shm;
+    stats.plans_loaded_from_shm = stored.plans_loaded_from_shm;
+    stats.shm_publish_skipped = stored.shm_publish_skipped;
+    stats.cache_hits_from_shm = stored.hits_from_shm;
+    stats.cache_hits_from_sqlite = stored.hits_from_sqlite;
     stats.plans_published = stored.plans_published;
     stats.rows_quarantined = stored.rows_quarantined;
     stats.plan_load_ms = static_cast<double>(stored.load_ns) / 1e6;

@@ -71,6 +71,7 @@ TEST(DISABLED_PlanDatabaseChild, Run) {
       << "cache_hits " << s.cache_hits << "\n"
       << "fused_executions " << s.fused_executions << "\n"
       << "plans_loaded_from_sqlite " << s.plans_loaded_from_sqlite << "\n"
+      << "cache_hits_from_sqlite " << s.cache_hits_from_sqlite << "\n"
       << "plans_published " << s.plans_published << "\n"
       << "rows_quarantined " << s.rows_quarantined << "\n";
 }
@@ -146,6 +147,9 @@ TEST(PlanDatabase, SecondProcessStartsWarmWithoutExploring) {
   EXPECT_GT(warm.at("plans_loaded_from_sqlite"), 0);
   EXPECT_EQ(warm.at("plans_published"), 0);
   EXPECT_GT(warm.at("cache_hits"), 0);
+  EXPECT_EQ(cold.at("cache_hits_from_sqlite"), 0);
+  // Nothing was explored, so every hit ran a plan that came from the database.
+  EXPECT_EQ(warm.at("cache_hits_from_sqlite"), warm.at("cache_hits"));
   EXPECT_EQ(warm.at("fused_executions"), cold.at("fused_executions"));
   EXPECT_EQ(warm.at("checksum"), cold.at("checksum"));
   EXPECT_EQ(warm.at("rows_quarantined"), 0);

@@ -21,6 +21,13 @@ struct Stats {
   uint64_t plans_published = 0;           // new plans this process wrote to it
   uint64_t rows_quarantined = 0;          // stored plans refused as damaged or invalid
   double plan_load_ms = 0;                // time in its lookups: read, decode, validate, add
+  // The shared-memory tier between worker processes (zero when it or the database is off):
+  uint64_t plans_loaded_from_shm = 0;  // plans that joined the in-memory store from the segment
+  uint64_t shm_publish_skipped = 0;    // plans not put in the segment (full or unusable)
+  // Cache hits by the tier the executed plan came from; the rest of cache_hits ran plans this
+  // process found itself (the memory tier).
+  uint64_t cache_hits_from_shm = 0;
+  uint64_t cache_hits_from_sqlite = 0;
 };
 
 // Counters of `device` (all threads). A device that was never used reports zeros; a released
