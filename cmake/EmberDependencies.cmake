@@ -21,3 +21,10 @@ foreach(_lib capnp kj)
 endforeach()
 find_package(CapnProto REQUIRED)
 find_package(SQLite3 REQUIRED)
+# The shared-memory tier between worker processes (store/shared_segment.h): Boost.Interprocess,
+# header-only.
+find_package(Boost 1.74 REQUIRED)
+# ember-plans (tools/plans): its command line and --json output; header-only Debian packages
+# (libcli11-dev, nlohmann-json3-dev). The plans test suite parses that JSON too.
+find_package(CLI11 CONFIG REQUIRED)
+find_package(nlohmann_json REQUIRED)

@@ -57,6 +57,35 @@ Status DecodeRow(const StoredPlan& row, ExecutionPlan* out) {
   return Status::Ok();
 }
 
+PublishItem ItemFor(const ExecutionPlan& plan) {
+  PublishItem item;
+  item.plan.first_op_hash = FirstOpHash(plan.operations);
+  item.plan.plan_key = PlanKey(plan.operations);
+  item.plan.ops_blob = EncodeOperations(plan.operations);
+  item.plan.plan_blob = EncodeBlockOptimization(plan.optimization);
+  item.plan.num_ops = static_cast<uint32_t>(plan.operations.size());
+  for (const ExecutionTrigger& trigger : plan.triggers) {
+    item.triggers.push_back(EncodeTrigger(trigger));
+  }
+  return item;
+}
+
+// Stats::plan_load_ms: the whole body of Load or Refresh, every return included (the
+// warm-start benchmark's "time spent loading and validating the plan set").
+class LoadTimer {
+ public:
+  explicit LoadTimer(std::atomic<uint64_t>& total) : total_(total) {}
+  ~LoadTimer() {
+    total_.fetch_add(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                               std::chrono::steady_clock::now() - start_)
+                                               .count()));
+  }
+
+ private:
+  std::atomic<uint64_t>& total_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
 }  // namespace
 
 std::string ExecutableName() {
@@ -78,8 +107,8 @@ Status PersistentPlans::Open(const PersistentPlansOptions& options,
     return s;
   }
   WorkloadRow workload;
-  if (Status s = plans->reader_->GetOrCreateWorkload(plans->environment_, options.workload,
-                                                     &workload);
+  if (Status s =
+          plans->reader_->GetOrCreateWorkload(plans->environment_, options.workload, &workload);
       !s.ok()) {
     return s;
   }
@@ -91,8 +120,19 @@ Status PersistentPlans::Open(const PersistentPlansOptions& options,
   }
   std::unique_ptr<PlanRepository> writer_connection;
   if (Status s = PlanRepository::Open(db, &writer_connection); !s.ok()) return s;
-  plans->writer_ = std::make_unique<PlanWriter>(std::move(writer_connection),
-                                                plans->environment_, plans->workload_);
+  plans->writer_ = std::make_unique<PlanWriter>(std::move(writer_connection), plans->environment_,
+                                                plans->workload_);
+  if (options.shm) {
+    plans->shm_options_ = {.database_path = options.path,
+                           .environment = EnvironmentStableId(options.environment),
+                           .bytes = options.shm_bytes};
+    plans->shm_wait_ms_ = options.shm_wait_ms;
+    if (Status s = SharedPlanTier::Open(plans->shm_options_, &plans->tier_); !s.ok()) {
+      // SQLite alone still shares plans, only later: not worth more than one line.
+      LogFusion(LogLevel::kBasic,
+                [&] { return fmt::format("[store] shared-memory tier off: {}", s.ToString()); });
+    }
+  }
   *out = std::move(plans);
   return Status::Ok();
 }
@@ -100,27 +140,22 @@ Status PersistentPlans::Open(const PersistentPlansOptions& options,
 PersistentPlans::~PersistentPlans() = default;  // the writer applies what is queued
 
 void PersistentPlans::Load(const OperationIr& first, const AddPlan& add) {
-  // Stats::plan_load_ms: the whole body, every return included (the warm-start benchmark's
-  // "time spent loading and validating the plan set").
-  struct Timer {
-    std::atomic<uint64_t>& total;
-    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-    ~Timer() {
-      total.fetch_add(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                                std::chrono::steady_clock::now() - start)
-                                                .count()));
-    }
-  } timer{load_ns_};
-  if (reads_failed_) return;
+  LoadTimer timer(load_ns_);
   const uint64_t hash = HashOp(first);
+  // The shared tier first: a sibling's plan is there before its row is (Note [Write-behind]),
+  // and whoever read this first op from SQLite put its plans there too.
+  size_t added = tier_ != nullptr ? LoadShared(first, hash, add) : 0;
+  if (added > 0 && tier_ != nullptr && !tier_->incomplete()) return;
+  size_t from_sqlite = 0;
   LoadedPlans loaded;
-  if (Status s = reader_->LoadPlansByFirstOp(environment_, hash, &loaded); !s.ok()) {
+  if (reads_failed_) {
+    // SQLite is out; the shared tier may still have a sibling's plan.
+  } else if (Status s = reader_->LoadPlansByFirstOp(environment_, hash, &loaded); !s.ok()) {
     reads_failed_ = true;
     LogFusion(LogLevel::kBasic, [&] {
       return fmt::format("[store] reading plans failed ({}); exploring instead from now on",
                          s.ToString());
     });
-    return;
   }
   quarantined_.fetch_add(loaded.quarantined);
   for (const StoredPlan& row : loaded.plans) {
@@ -134,24 +169,145 @@ void PersistentPlans::Load(const OperationIr& first, const AddPlan& add) {
       writer_->Quarantine(row.id, s.ToString());
       continue;
     }
-    // Another first op with the same hash: not this one's plan.
-    if (!(plan.operations.front() == first)) continue;
+    // Another first op with the same hash: not this one's plan. A known key came from the
+    // segment (an incomplete one, or this is a second look).
+    if (!(plan.operations.front() == first) || known_keys_.contains(row.plan_key)) continue;
+    if (tier_ != nullptr) PublishShared(hash, row.plan_key, plan);
     const PlanId id = add(std::move(plan));
     writer_->Bind(id, row.id);
     SetTier(id, Tier::kSqlite);
+    known_keys_.insert(row.plan_key);
     loaded_.fetch_add(1);
+    ++added;
+    ++from_sqlite;
+  }
+  if (from_sqlite > 0) {
+    LogFusion(LogLevel::kMedium, [&] {
+      return fmt::format("[store] loaded {} plan(s) for first-op 0x{:016x} from sqlite",
+                         from_sqlite, hash);
+    });
+  }
+  if (added == 0 && tier_ != nullptr) {
+    ClaimOrWait(first, hash, add);
   }
 }
 
+uint64_t PersistentPlans::Generation() { return tier_ != nullptr ? tier_->generation() : 0; }
+
+void PersistentPlans::Refresh(const OperationIr& first, const AddPlan& add) {
+  if (tier_ == nullptr) return;
+  LoadTimer timer(load_ns_);
+  LoadShared(first, HashOp(first), add);
+}
+
+size_t PersistentPlans::LoadShared(const OperationIr& first, uint64_t hash, const AddPlan& add) {
+  std::vector<SharedPlanTier::Entry> entries;
+  if (Status s = tier_->Lookup(hash, &entries,
+                               [this](const Hash128& key) { return known_keys_.contains(key); });
+      !s.ok()) {
+    OnSharedFailure(s);
+    return 0;
+  }
+  size_t added = 0;
+  for (SharedPlanTier::Entry& entry : entries) {
+    ExecutionPlan plan;
+    if (Status s = DecodePlan(entry.encoded_plan, &plan); !s.ok()) {
+      // The checksum matched, so the bytes are as published: a sibling of another build.
+      LogFusion(LogLevel::kBasic, [&] {
+        return fmt::format(
+            "[store] a shared plan for first-op 0x{:016x} is unusable ({}); "
+            "ignored",
+            hash, s.ToString());
+      });
+      continue;
+    }
+    if (!(plan.operations.front() == first) || PlanKey(plan.operations) != entry.key) continue;
+    // The writer finds the row the finder wrote (binding it) or writes it, if the finder died
+    // before its write-behind committed.
+    PublishItem item = ItemFor(plan);
+    const PlanId id = add(std::move(plan));
+    writer_->Publish(id, std::move(item));
+    SetTier(id, Tier::kShm);
+    known_keys_.insert(entry.key);
+    loaded_.fetch_add(1);
+    loaded_from_shm_.fetch_add(1);
+    ++added;
+  }
+  if (added > 0) {
+    LogFusion(LogLevel::kMedium, [&] {
+      return fmt::format("[store] loaded {} plan(s) for first-op 0x{:016x} from shared memory",
+                         added, hash);
+    });
+  }
+  return added;
+}
+
+size_t PersistentPlans::ClaimOrWait(const OperationIr& first, uint64_t hash, const AddPlan& add) {
+  if (tier_->Claim(hash) == SharedPlanTier::ClaimOutcome::kMine || shm_wait_ms_ == 0) return 0;
+  LogFusion(LogLevel::kMedium, [&] {
+    return fmt::format(
+        "[store] first-op 0x{:016x} is being explored by a sibling; waiting up "
+        "to {} ms",
+        hash, shm_wait_ms_);
+  });
+  tier_->WaitForSibling(hash, std::chrono::milliseconds(shm_wait_ms_));
+  if (tier_ == nullptr) return 0;
+  if (const size_t added = LoadShared(first, hash, add); added > 0) return added;
+  // The sibling died, gave up or is slow: explore here, under this process's own claim.
+  if (tier_ != nullptr) tier_->Claim(hash);
+  return 0;
+}
+
+void PersistentPlans::PublishShared(uint64_t hash, const Hash128& key, const ExecutionPlan& plan) {
+  const std::vector<uint8_t> encoded = EncodePlan(plan);
+  switch (tier_->Publish(hash, key, encoded)) {
+    case SharedPlanTier::PublishOutcome::kPublished: return;
+    case SharedPlanTier::PublishOutcome::kFull:
+      shm_skipped_.fetch_add(1);
+      if (!shm_full_logged_) {
+        shm_full_logged_ = true;
+        LogFusion(LogLevel::kBasic, [&] {
+          return fmt::format(
+              "[store] shared plan segment {} is full ({} bytes); new plans go "
+              "to sqlite only ([store] shm_bytes sets its size)",
+              tier_->segment().name(), tier_->segment().size());
+        });
+      }
+      return;
+    case SharedPlanTier::PublishOutcome::kBroken:
+      shm_skipped_.fetch_add(1);
+      OnSharedFailure(Status::Unavailable("the shared plan segment is marked broken"));
+      return;
+  }
+}
+
+void PersistentPlans::OnSharedFailure(const Status& status) {
+  const std::string name = tier_->segment().name();
+  tier_.reset();
+  if (!shm_reopened_) {
+    shm_reopened_ = true;
+    bool recreated = false;
+    if (Status s = SharedPlanTier::Open(shm_options_, &tier_, &recreated); s.ok()) {
+      LogFusion(LogLevel::kBasic, [&] {
+        return fmt::format("[store] shared plan segment {}: {}; {}", name, status.ToString(),
+                           recreated ? "recreated it" : "reopened it (a sibling recreated it)");
+      });
+      return;
+    }
+  }
+  LogFusion(LogLevel::kBasic, [&] {
+    return fmt::format("[store] shared plan segment {}: {}; going on with sqlite alone", name,
+                       status.ToString());
+  });
+}
+
 void PersistentPlans::OnPlanAdded(PlanId id, const ExecutionPlan& plan) {
-  PublishItem item;
-  item.plan.first_op_hash = FirstOpHash(plan.operations);
-  item.plan.plan_key = PlanKey(plan.operations);
-  item.plan.ops_blob = EncodeOperations(plan.operations);
-  item.plan.plan_blob = EncodeBlockOptimization(plan.optimization);
-  item.plan.num_ops = static_cast<uint32_t>(plan.operations.size());
-  for (const ExecutionTrigger& trigger : plan.triggers) {
-    item.triggers.push_back(EncodeTrigger(trigger));
+  PublishItem item = ItemFor(plan);
+  known_keys_.insert(item.plan.plan_key);
+  if (tier_ != nullptr) {
+    // Siblings see it now, before the write-behind below commits it.
+    PublishShared(item.plan.first_op_hash, item.plan.plan_key, plan);
+    if (tier_ != nullptr) tier_->Release(item.plan.first_op_hash);
   }
   writer_->Publish(id, std::move(item));
 }
@@ -182,15 +338,25 @@ void PersistentPlans::OnExploration() {
   writer_->Exploration();
 }
 
-void PersistentPlans::OnUnfusedRun() { writer_->UnfusedRun(); }
+void PersistentPlans::OnUnfusedRun() {
+  // No plan will come of this segment: siblings waiting on a claim need not wait any more.
+  if (tier_ != nullptr) tier_->ReleaseAll();
+  writer_->UnfusedRun();
+}
 
-void PersistentPlans::Flush() { writer_->Flush(); }
+void PersistentPlans::Flush() {
+  // A sync ends every exploration in flight, so no claim of this process is still needed.
+  if (tier_ != nullptr) tier_->ReleaseAll();
+  writer_->Flush();
+}
 
 BackingCounters PersistentPlans::counters() const {
   return {.plans_loaded = loaded_.load(),
           .plans_published = writer_->plans_published(),
           .rows_quarantined = quarantined_.load(),
           .load_ns = load_ns_.load(),
+          .plans_loaded_from_shm = loaded_from_shm_.load(),
+          .shm_publish_skipped = shm_skipped_.load(),
           .hits_from_shm = hits_from_shm_.load(),
           .hits_from_sqlite = hits_from_sqlite_.load()};
 }

@@ -3,6 +3,13 @@
 // behind by a PlanWriter (Note [Write-behind]). Plans are scoped to an environment (Note
 // [Environment fingerprint]) and exploration budgets to a workload.
 //
+// With the shared-memory tier (shared_plan_tier.h, Note [Shared plan segment]) between them:
+// a first op is looked up there before SQLite; plans found by exploring, and plans read from
+// SQLite, are published there at once; a first op nobody has a plan for is claimed before this
+// process explores it, or waited for when a sibling holds the claim. Plans read from the
+// segment also go to the writer, which finds them in SQLite (binding their rows for hits and
+// triggers) or stores them if their finder died before its write-behind committed.
+//
 // Every loaded row is decoded and validated (DecodeOperations, DecodeBlockOptimization,
 // ValidatePlan) before it joins the store; a row that fails is quarantined and counted, and the
 // segment explores or runs unfused instead. Nothing the database does stops the program: a
@@ -18,6 +25,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "engine/core/status.h"
@@ -25,6 +33,7 @@
 #include "store/environment_fingerprint.h"
 #include "store/plan_repository.h"
 #include "store/plan_writer.h"
+#include "store/shared_plan_tier.h"
 
 namespace ember {
 
@@ -35,6 +44,11 @@ struct PersistentPlansOptions {
   // The workload's cap when its row sets none ([fusion.search] max_explorations).
   std::optional<size_t> max_explorations;
   bool allow_shared_writable = false;
+  // The shared-memory tier ([store] shm); off when false. Its segment's database path and
+  // environment are filled in by Open.
+  bool shm = false;
+  uint64_t shm_bytes = uint64_t{64} << 20;
+  uint32_t shm_wait_ms = 1000;
 };
 
 class PersistentPlans final : public PlanBacking {
@@ -43,6 +57,8 @@ class PersistentPlans final : public PlanBacking {
   ~PersistentPlans() override;
 
   void Load(const OperationIr& first, const AddPlan& add) override;
+  uint64_t Generation() override;
+  void Refresh(const OperationIr& first, const AddPlan& add) override;
   void OnPlanAdded(PlanId id, const ExecutionPlan& plan) override;
   void OnTriggerAdded(PlanId id, const ExecutionTrigger& trigger) override;
   void OnHit(PlanId id) override;
@@ -52,8 +68,20 @@ class PersistentPlans final : public PlanBacking {
   void Flush() override;
   BackingCounters counters() const override;
 
+  // The shared tier, or null when it is off or was given up (tests).
+  SharedPlanTier* shared_tier() { return tier_.get(); }
+
  private:
   PersistentPlans() = default;
+
+  // Adds the segment's plans for `first` that the store lacks; returns how many.
+  size_t LoadShared(const OperationIr& first, uint64_t hash, const AddPlan& add);
+  void PublishShared(uint64_t hash, const Hash128& key, const ExecutionPlan& plan);
+  // The segment was found inconsistent or unusable: reopen it once, else go on without it.
+  void OnSharedFailure(const Status& status);
+  // Whether a single-flight claim lets this process explore `first` now (waiting for a
+  // sibling's plan first when one holds the claim); loads that plan when it comes.
+  size_t ClaimOrWait(const OperationIr& first, uint64_t hash, const AddPlan& add);
 
   std::unique_ptr<PlanRepository> reader_;
   std::unique_ptr<PlanWriter> writer_;
@@ -73,6 +101,20 @@ class PersistentPlans final : public PlanBacking {
   void SetTier(PlanId id, Tier tier);
   std::atomic<uint64_t> hits_from_shm_{0};
   std::atomic<uint64_t> hits_from_sqlite_{0};
+
+  // The shared-memory tier (null when off).
+  std::unique_ptr<SharedPlanTier> tier_;
+  SharedSegmentOptions shm_options_;
+  uint32_t shm_wait_ms_ = 0;
+  bool shm_reopened_ = false;
+  bool shm_full_logged_ = false;
+  struct KeyHash {
+    size_t operator()(const Hash128& key) const { return key.low ^ (key.high << 1); }
+  };
+  // Keys of every plan in the in-memory store: a refresh adds only the others.
+  std::unordered_set<Hash128, KeyHash> known_keys_;
+  std::atomic<uint64_t> loaded_from_shm_{0};
+  std::atomic<uint64_t> shm_skipped_{0};
 };
 
 // The executable's file name (the default workload name, EMBER_WORKLOAD unset).

@@ -88,7 +88,10 @@ std::unique_ptr<PlanBacking> OpenPlanDatabase(Device device) {
       .path = config.plan_db.empty() ? std::string(".ember/plans.db") : config.plan_db,
       .environment = FingerprintOf(device, config),
       .workload = config.workload.empty() ? ExecutableName() : config.workload,
-      .max_explorations = config.max_explorations};
+      .max_explorations = config.max_explorations,
+      .shm = config.shm,
+      .shm_bytes = config.shm_bytes,
+      .shm_wait_ms = config.shm_wait_ms};
   std::unique_ptr<PersistentPlans> plans;
   if (Status s = PersistentPlans::Open(options, &plans); !s.ok()) {
     static std::once_flag said;

@@ -20,6 +20,10 @@ namespace ember {
 namespace {
 
 constexpr std::string_view kUnlimited = "unlimited";
+// The shared-memory tier: the smallest segment that holds its index (store/shared_segment_layout.h)
+// and the longest wait for a sibling's exploration (a minute: longer means something is stuck).
+constexpr uint64_t kMinShmBytes = 256 * 1024;
+constexpr uint64_t kMaxWaitMs = 60000;
 
 std::string Lower(std::string_view text) {
   std::string out(text);
@@ -108,12 +112,15 @@ class FileLayer {
       }
     }
     if (const toml::table* store = Table(root, "", "store")) {
-      CheckKeys(*store, "store", {"path", "plan_db", "workload", "shm"});
+      CheckKeys(*store, "store",
+                {"path", "plan_db", "workload", "shm", "shm_bytes", "shm_wait_ms"});
       // `path` is the documented name; `plan_db` is its older spelling.
       ReadString(*store, "store", "plan_db", config_.plan_db);
       ReadString(*store, "store", "path", config_.plan_db);
       ReadString(*store, "store", "workload", config_.workload);
       ReadBool(*store, "store", "shm", config_.shm);
+      ReadShmBytes(*store);
+      ReadShmWait(*store);
     }
   }
 
@@ -213,6 +220,30 @@ class FileLayer {
     }
     Bad(*node, "fusion.search", "max_explorations", "a non-negative integer or \"unlimited\"",
         ExplorationsName(config_.max_explorations));
+  }
+
+  void ReadShmBytes(const toml::table& store) {
+    const toml::node* node = store.get("shm_bytes");
+    if (node == nullptr) return;
+    if (auto value = node->value_exact<int64_t>();
+        value && *value >= static_cast<int64_t>(kMinShmBytes)) {
+      config_.shm_bytes = static_cast<uint64_t>(*value);
+      return;
+    }
+    Bad(*node, "store", "shm_bytes", fmt::format("an integer of at least {}", kMinShmBytes),
+        std::to_string(config_.shm_bytes));
+  }
+
+  void ReadShmWait(const toml::table& store) {
+    const toml::node* node = store.get("shm_wait_ms");
+    if (node == nullptr) return;
+    if (auto value = node->value_exact<int64_t>();
+        value && *value >= 0 && *value <= static_cast<int64_t>(kMaxWaitMs)) {
+      config_.shm_wait_ms = static_cast<uint32_t>(*value);
+      return;
+    }
+    Bad(*node, "store", "shm_wait_ms", fmt::format("an integer from 0 to {}", kMaxWaitMs),
+        std::to_string(config_.shm_wait_ms));
   }
 
   void ReadLevel(const toml::table& log) {
@@ -327,6 +358,24 @@ void ApplyEnvironment(const EnvLookup& env, Config& config, Warnings& warnings) 
   if (std::optional<std::string> text = Get(env, "EMBER_PLAN_DB")) config.plan_db = *text;
   if (std::optional<std::string> text = Get(env, "EMBER_WORKLOAD")) config.workload = *text;
   ApplySwitch(env, "EMBER_SHM", config.shm, warnings);
+  if (std::optional<std::string> text = Get(env, "EMBER_SHM_BYTES")) {
+    if (std::optional<uint64_t> value = ParseUnsigned(*text); value && *value >= kMinShmBytes) {
+      config.shm_bytes = *value;
+    } else {
+      warnings.Add(
+          fmt::format("EMBER_SHM_BYTES must be an integer of at least {}, got {}; using {}",
+                      kMinShmBytes, Quote(*text), config.shm_bytes));
+    }
+  }
+  if (std::optional<std::string> text = Get(env, "EMBER_SHM_WAIT_MS")) {
+    if (std::optional<uint64_t> value = ParseUnsigned(*text); value && *value <= kMaxWaitMs) {
+      config.shm_wait_ms = static_cast<uint32_t>(*value);
+    } else {
+      warnings.Add(
+          fmt::format("EMBER_SHM_WAIT_MS must be an integer from 0 to {}, got {}; using {}",
+                      kMaxWaitMs, Quote(*text), config.shm_wait_ms));
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

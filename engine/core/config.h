@@ -60,6 +60,12 @@ struct Config {
   std::string workload;
   // [store] shm / EMBER_SHM: whether the shared-memory tier may be used.
   bool shm = true;
+  // [store] shm_bytes / EMBER_SHM_BYTES: the size of a shared plan segment (pages are taken
+  // only as plans arrive). At least 256 KiB.
+  uint64_t shm_bytes = uint64_t{64} << 20;
+  // [store] shm_wait_ms / EMBER_SHM_WAIT_MS: how long a worker waits for a sibling that is
+  // exploring the same segment before exploring it too. 0: never wait.
+  uint32_t shm_wait_ms = 1000;
 };
 
 // Looks up one environment variable; nullopt when it is not set. Implementations must be safe

@@ -2,7 +2,8 @@
 // store/persistent_plans.h). The in-memory store stays the only thing the policy reads; the
 // backing fills it lazily and hears about everything new:
 //   * the first time the store sees a first op, Load() hands over the stored plans that start
-//     with it (each added through `add`, which returns the id it got; ids stay stable);
+//     with it (each added through `add`, which returns the id it got; ids stay stable), and
+//     Refresh() later hands over those published since by sibling processes;
 //   * plans the search adds, triggers appended to any plan, and cache hits are reported as
 //     they happen (the backing writes them behind, off the op path);
 //   * the exploration budget of the workload (max_explorations across processes and runs).
@@ -19,10 +20,10 @@ namespace ember {
 
 // For ember::Stats.
 struct BackingCounters {
-  uint64_t plans_loaded = 0;      // plans that joined the store from durable storage
-  uint64_t plans_published = 0;   // new plans this process wrote
-  uint64_t rows_quarantined = 0;  // stored plans refused (bad checksum, decode, validation)
-  uint64_t load_ns = 0;           // wall time spent in Load (lookup, decode, validate, add)
+  uint64_t plans_loaded = 0;           // plans that joined the store from durable storage
+  uint64_t plans_published = 0;        // new plans this process wrote
+  uint64_t rows_quarantined = 0;       // stored plans refused (bad checksum, decode, validation)
+  uint64_t load_ns = 0;                // wall time spent in Load (lookup, decode, validate, add)
   uint64_t plans_loaded_from_shm = 0;  // of plans_loaded, those the shared-memory tier gave
   uint64_t shm_publish_skipped = 0;    // plans the shared-memory tier could not take
   uint64_t hits_from_shm = 0;          // cache hits on plans loaded from the shared tier
@@ -36,6 +37,12 @@ class PlanBacking {
   using AddPlan = std::function<PlanId(ExecutionPlan)>;
   // Stored plans whose first relative op equals `first`. Called once per distinct first op.
   virtual void Load(const OperationIr& first, const AddPlan& add) = 0;
+  // A number that moves whenever plans may have appeared that an earlier Load did not see (a
+  // sibling process published into the shared tier). Read on every segment start: cheap.
+  virtual uint64_t Generation() { return 0; }
+  // Called instead of Load for a first op already loaded, once Generation() has moved since:
+  // adds the plans starting with `first` that the store does not have yet.
+  virtual void Refresh(const OperationIr& /*first*/, const AddPlan& /*add*/) {}
   virtual void OnPlanAdded(PlanId id, const ExecutionPlan& plan) = 0;
   virtual void OnTriggerAdded(PlanId id, const ExecutionTrigger& trigger) = 0;
   virtual void OnHit(PlanId id) = 0;

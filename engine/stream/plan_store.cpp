@@ -25,11 +25,22 @@ PlanId ExecutionPlanStore::Add(ExecutionPlan plan) {
 }
 
 void ExecutionPlanStore::LoadStartingWith(const OperationIr& first) {
-  if (backing_ == nullptr || !loaded_.Find(first).empty()) return;
-  loaded_.Insert(first, 0);
-  backing_->Load(first, [this](ExecutionPlan plan) {
-    return Insert(plans_, index_, std::move(plan));
-  });
+  if (backing_ == nullptr) return;
+  const auto add = [this](ExecutionPlan plan) { return Insert(plans_, index_, std::move(plan)); };
+  const std::vector<PlanId> seen = loaded_.Find(first);
+  if (seen.empty()) {
+    // The generation is read before loading: a publication during the load is asked again.
+    const uint64_t generation = backing_->Generation();
+    loaded_.Insert(first, load_generations_.size());
+    load_generations_.push_back(generation);
+    backing_->Load(first, add);
+    return;
+  }
+  uint64_t& asked_at = load_generations_[seen.front()];
+  const uint64_t generation = backing_->Generation();
+  if (generation == asked_at) return;
+  asked_at = generation;
+  backing_->Refresh(first, add);
 }
 
 void ExecutionPlanStore::RecordHit(PlanId id) {

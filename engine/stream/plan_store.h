@@ -23,7 +23,8 @@ class ExecutionPlanStore {
   void SetBacking(PlanBacking* backing) { backing_ = backing; }
   PlanBacking* backing() const { return backing_; }
   // Before the policy looks up plans starting with `first`: the first time `first` is seen,
-  // the backing's stored plans for it join the store.
+  // the backing's stored plans for it join the store; later, when the backing's generation has
+  // moved since (a sibling process published), the backing may add plans it has learned of.
   void LoadStartingWith(const OperationIr& first);
   // A cache hit on plan `id` (for the backing's statistics).
   void RecordHit(PlanId id);
@@ -38,7 +39,10 @@ class ExecutionPlanStore {
   std::vector<ExecutionPlan> plans_;
   ExecutionPlanIndex index_;
   PlanBacking* backing_ = nullptr;
-  ExecutionPlanIndex loaded_;  // first ops already asked of the backing (ids unused)
+  // First ops already asked of the backing; each "id" indexes load_generations_, the backing's
+  // generation when that first op was last asked.
+  ExecutionPlanIndex loaded_;
+  std::vector<uint64_t> load_generations_;
 };
 
 }  // namespace ember

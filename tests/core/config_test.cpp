@@ -60,6 +60,8 @@ TEST_F(ConfigTest, DefaultsWithoutFileOrEnvironment) {
   EXPECT_EQ(loaded.config.plan_db, "");
   EXPECT_EQ(loaded.config.workload, "");
   EXPECT_TRUE(loaded.config.shm);
+  EXPECT_EQ(loaded.config.shm_bytes, uint64_t{64} << 20);
+  EXPECT_EQ(loaded.config.shm_wait_ms, 1000u);
   EXPECT_EQ(loaded.file, "");
   EXPECT_THAT(loaded.warnings, IsEmpty());
 }
@@ -81,8 +83,12 @@ file = "fusion.log"
 plan_db = "plans.db"
 workload = "train"
 shm = false
+shm_bytes = 1048576
+shm_wait_ms = 0
 )");
   EXPECT_THAT(loaded.warnings, IsEmpty());
+  EXPECT_EQ(loaded.config.shm_bytes, 1048576u);
+  EXPECT_EQ(loaded.config.shm_wait_ms, 0u);
   EXPECT_EQ(loaded.file, path_);
   EXPECT_FALSE(loaded.config.fusion_enabled);
   EXPECT_EQ(loaded.config.max_blocks, 12u);
@@ -152,6 +158,26 @@ TEST_F(ConfigTest, WorkingDirectoryEmberTomlIsTheDefault) {
   EXPECT_EQ(loaded.config.max_explorations, 2u);
 }
 
+TEST_F(ConfigTest, SharedMemorySizesOutOfRangeAreReportedAndIgnored) {
+  LoadedConfig file = LoadToml("[store]\nshm_bytes = 1000\nshm_wait_ms = -1\n");
+  EXPECT_EQ(file.config.shm_bytes, uint64_t{64} << 20);
+  EXPECT_EQ(file.config.shm_wait_ms, 1000u);
+  ASSERT_EQ(file.warnings.size(), 2u);
+  EXPECT_THAT(file.warnings[0],
+              testing::HasSubstr("[store] shm_bytes must be an integer of at least 262144"));
+  EXPECT_THAT(file.warnings[1],
+              testing::HasSubstr("[store] shm_wait_ms must be an integer from 0 to 60000"));
+  LoadedConfig env = LoadEnv({{"EMBER_SHM_BYTES", "lots"}, {"EMBER_SHM_WAIT_MS", "600000"}});
+  EXPECT_EQ(env.config.shm_bytes, uint64_t{64} << 20);
+  EXPECT_EQ(env.config.shm_wait_ms, 1000u);
+  ASSERT_EQ(env.warnings.size(), 2u);
+  EXPECT_THAT(env.warnings[0],
+              testing::HasSubstr("EMBER_SHM_BYTES must be an integer of at least 262144, "
+                                 "got \"lots\"; using 67108864"));
+  EXPECT_THAT(env.warnings[1],
+              testing::HasSubstr("EMBER_SHM_WAIT_MS must be an integer from 0 to 60000"));
+}
+
 // --- Environment overrides and precedence -------------------------------------------------------
 
 TEST_F(ConfigTest, EnvironmentSetsEveryKey) {
@@ -161,8 +187,12 @@ TEST_F(ConfigTest, EnvironmentSetsEveryKey) {
                                  {"EMBER_LOG", "basic"},
                                  {"EMBER_PLAN_DB", "off"},
                                  {"EMBER_WORKLOAD", "bench"},
-                                 {"EMBER_SHM", "off"}});
+                                 {"EMBER_SHM", "off"},
+                                 {"EMBER_SHM_BYTES", "2097152"},
+                                 {"EMBER_SHM_WAIT_MS", "250"}});
   EXPECT_THAT(loaded.warnings, IsEmpty());
+  EXPECT_EQ(loaded.config.shm_bytes, 2097152u);
+  EXPECT_EQ(loaded.config.shm_wait_ms, 250u);
   EXPECT_FALSE(loaded.config.fusion_enabled);
   EXPECT_EQ(loaded.config.max_blocks, 11u);
   EXPECT_EQ(loaded.config.max_explorations, 3u);

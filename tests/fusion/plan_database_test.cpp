@@ -2,8 +2,8 @@
 // re-executed as a child), a real SQLite file, the real fusers and CPU backend. Each child runs
 // one small workload on the database named by EMBER_PLAN_DB and writes its ember::Stats and a
 // checksum of its results to EMBER_TEST_OUT; the parent compares runs.
-#include <spawn.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,16 +19,19 @@
 
 #include <ember/ember.h>
 
+#include "tests/fusion/child_process.h"
 #include "tests/store/sqlite_test_util.h"
-
-extern char** environ;
 
 namespace ember {
 namespace {
 
-using Report = std::map<std::string, double>;
 using sqlite_test::OpenRepository;
 using sqlite_test::TempDir;
+using test::Child;
+using test::Collect;
+using test::Report;
+using test::RunChild;
+using test::SpawnChild;
 
 // --- the child ---------------------------------------------------------------------------
 
@@ -60,9 +63,29 @@ double ChangingShapes() {
   return checksum;
 }
 
+// Sixteen distinct segments, four per first op (x * k on rank 1..4, then one of four unary
+// ops): several plans per first op, for the shared-memory tier's tests.
+double ManySegments() {
+  double checksum = 0;
+  for (size_t rank = 1; rank <= 4; ++rank) {
+    Tensor a = Tensor::Full(std::vector<int64_t>(rank, 3), 0.5, DType::kF32);
+    for (int variant = 0; variant < 4; ++variant) {
+      Tensor y = a * (variant + 1.0);
+      Tensor z = variant == 0   ? y.Exp()
+                 : variant == 1 ? y.Tanh()
+                 : variant == 2 ? y.Sqrt()
+                                : y.Sin();
+      for (float v : (std::move(z) + 1.0).ToVector<float>()) checksum += v;
+    }
+  }
+  return checksum;
+}
+
 TEST(DISABLED_PlanDatabaseChild, Run) {
   const std::string workload = std::getenv("EMBER_TEST_WORKLOAD");
-  const double checksum = workload == "shapes" ? ChangingShapes() : SeedAndSoftmax();
+  const double checksum = workload == "shapes" ? ChangingShapes()
+                          : workload == "many" ? ManySegments()
+                                               : SeedAndSoftmax();
   Sync();
   const Stats s = GetStats();
   std::ofstream out(std::getenv("EMBER_TEST_OUT"));
@@ -72,59 +95,15 @@ TEST(DISABLED_PlanDatabaseChild, Run) {
       << "fused_executions " << s.fused_executions << "\n"
       << "plans_loaded_from_sqlite " << s.plans_loaded_from_sqlite << "\n"
       << "cache_hits_from_sqlite " << s.cache_hits_from_sqlite << "\n"
+      << "plans_loaded_from_shm " << s.plans_loaded_from_shm << "\n"
+      << "cache_hits_from_shm " << s.cache_hits_from_shm << "\n"
+      << "shm_publish_skipped " << s.shm_publish_skipped << "\n"
+      << "plans " << s.plans << "\n"
       << "plans_published " << s.plans_published << "\n"
       << "rows_quarantined " << s.rows_quarantined << "\n";
 }
 
 // --- the parent --------------------------------------------------------------------------
-
-struct Child {
-  pid_t pid = 0;
-  std::string out;
-};
-
-// Starts the child with `env` added to this process's environment (minus EMBER_ settings).
-Child SpawnChild(const std::string& dir, const std::vector<std::string>& env) {
-  static int runs = 0;
-  Child child{.out = dir + "/report-" + std::to_string(runs++) + ".txt"};
-  std::vector<std::string> strings = {"/proc/self/exe",
-                                      "--gtest_filter=DISABLED_PlanDatabaseChild.Run",
-                                      "--gtest_also_run_disabled_tests"};
-  std::vector<std::string> environment;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string entry = *e;
-    if (entry.rfind("EMBER_", 0) == 0 && entry.rfind("EMBER_TEST_DATA", 0) != 0) continue;
-    environment.push_back(entry);
-  }
-  environment.push_back("EMBER_TEST_OUT=" + child.out);
-  for (const std::string& e : env) environment.push_back(e);
-  std::vector<char*> argv, envp;
-  for (std::string& s : strings) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  for (std::string& s : environment) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  EXPECT_EQ(posix_spawn(&child.pid, "/proc/self/exe", nullptr, nullptr, argv.data(), envp.data()),
-            0);
-  return child;
-}
-
-// Waits for the child and returns its report.
-Report Collect(const Child& child) {
-  int status = 0;
-  EXPECT_EQ(waitpid(child.pid, &status, 0), child.pid);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
-  Report report;
-  std::ifstream in(child.out);
-  std::string key;
-  double value = 0;
-  while (in >> key >> value) report[key] = value;
-  EXPECT_FALSE(report.empty()) << "the child wrote no report";
-  return report;
-}
-
-Report RunChild(const std::string& dir, const std::vector<std::string>& env) {
-  return Collect(SpawnChild(dir, env));
-}
 
 int64_t Count(PlanRepository& repo, const std::string& sql) {
   std::string text;
@@ -171,8 +150,9 @@ TEST(PlanDatabase, ConcurrentProcessesShareOnePlanPerSegment) {
   ASSERT_NE(repo, nullptr);
   const int64_t plans = Count(*repo, "SELECT COUNT(*) FROM plans");
   EXPECT_EQ(Count(*repo, "SELECT COUNT(DISTINCT plan_key) FROM plans"), plans);
-  EXPECT_EQ(Count(*repo, "SELECT COUNT(*) FROM (SELECT plan_id, kind, ops_blob FROM triggers "
-                         "GROUP BY plan_id, kind, ops_blob HAVING COUNT(*) > 1)"),
+  EXPECT_EQ(Count(*repo,
+                  "SELECT COUNT(*) FROM (SELECT plan_id, kind, ops_blob FROM triggers "
+                  "GROUP BY plan_id, kind, ops_blob HAVING COUNT(*) > 1)"),
             0);
   // A single process stores exactly as many: nobody's duplicate survived.
   TempDir alone;
@@ -204,14 +184,14 @@ TEST(PlanDatabase, KilledWritersLeaveAHealthyDatabase) {
     std::unique_ptr<PlanRepository> repo = OpenRepository(path);
     ASSERT_NE(repo, nullptr);
     std::string check;
-    ASSERT_TRUE(repo->database().sqlite().QueryText("PRAGMA integrity_check", "checking", &check)
-                    .ok());
+    ASSERT_TRUE(
+        repo->database().sqlite().QueryText("PRAGMA integrity_check", "checking", &check).ok());
     EXPECT_EQ(check, "ok");
   }
   // The next process runs normally and computes what a process without a database computes.
   TempDir fresh;
-  const Report reference = RunChild(fresh.path().string(), {"EMBER_PLAN_DB=off",
-                                                            "EMBER_TEST_WORKLOAD=seed"});
+  const Report reference =
+      RunChild(fresh.path().string(), {"EMBER_PLAN_DB=off", "EMBER_TEST_WORKLOAD=seed"});
   const Report after = RunChild(dir.path().string(), env);
   EXPECT_EQ(after.at("checksum"), reference.at("checksum"));
   EXPECT_EQ(after.at("rows_quarantined"), 0);
@@ -222,7 +202,8 @@ TEST(PlanDatabase, AnotherEnvironmentSeesNoPlans) {
   const std::string db = "EMBER_PLAN_DB=" + dir.path().string() + "/plans.db";
   const Report first = RunChild(dir.path().string(), {db, "EMBER_TEST_WORKLOAD=seed"});
   // max_blocks is part of the environment: plans made with another value stay invisible.
-  const Report other = RunChild(dir.path().string(), {db, "EMBER_TEST_WORKLOAD=seed", "EMBER_MAX_BLOCKS=3"});
+  const Report other =
+      RunChild(dir.path().string(), {db, "EMBER_TEST_WORKLOAD=seed", "EMBER_MAX_BLOCKS=3"});
   EXPECT_EQ(other.at("plans_loaded_from_sqlite"), 0);
   EXPECT_EQ(other.at("explorations"), first.at("explorations"));
   EXPECT_EQ(other.at("checksum"), first.at("checksum"));
@@ -231,8 +212,8 @@ TEST(PlanDatabase, AnotherEnvironmentSeesNoPlans) {
 TEST(PlanDatabase, ExplorationBudgetSpentYesterdayIsSpentToday) {
   TempDir dir;
   const std::vector<std::string> env = {"EMBER_PLAN_DB=" + dir.path().string() + "/plans.db",
-                                        "EMBER_TEST_WORKLOAD=shapes",
-                                        "EMBER_WORKLOAD=budget", "EMBER_MAX_EXPLORATIONS=2"};
+                                        "EMBER_TEST_WORKLOAD=shapes", "EMBER_WORKLOAD=budget",
+                                        "EMBER_MAX_EXPLORATIONS=2"};
   const Report first = RunChild(dir.path().string(), env);
   EXPECT_EQ(first.at("explorations"), 2);
   const Report second = RunChild(dir.path().string(), env);
@@ -252,9 +233,10 @@ TEST(PlanDatabase, DamagedRowsAreQuarantinedAndResultsStayRight) {
   {
     std::unique_ptr<PlanRepository> repo = OpenRepository(path);
     ASSERT_NE(repo, nullptr);
-    ASSERT_TRUE(
-        repo->database().sqlite().Exec("UPDATE plans SET plan_blob = zeroblob(16)", "corrupting")
-            .ok());
+    ASSERT_TRUE(repo->database()
+                    .sqlite()
+                    .Exec("UPDATE plans SET plan_blob = zeroblob(16)", "corrupting")
+                    .ok());
   }
   const Report warm = RunChild(dir.path().string(), env);
   EXPECT_GT(warm.at("rows_quarantined"), 0);

@@ -1,0 +1,77 @@
+// The byte layout of a shared plan segment (Note [Shared plan segment], shared_plan_tier.h).
+// Every process that maps a segment reads and writes it through these structs, so any change
+// here must bump kSegmentLayoutVersion: a process that finds another version recreates the
+// segment instead of misreading it.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace ember::shm {
+
+// "EMBRSHMS" read as a little-endian integer.
+inline constexpr uint64_t kSegmentMagic = 0x534d485352424d45ULL;
+inline constexpr uint32_t kSegmentLayoutVersion = 1;
+inline constexpr uint32_t kBucketCount = 4096;  // first-op hash chains; a power of two
+inline constexpr uint32_t kClaimSlots = 256;
+inline constexpr uint64_t kEntryAlignment = 64;  // entries start on cache lines
+
+// Atomics shared between processes must be lock-free (address-free), not a hidden mutex.
+static_assert(std::atomic<uint64_t>::is_always_lock_free);
+static_assert(std::atomic<uint32_t>::is_always_lock_free);
+
+enum SegmentState : uint32_t {
+  kInitializing = 0,  // the creator is writing the header (ftruncate gave zeros: 0 on purpose)
+  kReady = 1,
+  kBroken = 2,  // found inconsistent: processes drop it and the next opener recreates it
+};
+
+struct alignas(64) SegmentHeader {
+  // Written once by the creator before `state` becomes kReady; read-only afterwards.
+  uint64_t magic;
+  uint32_t layout_version;
+  uint32_t data_offset;  // where entries begin (header, buckets and claims before it)
+  uint64_t total_bytes;  // the segment's size
+  uint64_t identity;     // hash of (database path, environment): guards against a name clash
+  uint64_t created_ms;
+  uint32_t creator_pid;
+  std::atomic<uint32_t> state;
+
+  // Moves on every entry published: a process that found nothing for a first op looks again
+  // only when it has moved.
+  alignas(64) std::atomic<uint64_t> generation;
+  // Bump allocator: the next free byte. Past total_bytes means full.
+  alignas(64) std::atomic<uint64_t> top;
+  std::atomic<uint64_t> entries;          // entries linked (for tools and tests)
+  std::atomic<uint64_t> publish_skipped;  // publications refused because the segment is full
+};
+
+// A worker exploring a segment that starts with `first_op_hash` (single flight). Free when
+// owner is 0 or expires_ms has passed or the owner process is gone.
+struct alignas(32) ClaimSlot {
+  std::atomic<uint64_t> owner;  // process token (process_token.h); 0 = free
+  std::atomic<uint64_t> first_op_hash;
+  std::atomic<int64_t> expires_ms;  // CLOCK_REALTIME milliseconds, comparable across processes
+  uint64_t reserved;
+};
+
+// One published plan. Immutable once linked into its bucket.
+struct alignas(8) EntryHeader {
+  uint64_t next;      // offset of the next (older) entry of the bucket; 0 ends the chain
+  uint64_t checksum;  // XXH3-64 of every byte after this field up to the end of the payload
+  uint64_t first_op_hash;
+  uint8_t plan_key[16];
+  uint32_t payload_bytes;  // the encoded plan (EncodePlan) that follows this header
+  uint32_t reserved;
+};
+
+inline constexpr size_t kBucketsOffset = sizeof(SegmentHeader);
+inline constexpr size_t kClaimsOffset = kBucketsOffset + kBucketCount * sizeof(uint64_t);
+inline constexpr size_t kDataOffset =
+    (kClaimsOffset + kClaimSlots * sizeof(ClaimSlot) + kEntryAlignment - 1) / kEntryAlignment *
+    kEntryAlignment;
+// The smallest segment that holds the fixed part and a few plans.
+inline constexpr uint64_t kMinSegmentBytes = 256 * 1024;
+
+}  // namespace ember::shm
