@@ -5,6 +5,10 @@
 //   * BM_DecodeValidate: what PersistentPlans::Load does to each row it reads (DecodeOperations,
 //     DecodeBlockOptimization, the triggers, ValidatePlan) for the seed expression's, softmax's
 //     and layernorm's plan, with the plan's blob sizes as counters.
+//   * BM_TierLookup: the plans of one first op, from each tier, as the engine gets them:
+//     memory (the in-memory index), shm (SharedPlanTier::Lookup + DecodePlan) and sqlite
+//     (LoadPlansByFirstOp + decode + validate), among 1000 first ops, for the layernorm plan;
+//     shm_raw and sqlite_raw: the same without decoding.
 //   * `--publish=W,M,B` (no Google Benchmark): W forked writer processes each publish M
 //     distinct plans in Publish batches of B into one file; prints plans/s as one JSON line.
 //
@@ -27,8 +31,10 @@
 #include <ember/ember.h>
 
 #include "engine/core/config.h"
+#include "engine/stream/plan_index.h"
 #include "store/plan_codec.h"
 #include "store/plan_repository.h"
+#include "store/shared_plan_tier.h"
 #include "store/sqlite_database.h"
 #include "store/sqlite_statement.h"
 
@@ -110,6 +116,7 @@ void LayerNorm() {
 std::vector<StoredPlan> PlansOf(void (*workload)(), const std::string& path) {
   Config config = GlobalConfig();
   config.plan_db = path;
+  config.shm = false;  // no segment may outlive the scratch directory
   SetGlobalConfigForTesting(config);
   ReleaseDevice(Device::Cpu());
   workload();
@@ -289,6 +296,98 @@ BENCHMARK_CAPTURE(BM_DecodeValidate, softmax, std::string("softmax"))
 BENCHMARK_CAPTURE(BM_DecodeValidate, layernorm, std::string("layernorm"))
     ->Unit(benchmark::kMicrosecond);
 
+// --- BM_TierLookup -------------------------------------------------------------------------
+
+constexpr uint64_t kTierPlans = 1000;
+
+// The layernorm plan under kTierPlans made-up first-op hashes, in a database and a segment.
+struct TierFixture {
+  StoredPlan row = MainPlan("layernorm");
+  ExecutionPlan plan;
+  LookupDb db;
+  std::unique_ptr<SharedPlanTier> tier;
+  ExecutionPlanIndex index;
+
+  TierFixture() {
+    Check(DecodeOperations(row.ops_blob, &plan.operations));
+    Check(DecodeBlockOptimization(row.plan_blob, &plan.optimization));
+    const std::string path = ScratchFile("tiers.db");
+    db.repo = OpenRepository(path);
+    Check(db.repo->EnsureEnvironment(BenchEnvironment(), &db.environment));
+    PublishBatch batch{.environment_id = db.environment};
+    for (uint64_t i = 0; i < kTierPlans; ++i) {
+      PublishItem item;
+      item.plan = NewPlan{.first_op_hash = Mix(i),
+                          .plan_key = {.low = Mix(i ^ 1), .high = i},
+                          .ops_blob = row.ops_blob,
+                          .plan_blob = row.plan_blob,
+                          .num_ops = row.num_ops};
+      item.triggers = row.triggers;
+      batch.plans.push_back(std::move(item));
+    }
+    PublishResult result;
+    Check(db.repo->Publish(batch, &result));
+    Check(SharedPlanTier::Open({.database_path = path, .environment = "bench"}, &tier));
+    const std::vector<uint8_t> encoded = EncodePlan(plan);
+    for (uint64_t i = 0; i < kTierPlans; ++i) {
+      if (tier->Publish(Mix(i), {.low = Mix(i ^ 1), .high = i}, encoded) !=
+          SharedPlanTier::PublishOutcome::kPublished) {
+        std::abort();
+      }
+    }
+    index.Insert(plan.operations.front(), 0);
+  }
+};
+
+TierFixture& Tiers() {
+  static TierFixture* fixture = new TierFixture();
+  return *fixture;
+}
+
+void BM_TierLookup(benchmark::State& state, const std::string& tier) {
+  TierFixture& f = Tiers();
+  uint64_t i = 0;
+  size_t found = 0;
+  for (auto _ : state) {
+    const uint64_t hash = Mix(i++ % kTierPlans);
+    if (tier == "memory") {
+      found += f.index.Find(f.plan.operations.front()).size();
+    } else if (tier == "shm_raw") {
+      std::vector<SharedPlanTier::Entry> entries;
+      Check(f.tier->Lookup(hash, &entries));
+      found += entries.size();
+    } else if (tier == "sqlite_raw") {
+      LoadedPlans loaded;
+      Check(f.db.repo->LoadPlansByFirstOp(f.db.environment, hash, &loaded));
+      found += loaded.plans.size();
+    } else if (tier == "shm") {
+      std::vector<SharedPlanTier::Entry> entries;
+      Check(f.tier->Lookup(hash, &entries));
+      for (const SharedPlanTier::Entry& e : entries) {
+        ExecutionPlan plan;
+        Check(DecodePlan(e.encoded_plan, &plan));
+        ++found;
+      }
+    } else {
+      LoadedPlans loaded;
+      Check(f.db.repo->LoadPlansByFirstOp(f.db.environment, hash, &loaded));
+      for (const StoredPlan& row : loaded.plans) {
+        Check(DecodeAndValidate(row));
+        ++found;
+      }
+    }
+  }
+  if (found != static_cast<size_t>(state.iterations())) state.SkipWithError("lookup missed");
+  state.counters["ops"] = f.row.num_ops;
+}
+BENCHMARK_CAPTURE(BM_TierLookup, memory, std::string("memory"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_TierLookup, shm, std::string("shm"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_TierLookup, sqlite, std::string("sqlite"))->Unit(benchmark::kMicrosecond);
+// The reads alone: chain walk, copy and checksum; the indexed query and row checksum.
+BENCHMARK_CAPTURE(BM_TierLookup, shm_raw, std::string("shm_raw"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_TierLookup, sqlite_raw, std::string("sqlite_raw"))
+    ->Unit(benchmark::kMicrosecond);
+
 // --publish=W,M,B: the children open their connections, say so, and wait for the parent to
 // close the start pipe, so the clock covers the publishing only.
 int PublishThroughput(int writers, uint64_t per_writer, uint64_t batch) {
@@ -356,5 +455,6 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  SharedSegment::RemoveAll(ScratchFile("tiers.db"));  // segments outlive the scratch directory
   return 0;
 }

@@ -11,9 +11,13 @@
 // small (4 Ki elements) so that the engine's host work, not the arithmetic, is measured.
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include <ember/ember.h>
+
+#include "store/shared_segment.h"
 
 namespace {
 
@@ -43,8 +47,17 @@ double Ms(Clock::time_point from, Clock::time_point to) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   const Clock::time_point start = Clock::now();
+  // `--remove-shm`: remove the shared segments of $EMBER_PLAN_DB (they outlive the processes;
+  // bench/run_shm_workers.sh cleans up with it) and exit.
+  if (argc == 2 && std::string(argv[1]) == "--remove-shm") {
+    const char* db = std::getenv("EMBER_PLAN_DB");
+    size_t removed = 0;
+    if (db != nullptr) ember::SharedSegment::RemoveAll(db, &removed);
+    std::printf("removed %zu segment(s)\n", removed);
+    return 0;
+  }
   std::vector<Tensor> inputs;
   for (const std::vector<int64_t>& shape : kShapes) {
     std::vector<float> values(4096);
@@ -74,11 +87,15 @@ int main() {
       "{\"segments\": %d, \"first_result_ms\": %.3f, \"total_ms\": %.3f, \"durable_ms\": %.3f, "
       "\"explorations\": %llu, \"cache_hits\": %llu, \"plans_loaded_from_sqlite\": %llu, "
       "\"plans_published\": %llu, \"rows_quarantined\": %llu, \"plan_load_ms\": %.3f, "
-      "\"checksum\": %.6g}\n",
+      "\"plans_loaded_from_shm\": %llu, \"cache_hits_from_shm\": %llu, "
+      "\"cache_hits_from_sqlite\": %llu, \"checksum\": %.6g}\n",
       segments, first_ms, last_ms, durable_ms, static_cast<unsigned long long>(s.explorations),
       static_cast<unsigned long long>(s.cache_hits),
       static_cast<unsigned long long>(s.plans_loaded_from_sqlite),
       static_cast<unsigned long long>(s.plans_published),
-      static_cast<unsigned long long>(s.rows_quarantined), s.plan_load_ms, checksum);
+      static_cast<unsigned long long>(s.rows_quarantined), s.plan_load_ms,
+      static_cast<unsigned long long>(s.plans_loaded_from_shm),
+      static_cast<unsigned long long>(s.cache_hits_from_shm),
+      static_cast<unsigned long long>(s.cache_hits_from_sqlite), checksum);
   return 0;
 }

@@ -22,6 +22,9 @@ out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 cd "$out"
 export TMPDIR="$out"
+# SQLite alone: with the shared-memory tier a warm process would read the segment the cold one
+# filled (bench/run_shm_workers.sh measures that tier).
+export EMBER_SHM=off
 warm_start="$build/bin/ember-bench-warm-start"
 db="$out/plans.db"
 

@@ -226,7 +226,7 @@ size_t PersistentPlans::LoadShared(const OperationIr& first, uint64_t hash, cons
     // before its write-behind committed.
     PublishItem item = ItemFor(plan);
     const PlanId id = add(std::move(plan));
-    writer_->Publish(id, std::move(item));
+    writer_->Adopt(id, std::move(item));
     SetTier(id, Tier::kShm);
     known_keys_.insert(entry.key);
     loaded_.fetch_add(1);

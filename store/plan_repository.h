@@ -65,6 +65,9 @@ class PlanRepository {
   // The 'ok' plans of `environment` whose first op hashes to `first_op_hash`, by id, each with
   // its triggers in order. An empty result is OK.
   Status LoadPlansByFirstOp(EnvironmentRowId environment, uint64_t first_op_hash, LoadedPlans* out);
+  // The id of the plan of `environment` with this key (any status), or nullopt.
+  Status FindPlanByKey(EnvironmentRowId environment, const Hash128& plan_key,
+                       std::optional<PlanRowId>* id);
   // Stores `plan` (see "existing plan wins" above).
   Status InsertPlan(EnvironmentRowId environment, const NewPlan& plan, InsertResult* result);
   // Appends the triggers that `plan` does not have yet, in order. *added (optional) gets how

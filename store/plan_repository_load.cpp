@@ -1,5 +1,7 @@
 // PlanRepository's lookup: the plans of one first-op hash with their triggers, checksums
 // verified (Note [Row checksums]); damaged rows are quarantined and logged once.
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "engine/core/log.h"
@@ -123,6 +125,23 @@ Status PlanRepository::LoadPlansByFirstOp(EnvironmentRowId environment, uint64_t
     return fmt::format("[store] loaded {} plan(s) for first-op {} from sqlite", out->plans.size(),
                        FormatHash(first_op_hash));
   });
+  return Status::Ok();
+}
+
+Status PlanRepository::FindPlanByKey(EnvironmentRowId environment, const Hash128& plan_key,
+                                     std::optional<PlanRowId>* id) {
+  id->reset();
+  SqliteStatement select;
+  if (Status s = db().Prepare("SELECT id FROM plans WHERE environment_id = ?1 AND plan_key = ?2",
+                              "finding a plan", &select);
+      !s.ok()) {
+    return s;
+  }
+  select.BindInt64(1, environment);
+  select.BindBlob(2, PlanKeyBytes(plan_key));
+  bool row = false;
+  if (Status s = select.Step(&row); !s.ok()) return s;
+  if (row) *id = select.ColumnInt64(0);
   return Status::Ok();
 }
 

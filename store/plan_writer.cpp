@@ -1,5 +1,6 @@
 #include "store/plan_writer.h"
 
+#include <optional>
 #include <utility>
 
 #include <fmt/format.h>
@@ -41,6 +42,10 @@ void PlanWriter::Publish(PlanId id, PublishItem item) {
 void PlanWriter::AppendTrigger(PlanId id, TriggerRow trigger) {
   Enqueue({.kind = Message::Kind::kTrigger, .id = id, .trigger = std::move(trigger)});
 }
+void PlanWriter::Adopt(PlanId id, PublishItem item) {
+  Enqueue({.kind = Message::Kind::kAdopt, .id = id, .item = std::move(item)});
+}
+
 void PlanWriter::Hit(PlanId id) { Enqueue({.kind = Message::Kind::kHit, .id = id}); }
 void PlanWriter::Exploration() { Enqueue({.kind = Message::Kind::kExploration}); }
 void PlanWriter::UnfusedRun() { Enqueue({.kind = Message::Kind::kUnfused}); }
@@ -86,6 +91,20 @@ void PlanWriter::Apply(std::vector<Message>& batch) {
   // Bindings first: everything later in the batch may refer to a loaded plan.
   for (const Message& m : batch) {
     if (m.kind == Message::Kind::kBind) rows_[m.id] = m.row;
+  }
+  // Adopted plans whose row exists are only bound: a read, no write transaction.
+  for (Message& m : batch) {
+    if (m.kind != Message::Kind::kAdopt) continue;
+    std::optional<PlanRowId> row;
+    if (!Check(repository_->FindPlanByKey(environment_, m.item.plan.plan_key, &row),
+               "finding an adopted plan")) {
+      return;
+    }
+    if (row.has_value()) {
+      rows_[m.id] = *row;
+    } else {
+      m.kind = Message::Kind::kPublish;
+    }
   }
   // New plans, with the triggers they were found with, in one transaction.
   PublishBatch publish{.environment_id = environment_};
@@ -143,7 +162,8 @@ void PlanWriter::Apply(std::vector<Message>& batch) {
         if (!Check(repository_->Quarantine(m.row, m.reason), "quarantining a plan")) return;
         break;
       case Message::Kind::kBind:
-      case Message::Kind::kPublish: break;
+      case Message::Kind::kPublish:
+      case Message::Kind::kAdopt: break;
     }
   }
   if (!triggers.triggers.empty()) {

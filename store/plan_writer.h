@@ -44,6 +44,10 @@ class PlanWriter {
 
   void Bind(PlanId id, PlanRowId row);
   void Publish(PlanId id, PublishItem item);
+  // A plan another process found (read from the shared tier): bound to its row when the row
+  // exists, which is a read; published like a plan of this process's own when it does not
+  // (its finder died before its write-behind committed).
+  void Adopt(PlanId id, PublishItem item);
   void AppendTrigger(PlanId id, TriggerRow trigger);
   void Hit(PlanId id);
   void Exploration();
@@ -56,7 +60,16 @@ class PlanWriter {
 
  private:
   struct Message {
-    enum class Kind { kBind, kPublish, kTrigger, kHit, kExploration, kUnfused, kQuarantine };
+    enum class Kind {
+      kBind,
+      kPublish,
+      kAdopt,
+      kTrigger,
+      kHit,
+      kExploration,
+      kUnfused,
+      kQuarantine
+    };
     Kind kind;
     PlanId id = 0;
     PlanRowId row = 0;

@@ -107,6 +107,7 @@ SharedPlanTier::PublishOutcome SharedPlanTier::Publish(uint64_t first_op_hash, c
   shm::SegmentHeader& h = segment_->header();
   h.entries.fetch_add(1, std::memory_order_relaxed);
   h.generation.fetch_add(1, std::memory_order_acq_rel);
+  WakeSleepers();
   Step(PublishStep::kDone);
   return PublishOutcome::kPublished;
 }

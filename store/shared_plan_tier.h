@@ -22,7 +22,9 @@
 //     segment whose first op nobody has a plan for claims that first op's hash in a slot table;
 //     a sibling meeting the same first op waits (bounded by [store] shm_wait_ms) until a plan
 //     for it is published, the claim is released, or its owner dies (pid + start time,
-//     process_token.h), and then reads the plan instead of exploring. Claims are advisory:
+//     process_token.h), and then reads the plan instead of exploring. It sleeps on a futex in
+//     the header that publications and releases wake, looking again every 2 ms at most (a
+//     dying claimer wakes nobody). Claims are advisory:
 //     a lost race means two workers explore, never a wrong result. A claim also expires after
 //     kClaimTtl, so a live but stuck owner cannot hold it forever.
 //   * The segment answers for SQLite: whoever reads a first op from SQLite (because the segment
@@ -120,6 +122,8 @@ class SharedPlanTier {
   void Step(PublishStep step) {
     if (publish_hook_) publish_hook_(step);
   }
+  // Moves the wake word and wakes the processes sleeping in WaitForSibling.
+  void WakeSleepers();
   // The live claim on `first_op_hash` by another process, or -1.
   int OtherClaim(uint64_t first_op_hash, int64_t now_ms) const;
 

@@ -45,7 +45,13 @@ struct alignas(64) SegmentHeader {
   alignas(64) std::atomic<uint64_t> top;
   std::atomic<uint64_t> entries;          // entries linked (for tools and tests)
   std::atomic<uint64_t> publish_skipped;  // publications refused because the segment is full
+  // A futex word: moves after every publication and claim release, so a worker waiting for a
+  // sibling's plan sleeps in the kernel and wakes at once (shared_claims.cpp); `sleepers`
+  // tells publishers whether anyone needs waking.
+  std::atomic<uint32_t> wake;
+  std::atomic<uint32_t> sleepers;
 };
+static_assert(sizeof(SegmentHeader) == 192, "the header's size is part of the layout");
 
 // A worker exploring a segment that starts with `first_op_hash` (single flight). Free when
 // owner is 0 or expires_ms has passed or the owner process is gone.

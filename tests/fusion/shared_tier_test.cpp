@@ -38,6 +38,12 @@ struct SharedDb {
   Report Run(const std::string& workload, std::vector<std::string> extra = {}) const {
     return RunChild(dir.path().string(), Env(workload, std::move(extra)));
   }
+  double Query(const std::string& sql) const {
+    std::unique_ptr<PlanRepository> repo = sqlite_test::OpenRepository(path);
+    std::string text;
+    EXPECT_TRUE(repo->database().sqlite().QueryText(sql, "querying", &text).ok()) << sql;
+    return text.empty() ? 0 : std::stod(text);
+  }
   // The one segment of this database (one environment in these tests).
   std::string SegmentFile() const {
     const std::vector<std::string> names = SharedSegment::NamesFor(path);
@@ -58,9 +64,15 @@ TEST(SharedTier, ASiblingRunsOnPlansFromSharedMemoryWithoutReadingSqlite) {
   const Report a = db.Run("many");
   EXPECT_GT(a.at("explorations"), 0);
   EXPECT_EQ(a.at("plans_loaded_from_shm"), 0);
+  const double hits_after_a = db.Query("SELECT SUM(hits) FROM plans");
   const Report b = db.Run("many");
   EXPECT_EQ(b.at("explorations"), 0);
   EXPECT_EQ(b.at("plans_loaded_from_sqlite"), 0);  // every first op was found in the segment
+  // Its writer bound the plans to their rows by key: its hits are counted there, and it added
+  // no row.
+  EXPECT_EQ(db.Query("SELECT SUM(hits) FROM plans"), hits_after_a + b.at("cache_hits"));
+  EXPECT_EQ(db.Query("SELECT COUNT(*) FROM plans"), a.at("plans"));
+  EXPECT_EQ(b.at("plans_published"), 0);
   EXPECT_EQ(b.at("plans_loaded_from_shm"), a.at("plans"));
   EXPECT_GT(b.at("cache_hits"), 0);
   EXPECT_EQ(b.at("cache_hits_from_shm"), b.at("cache_hits"));
