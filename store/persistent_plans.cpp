@@ -144,9 +144,8 @@ void PersistentPlans::Load(const OperationIr& first, const AddPlan& add) {
   const uint64_t hash = HashOp(first);
   // The shared tier first: a sibling's plan is there before its row is (Note [Write-behind]),
   // and whoever read this first op from SQLite put its plans there too.
-  size_t added = tier_ != nullptr ? LoadShared(first, hash, add) : 0;
+  size_t added = tier_ != nullptr ? LoadShared(first, hash, add, nullptr) : 0;
   if (added > 0 && tier_ != nullptr && !tier_->incomplete()) return;
-  size_t from_sqlite = 0;
   LoadedPlans loaded;
   if (reads_failed_) {
     // SQLite is out; the shared tier may still have a sibling's plan.
@@ -171,22 +170,16 @@ void PersistentPlans::Load(const OperationIr& first, const AddPlan& add) {
     }
     // Another first op with the same hash: not this one's plan. A known key came from the
     // segment (an incomplete one, or this is a second look).
-    if (!(plan.operations.front() == first) || known_keys_.contains(row.plan_key)) continue;
+    if (!(plan.operations.front() == first) || known_.contains(row.plan_key)) continue;
     if (tier_ != nullptr) PublishShared(hash, row.plan_key, plan);
     const PlanId id = add(std::move(plan));
     writer_->Bind(id, row.id);
     SetTier(id, Tier::kSqlite);
-    known_keys_.insert(row.plan_key);
+    known_.emplace(row.plan_key, id);
     loaded_.fetch_add(1);
     ++added;
-    ++from_sqlite;
   }
-  if (from_sqlite > 0) {
-    LogFusion(LogLevel::kMedium, [&] {
-      return fmt::format("[store] loaded {} plan(s) for first-op 0x{:016x} from sqlite",
-                         from_sqlite, hash);
-    });
-  }
+  // (PlanRepository logs what it read from SQLite.)
   if (added == 0 && tier_ != nullptr) {
     ClaimOrWait(first, hash, add);
   }
@@ -194,20 +187,22 @@ void PersistentPlans::Load(const OperationIr& first, const AddPlan& add) {
 
 uint64_t PersistentPlans::Generation() { return tier_ != nullptr ? tier_->generation() : 0; }
 
-void PersistentPlans::Refresh(const OperationIr& first, const AddPlan& add) {
+void PersistentPlans::Refresh(const OperationIr& first, const AddPlan& add,
+                              const AddTrigger& add_trigger) {
   if (tier_ == nullptr) return;
   LoadTimer timer(load_ns_);
-  LoadShared(first, HashOp(first), add);
+  LoadShared(first, HashOp(first), add, &add_trigger);
 }
 
-size_t PersistentPlans::LoadShared(const OperationIr& first, uint64_t hash, const AddPlan& add) {
+size_t PersistentPlans::LoadShared(const OperationIr& first, uint64_t hash, const AddPlan& add,
+                                   const AddTrigger* add_trigger) {
   std::vector<SharedPlanTier::Entry> entries;
-  if (Status s = tier_->Lookup(hash, &entries,
-                               [this](const Hash128& key) { return known_keys_.contains(key); });
-      !s.ok()) {
+  uint64_t head = 0;
+  if (Status s = tier_->Lookup(hash, &entries, shm_heads_[hash], &head); !s.ok()) {
     OnSharedFailure(s);
     return 0;
   }
+  shm_heads_[hash] = head;
   size_t added = 0;
   for (SharedPlanTier::Entry& entry : entries) {
     ExecutionPlan plan;
@@ -222,13 +217,24 @@ size_t PersistentPlans::LoadShared(const OperationIr& first, uint64_t hash, cons
       continue;
     }
     if (!(plan.operations.front() == first) || PlanKey(plan.operations) != entry.key) continue;
+    if (auto known = known_.find(entry.key); known != known_.end()) {
+      // A newer version of a plan the store has: the triggers siblings added since.
+      if (add_trigger != nullptr) {
+        applying_shared_ = true;
+        for (ExecutionTrigger& trigger : plan.triggers) {
+          (*add_trigger)(known->second, std::move(trigger));
+        }
+        applying_shared_ = false;
+      }
+      continue;
+    }
     // The writer finds the row the finder wrote (binding it) or writes it, if the finder died
     // before its write-behind committed.
     PublishItem item = ItemFor(plan);
     const PlanId id = add(std::move(plan));
     writer_->Adopt(id, std::move(item));
     SetTier(id, Tier::kShm);
-    known_keys_.insert(entry.key);
+    known_.emplace(entry.key, id);
     loaded_.fetch_add(1);
     loaded_from_shm_.fetch_add(1);
     ++added;
@@ -252,7 +258,7 @@ size_t PersistentPlans::ClaimOrWait(const OperationIr& first, uint64_t hash, con
   });
   tier_->WaitForSibling(hash, std::chrono::milliseconds(shm_wait_ms_));
   if (tier_ == nullptr) return 0;
-  if (const size_t added = LoadShared(first, hash, add); added > 0) return added;
+  if (const size_t added = LoadShared(first, hash, add, nullptr); added > 0) return added;
   // The sibling died, gave up or is slow: explore here, under this process's own claim.
   if (tier_ != nullptr) tier_->Claim(hash);
   return 0;
@@ -284,6 +290,7 @@ void PersistentPlans::PublishShared(uint64_t hash, const Hash128& key, const Exe
 void PersistentPlans::OnSharedFailure(const Status& status) {
   const std::string name = tier_->segment().name();
   tier_.reset();
+  shm_heads_.clear();  // positions in the old segment
   if (!shm_reopened_) {
     shm_reopened_ = true;
     bool recreated = false;
@@ -303,7 +310,7 @@ void PersistentPlans::OnSharedFailure(const Status& status) {
 
 void PersistentPlans::OnPlanAdded(PlanId id, const ExecutionPlan& plan) {
   PublishItem item = ItemFor(plan);
-  known_keys_.insert(item.plan.plan_key);
+  known_.emplace(item.plan.plan_key, id);
   if (tier_ != nullptr) {
     // Siblings see it now, before the write-behind below commits it.
     PublishShared(item.plan.first_op_hash, item.plan.plan_key, plan);
@@ -312,8 +319,13 @@ void PersistentPlans::OnPlanAdded(PlanId id, const ExecutionPlan& plan) {
   writer_->Publish(id, std::move(item));
 }
 
-void PersistentPlans::OnTriggerAdded(PlanId id, const ExecutionTrigger& trigger) {
+void PersistentPlans::OnTriggerAdded(PlanId id, const ExecutionPlan& plan,
+                                     const ExecutionTrigger& trigger) {
+  // A sibling's trigger read from the segment: it publishes and writes its own.
+  if (applying_shared_) return;
   writer_->AppendTrigger(id, EncodeTrigger(trigger));
+  // Siblings that load or refresh this plan get the trigger from its newer version.
+  if (tier_ != nullptr) PublishShared(FirstOpHash(plan.operations), PlanKey(plan.operations), plan);
 }
 
 void PersistentPlans::SetTier(PlanId id, Tier tier) {

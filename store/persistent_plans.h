@@ -25,7 +25,7 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_set>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/core/status.h"
@@ -58,9 +58,11 @@ class PersistentPlans final : public PlanBacking {
 
   void Load(const OperationIr& first, const AddPlan& add) override;
   uint64_t Generation() override;
-  void Refresh(const OperationIr& first, const AddPlan& add) override;
+  void Refresh(const OperationIr& first, const AddPlan& add,
+               const AddTrigger& add_trigger) override;
   void OnPlanAdded(PlanId id, const ExecutionPlan& plan) override;
-  void OnTriggerAdded(PlanId id, const ExecutionTrigger& trigger) override;
+  void OnTriggerAdded(PlanId id, const ExecutionPlan& plan,
+                      const ExecutionTrigger& trigger) override;
   void OnHit(PlanId id) override;
   bool ExplorationAllowed() override;
   void OnExploration() override;
@@ -74,8 +76,10 @@ class PersistentPlans final : public PlanBacking {
  private:
   PersistentPlans() = default;
 
-  // Adds the segment's plans for `first` that the store lacks; returns how many.
-  size_t LoadShared(const OperationIr& first, uint64_t hash, const AddPlan& add);
+  // Adds the segment's plans for `first` published since the last look that the store lacks,
+  // and (with add_trigger) the triggers siblings gave to those it has; returns how many plans.
+  size_t LoadShared(const OperationIr& first, uint64_t hash, const AddPlan& add,
+                    const AddTrigger* add_trigger);
   void PublishShared(uint64_t hash, const Hash128& key, const ExecutionPlan& plan);
   // The segment was found inconsistent or unusable: reopen it once, else go on without it.
   void OnSharedFailure(const Status& status);
@@ -111,8 +115,13 @@ class PersistentPlans final : public PlanBacking {
   struct KeyHash {
     size_t operator()(const Hash128& key) const { return key.low ^ (key.high << 1); }
   };
-  // Keys of every plan in the in-memory store: a refresh adds only the others.
-  std::unordered_set<Hash128, KeyHash> known_keys_;
+  // Every plan in the in-memory store by key: a refresh adds only the others.
+  std::unordered_map<Hash128, PlanId, KeyHash> known_;
+  // Per first-op hash, the segment's chain head at the last look (Lookup's `since`).
+  std::unordered_map<uint64_t, uint64_t> shm_heads_;
+  // Set while triggers read from the segment are added to the store: they are a sibling's,
+  // already published and written by it.
+  bool applying_shared_ = false;
   std::atomic<uint64_t> loaded_from_shm_{0};
   std::atomic<uint64_t> shm_skipped_{0};
 };

@@ -128,8 +128,8 @@ bool SharedPlanTier::HasEntries(uint64_t first_op_hash) const {
   return false;
 }
 
-Status SharedPlanTier::Lookup(uint64_t first_op_hash, std::vector<Entry>* out,
-                              const std::function<bool(const Hash128&)>& skip) {
+Status SharedPlanTier::Lookup(uint64_t first_op_hash, std::vector<Entry>* out, uint64_t since,
+                              uint64_t* head) {
   out->clear();
   if (broken()) return Status::Unavailable("the shared plan segment is marked broken");
   const uint64_t size = segment_->size();
@@ -137,7 +137,9 @@ Status SharedPlanTier::Lookup(uint64_t first_op_hash, std::vector<Entry>* out,
   const uint64_t max_steps = (size - shm::kDataOffset) / shm::kEntryAlignment + 1;
   std::unordered_set<Hash128, KeyHash> seen;
   uint64_t offset = segment_->bucket(first_op_hash).load(std::memory_order_acquire);
-  for (uint64_t steps = 0; offset != 0; ++steps) {
+  if (head != nullptr) *head = offset;
+  // Entries are linked in front, so everything from `since` on was there at the last look.
+  for (uint64_t steps = 0; offset != 0 && offset != since; ++steps) {
     const bool in_arena = offset >= shm::kDataOffset && offset % shm::kEntryAlignment == 0 &&
                           offset <= size - sizeof(shm::EntryHeader);
     if (steps >= max_steps || !in_arena) {
@@ -156,7 +158,7 @@ Status SharedPlanTier::Lookup(uint64_t first_op_hash, std::vector<Entry>* out,
                       segment_->name(), offset));
     }
     const Hash128 key = KeyOf(header.plan_key);
-    if (header.first_op_hash == first_op_hash && !seen.contains(key) && !(skip && skip(key))) {
+    if (header.first_op_hash == first_op_hash && !seen.contains(key)) {
       // Checked on a private copy: what is decoded is exactly what was verified.
       std::vector<uint8_t> copy(entry_bytes);
       std::memcpy(copy.data(), segment_->at(offset), entry_bytes);

@@ -16,8 +16,14 @@
 //     and counted. Per key the newest entry wins. A chain that leaves the arena or loops marks
 //     the segment kBroken: every process drops it and the next opener recreates it. The
 //     engine keeps SQLite in every case.
-//   * The generation moves with every publication. A process that found no plan for a first op
-//     asks again only when it has moved (PlanBacking::Generation).
+//   * The generation moves with every publication. A process looks again for a first op it
+//     already knows only when it has moved (PlanBacking::Generation), and then reads only the
+//     entries linked since its last look (they are in front of the chain).
+//   * A plan that gains a trigger is published again, whole, as a newer entry under the same
+//     key: a sibling that already has the plan takes the triggers it lacks from that entry, a
+//     new reader gets the newest version. Two processes adding different triggers at the same
+//     moment each publish their own version and the newest hides the other from new readers,
+//     which then explore that case once and find the same plan (which only gains the trigger).
 //   * Claims make exploration single-flight across processes: a worker about to explore a
 //     segment whose first op nobody has a plan for claims that first op's hash in a slot table;
 //     a sibling meeting the same first op waits (bounded by [store] shm_wait_ms) until a plan
@@ -85,11 +91,12 @@ class SharedPlanTier {
     Hash128 key;
     std::vector<uint8_t> encoded_plan;  // a private copy, checksum verified
   };
-  // The entries published for `first_op_hash`, newest first, one per key, skipping the keys
-  // `skip` says are already known (optional). Corruption when the segment is inconsistent
-  // (it is then marked broken).
-  Status Lookup(uint64_t first_op_hash, std::vector<Entry>* out,
-                const std::function<bool(const Hash128&)>& skip = nullptr);
+  // The entries published for `first_op_hash`, newest first, one per key (the newest
+  // version). With `since` (a *head from an earlier call for the same first op), only those
+  // published after that call. *head (optional) gets the position to pass as `since` next
+  // time. Corruption when the segment is inconsistent (it is then marked broken).
+  Status Lookup(uint64_t first_op_hash, std::vector<Entry>* out, uint64_t since = 0,
+                uint64_t* head = nullptr);
   // The keys of every plan in the live segment of (database, environment), without creating
   // or changing anything (ember-plans gc keeps those plans). NotFound when there is no usable
   // segment.

@@ -40,11 +40,17 @@ class PlanBacking {
   // A number that moves whenever plans may have appeared that an earlier Load did not see (a
   // sibling process published into the shared tier). Read on every segment start: cheap.
   virtual uint64_t Generation() { return 0; }
+  // Appends a trigger to a plan of the store (deduplicated there, like the search's own).
+  using AddTrigger = std::function<void(PlanId, ExecutionTrigger)>;
   // Called instead of Load for a first op already loaded, once Generation() has moved since:
-  // adds the plans starting with `first` that the store does not have yet.
-  virtual void Refresh(const OperationIr& /*first*/, const AddPlan& /*add*/) {}
+  // adds the plans starting with `first` that the store does not have yet, and the triggers
+  // siblings gave to the ones it has.
+  virtual void Refresh(const OperationIr& /*first*/, const AddPlan& /*add*/,
+                       const AddTrigger& /*add_trigger*/) {}
   virtual void OnPlanAdded(PlanId id, const ExecutionPlan& plan) = 0;
-  virtual void OnTriggerAdded(PlanId id, const ExecutionTrigger& trigger) = 0;
+  // `plan` (plan `id`) has gained `trigger`, now its last one.
+  virtual void OnTriggerAdded(PlanId id, const ExecutionPlan& plan,
+                              const ExecutionTrigger& trigger) = 0;
   virtual void OnHit(PlanId id) = 0;
 
   // Whether the workload may explore once more, and that it did.

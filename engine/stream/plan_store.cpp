@@ -40,7 +40,9 @@ void ExecutionPlanStore::LoadStartingWith(const OperationIr& first) {
   const uint64_t generation = backing_->Generation();
   if (generation == asked_at) return;
   asked_at = generation;
-  backing_->Refresh(first, add);
+  backing_->Refresh(first, add, [this](PlanId id, ExecutionTrigger trigger) {
+    AddTrigger(id, std::move(trigger));
+  });
 }
 
 void ExecutionPlanStore::RecordHit(PlanId id) {
@@ -61,7 +63,7 @@ void ExecutionPlanStore::AddTrigger(PlanId id, ExecutionTrigger trigger) {
   std::vector<ExecutionTrigger>& triggers = GetMut(id).triggers;
   if (std::find(triggers.begin(), triggers.end(), trigger) == triggers.end()) {
     triggers.push_back(std::move(trigger));
-    if (backing_ != nullptr) backing_->OnTriggerAdded(id, triggers.back());
+    if (backing_ != nullptr) backing_->OnTriggerAdded(id, plans_[id], triggers.back());
   }
 }
 

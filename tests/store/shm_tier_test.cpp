@@ -47,16 +47,22 @@ TEST_F(ShmTier, PublishedPlansAreFoundByFirstOpNewestFirst) {
   EXPECT_FALSE(tier->HasEntries(7 + 2 * shm::kBucketCount));
 }
 
-TEST_F(ShmTier, OneEntryPerKeyTheNewestAndKnownKeysAreSkipped) {
+TEST_F(ShmTier, OneEntryPerKeyTheNewestAndALaterLookSeesOnlyWhatCameSince) {
   auto tier = OpenTier();
   tier->Publish(5, Key(1), Payload(10));
   tier->Publish(5, Key(2), Payload(20));
-  tier->Publish(5, Key(1), Payload(11));  // a later version of plan 1 (more triggers)
   std::vector<SharedPlanTier::Entry> entries;
+  uint64_t head = 0;
+  ASSERT_TRUE(tier->Lookup(5, &entries, 0, &head).ok());
+  EXPECT_EQ(Ids(entries), (std::vector<uint64_t>{20, 10}));
+  tier->Publish(5, Key(1), Payload(11));  // a later version of plan 1 (more triggers)
+  tier->Publish(5 + shm::kBucketCount, Key(3), Payload(30));  // same bucket, other first op
   ASSERT_TRUE(tier->Lookup(5, &entries).ok());
   EXPECT_EQ(Ids(entries), (std::vector<uint64_t>{11, 20}));
-  ASSERT_TRUE(tier->Lookup(5, &entries, [](const Hash128& k) { return k == Key(1); }).ok());
-  EXPECT_EQ(Ids(entries), (std::vector<uint64_t>{20}));
+  ASSERT_TRUE(tier->Lookup(5, &entries, head, &head).ok());
+  EXPECT_EQ(Ids(entries), (std::vector<uint64_t>{11}));
+  ASSERT_TRUE(tier->Lookup(5, &entries, head, &head).ok());
+  EXPECT_TRUE(entries.empty());
 }
 
 TEST_F(ShmTier, AnotherOpenerOfTheSameDatabaseAndEnvironmentSeesThePlans) {
