@@ -3,8 +3,10 @@
 #   2. the prefix holds only the public headers (include/ember/*.h), the static libraries and
 #      the package files, and no package file names the source or build tree
 #   3. the prefix is moved to WORK_DIR/moved: the package must not care where it lives
-#   4. consumer/ is configured with CMAKE_PREFIX_PATH=WORK_DIR/moved, built, and run; it must
-#      find ember in the moved prefix and print a line starting with "OK".
+#   4. the consumer (examples/consumer) is configured with CMAKE_PREFIX_PATH=WORK_DIR/moved,
+#      built, and run in WORK_DIR; it must find ember in the moved prefix and print a line
+#      starting with "OK";
+#   5. with -DREADME=..., README.md must contain the consumer's main.cpp verbatim.
 cmake_minimum_required(VERSION 3.25)
 foreach(var EMBER_SOURCE_DIR EMBER_BUILD_DIR CONSUMER_SOURCE_DIR WORK_DIR GENERATOR CXX_COMPILER)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
@@ -80,8 +82,27 @@ if(at EQUAL -1)
   message(FATAL_ERROR "the consumer did not find ember in ${moved}:\n${run_output}")
 endif()
 run("building the consumer" ${CMAKE_COMMAND} --build ${consumer_build})
-run("running the consumer" ${consumer_build}/ember_consumer)
-if(NOT run_output MATCHES "^OK")
-  message(FATAL_ERROR "the consumer did not print OK:\n${run_output}")
+# Run in WORK_DIR: the consumer's plan database goes to WORK_DIR/.ember/plans.db. The
+# shared-memory tier stays off: its segment would outlive the test in /dev/shm.
+execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=EMBER_PLAN_DB --unset=EMBER_CONFIG
+                        EMBER_SHM=off ${consumer_build}/ember_consumer
+                WORKING_DIRECTORY ${WORK_DIR}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE run_output ERROR_VARIABLE run_output)
+if(NOT rc EQUAL 0 OR NOT run_output MATCHES "^OK")
+  message(FATAL_ERROR "the consumer failed (${rc}) or did not print OK:\n${run_output}")
+endif()
+if(NOT EXISTS ${WORK_DIR}/.ember/plans.db)
+  message(FATAL_ERROR "the consumer wrote no plan database at ${WORK_DIR}/.ember/plans.db")
 endif()
 message(STATUS "install test: ${run_output}")
+
+# 5. README.md shows the example exactly as it is built here.
+if(DEFINED README)
+  file(READ ${CONSUMER_SOURCE_DIR}/main.cpp example)
+  file(READ ${README} readme)
+  string(FIND "${readme}" "```cpp\n${example}```" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "${README} does not show ${CONSUMER_SOURCE_DIR}/main.cpp verbatim "
+                        "(in a ```cpp block): copy the file into README.md")
+  endif()
+endif()
