@@ -1,0 +1,108 @@
+// ember-plans export / import: plan bundles (Note [Plan bundles], store/plan_bundle.h).
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "store/plan_bundle.h"
+#include "store/shared_segment.h"
+#include "tools/plans/commands.h"
+#include "tools/plans/text_table.h"
+
+namespace ember::plans {
+
+int RunExport(const GlobalOptions& global, const std::string& file,
+              const std::optional<std::string>& workload) {
+  std::unique_ptr<PlanDatabase> db;
+  if (Status s = OpenForReading(global, &db); !s.ok()) return ReportOpenFailure(global, s);
+  ExportResult result;
+  const ExportOptions options{.bundle_path = file,
+                              .workload = workload,
+                              .engine_version = EMBER_VERSION,
+                              .allow_shared_writable = global.allow_shared_writable};
+  if (Status s = ExportBundle(*db, options, &result); !s.ok()) return ReportFailure(s);
+  const BundleManifest& m = result.manifest;
+  if (global.json) {
+    const nlohmann::ordered_json out = {{"bundle", file},
+                                        {"plans", m.plans},
+                                        {"environments", m.environments},
+                                        {"kernels", m.kernels},
+                                        {"skipped_damaged", result.skipped_damaged},
+                                        {"engine_version", m.engine_version},
+                                        {"schema_version", m.schema_version},
+                                        {"workload", m.workload}};
+    std::cout << out.dump(2) << "\n";
+  } else {
+    std::cout << fmt::format("exported {} plan(s){} to {}\n", m.plans,
+                             m.workload.empty() ? "" : fmt::format(" used by '{}'", m.workload),
+                             file);
+    std::cout << fmt::format("{} environment(s), {} kernel(s); ember {}, schema {}\n",
+                             m.environments, m.kernels, m.engine_version, m.schema_version);
+    if (result.skipped_damaged > 0) {
+      std::cout << fmt::format("left out {} damaged plan(s) (ember-plans verify lists them)\n",
+                               result.skipped_damaged);
+    }
+  }
+  return kExitOk;
+}
+
+int RunImport(const GlobalOptions& global, const std::string& file) {
+  std::unique_ptr<PlanDatabase> db;
+  if (Status s = OpenForWriting(global, /*create=*/true, &db); !s.ok()) {
+    return ReportOpenFailure(global, s);
+  }
+  ImportResult result;
+  const ImportOptions options{.bundle_path = file,
+                              .allow_shared_writable = global.allow_shared_writable};
+  if (Status s = ImportBundle(*db, options, &result); !s.ok()) return ReportFailure(s);
+  // Live workers' shared segments answer for SQLite on the first ops they know (Note [Shared
+  // plan segment]); marking them broken makes the workers start fresh ones that see the import.
+  size_t invalidated = 0;
+  if (result.inserted > 0 || result.triggers_added > 0) {
+    if (Status s = SharedSegment::InvalidateAll(db->path(), &invalidated); !s.ok()) {
+      std::fprintf(stderr,
+                   "ember-plans: warning: live workers may not see the imported plans until "
+                   "they restart: %s\n",
+                   s.message().c_str());
+    }
+  }
+  if (global.json) {
+    nlohmann::ordered_json refusals = nlohmann::ordered_json::array();
+    for (const ImportRefusal& r : result.refusals) {
+      refusals.push_back({{"row", r.row}, {"reason", r.reason}});
+    }
+    const nlohmann::ordered_json out = {{"bundle", file},
+                                        {"engine_version", result.manifest.engine_version},
+                                        {"schema_version", result.manifest.schema_version},
+                                        {"inserted", result.inserted},
+                                        {"existing", result.existing},
+                                        {"refused", result.refused},
+                                        {"triggers_added", result.triggers_added},
+                                        {"kernels_added", result.kernels_added},
+                                        {"segments_invalidated", invalidated},
+                                        {"refusals", refusals}};
+    std::cout << out.dump(2) << "\n";
+  } else {
+    std::cout << fmt::format("imported {} (from ember {}, schema {})\n", file,
+                             result.manifest.engine_version, result.manifest.schema_version);
+    std::cout << fmt::format(
+        "{} inserted, {} existing (triggers merged), {} refused; {} trigger(s) and {} kernel(s) "
+        "added\n",
+        result.inserted, result.existing, result.refused, result.triggers_added,
+        result.kernels_added);
+    if (invalidated > 0) {
+      std::cout << fmt::format(
+          "{} live shared segment(s) invalidated: workers pick the plans "
+          "up from SQLite\n",
+          invalidated);
+    }
+    for (const ImportRefusal& r : result.refusals) {
+      std::cout << "  refused " << Styled(r.row, Style::kBad) << ": " << r.reason << "\n";
+    }
+  }
+  return result.refusals.empty() ? kExitOk : kExitProblems;
+}
+
+}  // namespace ember::plans

@@ -1,0 +1,54 @@
+// The ember-plans commands, one function each; main.cpp binds them to the command line.
+// Each returns the process's exit code (plans_cli.h) and prints its result on stdout (a table,
+// or JSON with --json where docs/ember-plans.md documents the shape) and its complaints on
+// stderr.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "tools/plans/plans_cli.h"
+
+namespace ember::plans {
+
+int RunStats(const GlobalOptions& global);
+
+struct ListOptions {
+  std::optional<std::string> workload;
+  std::optional<std::string> environment;
+  std::string sort = "id";  // id | hits | recent | size | score
+  std::optional<int64_t> limit;
+};
+int RunList(const GlobalOptions& global, const ListOptions& options);
+
+int RunShow(const GlobalOptions& global, int64_t plan_id);
+int RunDot(const GlobalOptions& global, int64_t plan_id);
+
+int RunWorkloads(const GlobalOptions& global, const std::optional<std::string>& environment);
+int RunResetExplorations(const GlobalOptions& global, const std::string& workload,
+                         const std::optional<std::string>& environment);
+// cap: "unlimited" or a non-negative integer.
+int RunSetCap(const GlobalOptions& global, const std::string& workload, const std::string& cap,
+              const std::optional<std::string>& environment);
+
+int RunVerify(const GlobalOptions& global);
+
+struct GcCommandOptions {
+  std::optional<std::string> older_than;  // "30d"
+  std::optional<std::string> max_bytes;   // "64M"
+  std::optional<std::string> environment;
+  bool dry_run = false;
+};
+int RunGc(const GlobalOptions& global, const GcCommandOptions& options);
+
+int RunExport(const GlobalOptions& global, const std::string& file,
+              const std::optional<std::string>& workload);
+int RunImport(const GlobalOptions& global, const std::string& file);
+
+int RunMigrate(const GlobalOptions& global);
+int RunVacuum(const GlobalOptions& global);
+int RunQuarantineList(const GlobalOptions& global);
+int RunQuarantineClear(const GlobalOptions& global);
+
+}  // namespace ember::plans

@@ -1,0 +1,86 @@
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/core/config.h"
+#include "tools/plans/plans_cli.h"
+
+namespace ember::plans {
+
+Status DefaultDatabasePath(std::string* path) {
+  const LoadedConfig loaded = LoadConfig(ProcessEnv);
+  for (const std::string& warning : loaded.warnings) std::fprintf(stderr, "%s\n", warning.c_str());
+  const std::string& configured = loaded.config.plan_db;
+  if (configured == "off") {
+    return Status::InvalidArgument(
+        "the plan database is turned off here (EMBER_PLAN_DB=off or [store] path = \"off\"); "
+        "name one with --db PATH");
+  }
+  // The engine's default (engine/api/device_registry.cpp, OpenPlanDatabase).
+  *path = configured.empty() ? std::string(".ember/plans.db") : configured;
+  return Status::Ok();
+}
+
+Status DatabasePath(const GlobalOptions& global, std::string* path) {
+  if (!global.db.empty()) {
+    *path = global.db;
+    return Status::Ok();
+  }
+  return DefaultDatabasePath(path);
+}
+
+Status OpenForReading(const GlobalOptions& global, std::unique_ptr<PlanDatabase>* out) {
+  PlanDbOptions options;
+  if (Status s = DatabasePath(global, &options.path); !s.ok()) return s;
+  options.read_only = true;
+  options.create = false;
+  options.allow_shared_writable = global.allow_shared_writable;
+  return PlanDatabase::Open(options, out);
+}
+
+Status OpenForWriting(const GlobalOptions& global, bool create,
+                      std::unique_ptr<PlanDatabase>* out) {
+  PlanDbOptions options;
+  if (Status s = DatabasePath(global, &options.path); !s.ok()) return s;
+  options.create = create;
+  options.allow_shared_writable = global.allow_shared_writable;
+  if (Status s = PlanDatabase::Open(options, out); !s.ok()) return s;
+  return (*out)->CheckWritable("changing it");
+}
+
+namespace {
+
+// The engine's trust refusal (Note [Plan database trust]) suggests its configuration key; here
+// the switch is a flag.
+void PrintTrustHint(const Status& status) {
+  if (status.message().find("allow shared writable") == std::string::npos) return;
+  std::fprintf(stderr,
+               "ember-plans: to accept it anyway, pass --allow-shared-writable (every user who "
+               "can write it is then trusted like this program)\n");
+}
+
+}  // namespace
+
+int ReportOpenFailure(const GlobalOptions& global, const Status& status) {
+  std::fprintf(stderr, "ember-plans: %s\n", status.message().c_str());
+  PrintTrustHint(status);
+  const bool unusable =
+      status.code() == Status::Code::kNotFound || status.code() == Status::Code::kCorruption ||
+      status.code() == Status::Code::kInvalidArgument || status.code() == Status::Code::kIoError;
+  if (global.json) {
+    nlohmann::ordered_json error = {{"error", status.message()}, {"usable", !unusable}};
+    std::cout << error.dump(2) << "\n";
+  }
+  return unusable ? kExitUnusable : kExitProblems;
+}
+
+int ReportFailure(const Status& status) {
+  std::fprintf(stderr, "ember-plans: %s\n", status.message().c_str());
+  PrintTrustHint(status);
+  return kExitProblems;
+}
+
+}  // namespace ember::plans

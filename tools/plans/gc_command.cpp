@@ -1,0 +1,128 @@
+// ember-plans gc: evicts the least valuable plans (Note [Plan value], store/plan_gc.h).
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "store/plan_gc.h"
+#include "store/plan_inventory.h"
+#include "store/shared_plan_tier.h"
+#include "tools/plans/commands.h"
+#include "tools/plans/human_units.h"
+#include "tools/plans/text_table.h"
+
+namespace ember::plans {
+
+namespace {
+
+// The keys the live shared-memory segment of (this database, an environment) holds (Note
+// [Plans in use by a live segment]); no segment (NotFound) protects nothing.
+ProtectedPlanKeys LiveSegmentKeys(const std::string& database_path) {
+  return [database_path](const std::string& environment, std::vector<Hash128>* keys) -> Status {
+    const Status s = SharedPlanTier::ListKeys(database_path, environment, keys);
+    if (s.code() == Status::Code::kNotFound) {
+      keys->clear();
+      return Status::Ok();
+    }
+    if (s.ok()) return s;
+    return Status::Unavailable(fmt::format(
+        "gc cannot tell which plans the live shared segment of environment {} holds, so it "
+        "evicts nothing: {}",
+        environment, s.message()));
+  };
+}
+
+}  // namespace
+
+int RunGc(const GlobalOptions& global, const GcCommandOptions& options) {
+  GcOptions gc{.dry_run = options.dry_run};
+  if (options.older_than.has_value()) {
+    gc.older_than = ParseDuration(*options.older_than);
+    if (!gc.older_than.has_value()) {
+      std::cerr << "ember-plans: gc: --older-than takes a duration such as 30d, 12h, 90m, 45s; "
+                   "got '"
+                << *options.older_than << "'\n";
+      return kExitUsage;
+    }
+  }
+  if (options.max_bytes.has_value()) {
+    gc.max_bytes = ParseByteSize(*options.max_bytes);
+    if (!gc.max_bytes.has_value()) {
+      std::cerr << "ember-plans: gc: --max-bytes takes a size such as 1048576, 512K, 64M, 2G; "
+                   "got '"
+                << *options.max_bytes << "'\n";
+      return kExitUsage;
+    }
+  }
+  if (!gc.older_than.has_value() && !gc.max_bytes.has_value()) {
+    std::cerr << "ember-plans: gc: say what to evict with --older-than and/or --max-bytes\n";
+    return kExitUsage;
+  }
+  std::unique_ptr<PlanDatabase> db;
+  const Status opened =
+      options.dry_run ? OpenForReading(global, &db) : OpenForWriting(global, /*create=*/false, &db);
+  if (!opened.ok()) return ReportOpenFailure(global, opened);
+  if (options.environment.has_value()) {
+    EnvironmentRowId env = 0;
+    if (Status s = ResolveEnvironment(db->sqlite(), *options.environment, &env); !s.ok()) {
+      return ReportFailure(s);
+    }
+    gc.environment = env;
+  }
+  gc.protected_plan_keys = LiveSegmentKeys(db->path());
+  GcReport report;
+  if (Status s = CollectGarbage(*db, gc, &report); !s.ok()) return ReportFailure(s);
+
+  if (global.json) {
+    nlohmann::ordered_json evicted = nlohmann::ordered_json::array();
+    for (const GcEviction& e : report.evicted) {
+      evicted.push_back({{"id", e.plan.id},
+                         {"environment_id", e.plan.environment_id},
+                         {"num_ops", e.plan.num_ops},
+                         {"hits", e.plan.hits},
+                         {"bytes", e.plan.bytes},
+                         {"explore_ms", e.plan.explore_ms},
+                         {"value", e.value},
+                         {"last_use", e.plan.last_use},
+                         {"reason", e.reason}});
+    }
+    const nlohmann::ordered_json out = {{"dry_run", report.dry_run},
+                                        {"candidates", report.candidates},
+                                        {"protected", report.protected_plans},
+                                        {"bytes_before", report.bytes_before},
+                                        {"bytes_after", report.bytes_after},
+                                        {"max_bytes_unreached", report.max_bytes_unreached},
+                                        {"evicted", evicted}};
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
+  if (!report.evicted.empty()) {
+    TextTable table({{"id", true},
+                     {"env", true},
+                     {"ops", true},
+                     {"hits", true},
+                     {"bytes", true},
+                     {"value", true},
+                     {"reason", false, true, 12}});
+    for (const GcEviction& e : report.evicted) {
+      table.AddRow({std::to_string(e.plan.id), std::to_string(e.plan.environment_id),
+                    std::to_string(e.plan.num_ops), std::to_string(e.plan.hits),
+                    std::to_string(e.plan.bytes), fmt::format("{:.4g}", e.value), e.reason});
+    }
+    std::cout << table.Render();
+  }
+  std::cout << fmt::format(
+      "{} {} of {} plan(s); plan bytes {} -> {}{}\n", report.dry_run ? "would evict" : "evicted",
+      report.evicted.size(), report.candidates, FormatBytes(report.bytes_before),
+      FormatBytes(report.bytes_after),
+      report.protected_plans > 0
+          ? fmt::format(" ({} kept: in use by a live shared segment)", report.protected_plans)
+          : "");
+  if (report.max_bytes_unreached) {
+    std::cout << "note: protected plans alone exceed --max-bytes\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace ember::plans

@@ -1,0 +1,135 @@
+// ember-plans ls: one line per plan.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/ir/operation_ir.h"
+#include "store/clock.h"
+#include "store/plan_inventory.h"
+#include "store/plan_row_check.h"
+#include "tools/plans/commands.h"
+#include "tools/plans/human_units.h"
+#include "tools/plans/plan_description.h"
+#include "tools/plans/text_table.h"
+
+namespace ember::plans {
+
+namespace {
+
+struct Listed {
+  PlanRecord record;
+  bool decoded = false;
+  std::string problem;  // when not decoded
+  std::string first_op;
+  std::string strategy;
+  uint64_t best_score = 0;
+};
+
+Listed Describe(PlanRecord record) {
+  Listed l;
+  ExecutionPlan plan;
+  if (Status s = CheckPlanRecord(record, &plan); !s.ok()) {
+    l.problem = s.message();
+  } else {
+    l.decoded = true;
+    l.first_op = OpName(plan.operations.front());
+    l.strategy = StrategySummary(plan);
+    l.best_score = BestScore(plan);
+  }
+  l.record = std::move(record);
+  return l;
+}
+
+}  // namespace
+
+int RunList(const GlobalOptions& global, const ListOptions& options) {
+  const std::vector<std::string> sorts = {"id", "hits", "recent", "size", "score"};
+  if (std::find(sorts.begin(), sorts.end(), options.sort) == sorts.end()) {
+    std::cerr << "ember-plans: --sort must be one of id, hits, recent, size, score\n";
+    return kExitUsage;
+  }
+  std::unique_ptr<PlanDatabase> db;
+  if (Status s = OpenForReading(global, &db); !s.ok()) return ReportOpenFailure(global, s);
+  PlanFilter filter{.workload = options.workload, .status = "ok"};
+  if (options.environment.has_value()) {
+    EnvironmentRowId env = 0;
+    if (Status s = ResolveEnvironment(db->sqlite(), *options.environment, &env); !s.ok()) {
+      return ReportFailure(s);
+    }
+    filter.environment = env;
+  }
+  std::vector<PlanRecord> records;
+  if (Status s = ListPlans(db->sqlite(), filter, &records); !s.ok()) return ReportFailure(s);
+  std::vector<Listed> plans;
+  for (PlanRecord& r : records) plans.push_back(Describe(std::move(r)));
+
+  auto by = [&](auto key) {
+    std::stable_sort(plans.begin(), plans.end(),
+                     [&](const Listed& a, const Listed& b) { return key(a) > key(b); });
+  };
+  if (options.sort == "hits") by([](const Listed& l) { return l.record.hits; });
+  if (options.sort == "recent") {
+    by([](const Listed& l) { return l.record.last_hit.value_or(l.record.created); });
+  }
+  if (options.sort == "size") {
+    by([](const Listed& l) { return l.record.ops_bytes + l.record.plan_bytes; });
+  }
+  if (options.sort == "score") by([](const Listed& l) { return l.best_score; });
+  if (options.limit.has_value() && static_cast<size_t>(*options.limit) < plans.size()) {
+    plans.resize(static_cast<size_t>(*options.limit));
+  }
+
+  if (global.json) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const Listed& l : plans) {
+      const PlanRecord& r = l.record;
+      nlohmann::ordered_json plan = {
+          {"id", r.id},
+          {"environment_id", r.environment_id},
+          {"environment", r.environment},
+          {"first_op", l.decoded ? nlohmann::ordered_json(l.first_op) : nullptr},
+          {"num_ops", r.num_ops},
+          {"strategy", l.decoded ? nlohmann::ordered_json(l.strategy) : nullptr},
+          {"best_score", l.best_score},
+          {"hits", r.hits},
+          {"last_hit", r.last_hit.has_value() ? nlohmann::ordered_json(*r.last_hit) : nullptr},
+          {"created", r.created},
+          {"bytes", r.ops_bytes + r.plan_bytes},
+          {"explore_ms", r.explore_ms},
+          {"origin", r.origin},
+          {"problem", l.decoded ? nullptr : nlohmann::ordered_json(l.problem)},
+      };
+      out.push_back(std::move(plan));
+    }
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
+  if (plans.empty()) {
+    std::cout << "no plans\n";
+    return kExitOk;
+  }
+  const int64_t now = NowUnixMillis();
+  TextTable table({{"id", true},
+                   {"first op", false, true, 10},
+                   {"ops", true},
+                   {"strategy", false, true, 12},
+                   {"score", true},
+                   {"hits", true},
+                   {"last hit", false},
+                   {"origin", false, true, 8, /*shrink_rank=*/1}});
+  for (const Listed& l : plans) {
+    const PlanRecord& r = l.record;
+    table.AddRow({std::to_string(r.id), l.decoded ? Cell(l.first_op) : Cell("?", Style::kBad),
+                  std::to_string(r.num_ops),
+                  l.decoded ? Cell(l.strategy) : Cell("damaged: " + l.problem, Style::kBad),
+                  std::to_string(l.best_score), std::to_string(r.hits), FormatAge(r.last_hit, now),
+                  r.origin});
+  }
+  std::cout << table.Render();
+  return kExitOk;
+}
+
+}  // namespace ember::plans

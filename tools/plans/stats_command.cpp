@@ -1,0 +1,69 @@
+// ember-plans stats: counts, sizes and hit totals of the whole database.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "store/migrations.h"
+#include "store/plan_inventory.h"
+#include "tools/plans/commands.h"
+#include "tools/plans/human_units.h"
+#include "tools/plans/text_table.h"
+
+namespace ember::plans {
+
+int RunStats(const GlobalOptions& global) {
+  std::unique_ptr<PlanDatabase> db;
+  if (Status s = OpenForReading(global, &db); !s.ok()) return ReportOpenFailure(global, s);
+  DatabaseSummary sum;
+  if (Status s = ReadSummary(db->sqlite(), db->schema_version(), &sum); !s.ok()) {
+    return ReportFailure(s);
+  }
+  if (global.json) {
+    const nlohmann::ordered_json out = {
+        {"path", db->path()},
+        {"schema_version", sum.schema_version},
+        {"binary_schema_version", LatestSchemaVersion()},
+        {"plans", sum.plans},
+        {"quarantined", sum.quarantined},
+        {"triggers", sum.triggers},
+        {"workloads", sum.workloads},
+        {"environments", sum.environments},
+        {"kernels", sum.kernels},
+        {"plan_bytes", sum.plan_bytes},
+        {"kernel_bytes", sum.kernel_bytes},
+        {"file_bytes", sum.file_bytes},
+        {"plan_hits", sum.plan_hits},
+        {"workload_hits", sum.workload_hits},
+        {"workload_misses", sum.workload_misses},
+        {"unfused_runs", sum.unfused_runs},
+        {"explorations", sum.explorations},
+    };
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
+  TextTable table({{"", false}, {"value", true}, {"", false, true, 10}});
+  auto count = [](int64_t n) { return std::to_string(n); };
+  table.AddRow({"database", "", {db->path()}});
+  table.AddRow({"schema version", count(sum.schema_version),
+                fmt::format("this binary: {}", LatestSchemaVersion())});
+  table.AddRow({"plans", count(sum.plans), FormatBytes(sum.plan_bytes)});
+  table.AddRow({"quarantined",
+                {count(sum.quarantined), sum.quarantined > 0 ? Style::kWarn : Style::kPlain},
+                sum.quarantined > 0 ? "see: ember-plans quarantine ls" : ""});
+  table.AddRow({"triggers", count(sum.triggers), ""});
+  table.AddRow({"environments", count(sum.environments), ""});
+  table.AddRow({"workloads", count(sum.workloads),
+                fmt::format("{} exploration(s) spent", sum.explorations)});
+  table.AddRow({"kernels", count(sum.kernels), FormatBytes(sum.kernel_bytes)});
+  table.AddRow({"plan hits", count(sum.plan_hits), ""});
+  table.AddRow(
+      {"workload hits", count(sum.workload_hits),
+       fmt::format("{} miss(es), {} unfused run(s)", sum.workload_misses, sum.unfused_runs)});
+  table.AddRow({"file size", count(sum.file_bytes), FormatBytes(sum.file_bytes)});
+  std::cout << table.Render();
+  return kExitOk;
+}
+
+}  // namespace ember::plans

@@ -1,0 +1,72 @@
+// ember-plans verify: the database's health (store/plan_verification.h). Exit 0 healthy,
+// 1 problems found (listed), 2 unusable file.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "store/plan_verification.h"
+#include "tools/plans/commands.h"
+#include "tools/plans/terminal_style.h"
+
+namespace ember::plans {
+
+int RunVerify(const GlobalOptions& global) {
+  std::unique_ptr<PlanDatabase> db;
+  if (Status s = OpenForReading(global, &db); !s.ok()) {
+    std::string path;
+    (void)DatabasePath(global, &path);
+    std::fprintf(stderr, "ember-plans: verify: %s is not a usable plan database\n", path.c_str());
+    return ReportOpenFailure(global, s);
+  }
+  VerificationReport report;
+  if (Status s = VerifyPlanDatabase(db->sqlite(), &report); !s.ok()) return ReportFailure(s);
+  if (global.json) {
+    nlohmann::ordered_json problems = nlohmann::ordered_json::array();
+    for (const VerificationProblem& p : report.problems) {
+      problems.push_back({{"where", p.where}, {"what", p.what}});
+    }
+    const nlohmann::ordered_json out = {{"path", db->path()},
+                                        {"usable", true},
+                                        {"healthy", report.healthy()},
+                                        {"schema_version", db->schema_version()},
+                                        {"integrity", report.integrity},
+                                        {"environments_checked", report.environments_checked},
+                                        {"plans_checked", report.plans_checked},
+                                        {"triggers_checked", report.triggers_checked},
+                                        {"kernels_checked", report.kernels_checked},
+                                        {"quarantined", report.quarantined},
+                                        {"problems", problems}};
+    std::cout << out.dump(2) << "\n";
+  } else {
+    std::cout << fmt::format("{}: schema version {}\n", db->path(), db->schema_version());
+    const bool integrity_ok = report.integrity.size() == 1 && report.integrity[0] == "ok";
+    std::cout << "integrity_check: "
+              << Styled(integrity_ok ? "ok" : "FAILED", integrity_ok ? Style::kGood : Style::kBad)
+              << "\n";
+    std::cout << fmt::format(
+        "checked {} environment(s), {} plan(s) with {} trigger(s), {} "
+        "kernel(s)\n",
+        report.environments_checked, report.plans_checked, report.triggers_checked,
+        report.kernels_checked);
+    if (report.quarantined > 0) {
+      std::cout << Styled(fmt::format("{} quarantined row(s) set aside by the engine (ember-plans "
+                                      "quarantine ls)",
+                                      report.quarantined),
+                          Style::kWarn)
+                << "\n";
+    }
+    for (const VerificationProblem& p : report.problems) {
+      std::cout << "  " << Styled(p.where, Style::kBad) << ": " << p.what << "\n";
+    }
+    std::cout << (report.healthy()
+                      ? Styled("healthy", Style::kGood)
+                      : Styled(fmt::format("{} problem(s) found", report.problems.size()),
+                               Style::kBad))
+              << "\n";
+  }
+  return report.healthy() ? kExitOk : kExitProblems;
+}
+
+}  // namespace ember::plans

@@ -1,0 +1,159 @@
+// ember-plans workloads / reset-explorations / set-cap: the exploration ledger per workload.
+#include <fmt/format.h>
+
+#include <charconv>
+#include <functional>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "store/clock.h"
+#include "store/plan_inventory.h"
+#include "store/plan_repository.h"
+#include "tools/plans/commands.h"
+#include "tools/plans/human_units.h"
+#include "tools/plans/text_table.h"
+
+namespace ember::plans {
+
+namespace {
+
+// The workload rows named `name` (one per environment), narrowed by `environment`.
+Status FindWorkloads(SqliteDatabase& db, const std::string& name,
+                     const std::optional<std::string>& environment,
+                     std::vector<WorkloadRecord>* out) {
+  std::optional<EnvironmentRowId> env;
+  if (environment.has_value()) {
+    EnvironmentRowId id = 0;
+    if (Status s = ResolveEnvironment(db, *environment, &id); !s.ok()) return s;
+    env = id;
+  }
+  std::vector<WorkloadRecord> all;
+  if (Status s = ListWorkloads(db, env, &all); !s.ok()) return s;
+  out->clear();
+  for (WorkloadRecord& w : all) {
+    if (w.row.name == name) out->push_back(std::move(w));
+  }
+  if (out->empty()) {
+    return Status::NotFound(fmt::format("plan database {} has no workload '{}'{}", db.path(), name,
+                                        environment.has_value() ? " in that environment" : ""));
+  }
+  return Status::Ok();
+}
+
+// Opens for writing, finds the workload rows, and applies `change` to each.
+int ChangeWorkloads(const GlobalOptions& global, const std::string& name,
+                    const std::optional<std::string>& environment, const std::string& done,
+                    const std::function<Status(PlanRepository&, WorkloadRowId)>& change) {
+  std::string path;
+  if (Status s = DatabasePath(global, &path); !s.ok()) return ReportOpenFailure(global, s);
+  std::unique_ptr<PlanRepository> repo;
+  PlanDbOptions options{
+      .path = path, .create = false, .allow_shared_writable = global.allow_shared_writable};
+  if (Status s = PlanRepository::Open(options, &repo); !s.ok()) {
+    return ReportOpenFailure(global, s);
+  }
+  std::vector<WorkloadRecord> rows;
+  if (Status s = FindWorkloads(repo->database().sqlite(), name, environment, &rows); !s.ok()) {
+    return ReportFailure(s);
+  }
+  for (const WorkloadRecord& w : rows) {
+    if (Status s = change(*repo, w.row.id); !s.ok()) return ReportFailure(s);
+    std::cout << fmt::format("workload '{}' (environment {}): {}\n", name, w.row.environment_id,
+                             done);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunWorkloads(const GlobalOptions& global, const std::optional<std::string>& environment) {
+  std::unique_ptr<PlanDatabase> db;
+  if (Status s = OpenForReading(global, &db); !s.ok()) return ReportOpenFailure(global, s);
+  std::optional<EnvironmentRowId> env;
+  if (environment.has_value()) {
+    EnvironmentRowId id = 0;
+    if (Status s = ResolveEnvironment(db->sqlite(), *environment, &id); !s.ok()) {
+      return ReportFailure(s);
+    }
+    env = id;
+  }
+  std::vector<WorkloadRecord> rows;
+  if (Status s = ListWorkloads(db->sqlite(), env, &rows); !s.ok()) return ReportFailure(s);
+  if (global.json) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const WorkloadRecord& w : rows) {
+      out.push_back({{"name", w.row.name},
+                     {"environment_id", w.row.environment_id},
+                     {"environment", w.environment},
+                     {"explorations", w.row.explorations},
+                     {"max_explorations", w.row.max_explorations.has_value()
+                                              ? nlohmann::ordered_json(*w.row.max_explorations)
+                                              : nullptr},
+                     {"exhausted", w.row.max_explorations.has_value() &&
+                                       w.row.explorations >= *w.row.max_explorations},
+                     {"hits", w.row.hits},
+                     {"misses", w.row.misses},
+                     {"unfused_runs", w.row.unfused_runs},
+                     {"plans_used", w.plans_used},
+                     {"last_seen", w.row.last_seen}});
+    }
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
+  if (rows.empty()) {
+    std::cout << "no workloads\n";
+    return kExitOk;
+  }
+  const int64_t now = NowUnixMillis();
+  TextTable table({{"workload", false, true, 10},
+                   {"env", true},
+                   {"explorations", true},
+                   {"hits", true},
+                   {"misses", true},
+                   {"unfused", true},
+                   {"plans", true},
+                   {"last seen", false}});
+  for (const WorkloadRecord& w : rows) {
+    const bool exhausted =
+        w.row.max_explorations.has_value() && w.row.explorations >= *w.row.max_explorations;
+    const std::string used = fmt::format(
+        "{} / {}", w.row.explorations,
+        w.row.max_explorations.has_value() ? std::to_string(*w.row.max_explorations) : "∞");
+    table.AddRow({w.row.name, std::to_string(w.row.environment_id),
+                  Cell(used, exhausted ? Style::kWarn : Style::kPlain), std::to_string(w.row.hits),
+                  std::to_string(w.row.misses), std::to_string(w.row.unfused_runs),
+                  std::to_string(w.plans_used), FormatAge(w.row.last_seen, now)});
+  }
+  std::cout << table.Render();
+  return kExitOk;
+}
+
+int RunResetExplorations(const GlobalOptions& global, const std::string& workload,
+                         const std::optional<std::string>& environment) {
+  return ChangeWorkloads(
+      global, workload, environment, "explorations reset to 0",
+      [](PlanRepository& repo, WorkloadRowId id) { return repo.ResetExplorations(id); });
+}
+
+int RunSetCap(const GlobalOptions& global, const std::string& workload, const std::string& cap,
+              const std::optional<std::string>& environment) {
+  std::optional<int64_t> value;
+  if (cap != "unlimited") {
+    int64_t n = -1;
+    const auto [end, ec] = std::from_chars(cap.data(), cap.data() + cap.size(), n);
+    if (ec != std::errc() || end != cap.data() + cap.size() || n < 0) {
+      std::cerr << "ember-plans: set-cap: N must be a non-negative integer or 'unlimited', got '"
+                << cap << "'\n";
+      return kExitUsage;
+    }
+    value = n;
+  }
+  return ChangeWorkloads(
+      global, workload, environment,
+      value.has_value() ? fmt::format("max_explorations set to {}", *value)
+                        : "max_explorations set to unlimited",
+      [&](PlanRepository& repo, WorkloadRowId id) { return repo.SetCap(id, value); });
+}
+
+}  // namespace ember::plans
