@@ -12,6 +12,7 @@
 #include "engine/core/log.h"
 #include "engine/ir/hash.h"
 #include "store/plan_codec.h"
+#include "store/plan_row_check.h"
 
 namespace ember {
 namespace {
@@ -22,39 +23,6 @@ TriggerRow EncodeTrigger(const ExecutionTrigger& trigger) {
     row.ops_blob = EncodeOperations(trigger.operations);
   }
   return row;
-}
-
-Status DecodeTrigger(const TriggerRow& row, ExecutionTrigger* out) {
-  switch (row.kind) {
-    case static_cast<int>(ExecutionTrigger::Kind::kOnOperations): {
-      std::vector<OperationIr> ops;
-      if (Status s = DecodeOperations(row.ops_blob, &ops); !s.ok()) return s;
-      *out = ExecutionTrigger::OnOperations(std::move(ops));
-      return Status::Ok();
-    }
-    case static_cast<int>(ExecutionTrigger::Kind::kOnSync):
-      *out = ExecutionTrigger::OnSync();
-      return Status::Ok();
-    case static_cast<int>(ExecutionTrigger::Kind::kAlways):
-      *out = ExecutionTrigger::Always();
-      return Status::Ok();
-    default: return Status::Corruption(fmt::format("unknown trigger kind {}", row.kind));
-  }
-}
-
-// A stored row back into an ExecutionPlan, checked as DecodePlan checks a whole blob.
-Status DecodeRow(const StoredPlan& row, ExecutionPlan* out) {
-  ExecutionPlan plan;
-  if (Status s = DecodeOperations(row.ops_blob, &plan.operations); !s.ok()) return s;
-  if (Status s = DecodeBlockOptimization(row.plan_blob, &plan.optimization); !s.ok()) return s;
-  for (const TriggerRow& t : row.triggers) {
-    ExecutionTrigger trigger;
-    if (Status s = DecodeTrigger(t, &trigger); !s.ok()) return s;
-    plan.triggers.push_back(std::move(trigger));
-  }
-  if (Status s = ValidatePlan(plan); !s.ok()) return s;
-  *out = std::move(plan);
-  return Status::Ok();
 }
 
 PublishItem ItemFor(const ExecutionPlan& plan) {
@@ -159,7 +127,7 @@ void PersistentPlans::Load(const OperationIr& first, const AddPlan& add) {
   quarantined_.fetch_add(loaded.quarantined);
   for (const StoredPlan& row : loaded.plans) {
     ExecutionPlan plan;
-    if (Status s = DecodeRow(row, &plan); !s.ok()) {
+    if (Status s = DecodePlanParts(row.ops_blob, row.plan_blob, row.triggers, &plan); !s.ok()) {
       quarantined_.fetch_add(1);
       LogFusion(LogLevel::kBasic, [&] {
         return fmt::format("[store] plan row {} is unusable ({}); quarantined", row.id,
@@ -308,8 +276,9 @@ void PersistentPlans::OnSharedFailure(const Status& status) {
   });
 }
 
-void PersistentPlans::OnPlanAdded(PlanId id, const ExecutionPlan& plan) {
+void PersistentPlans::OnPlanAdded(PlanId id, const ExecutionPlan& plan, double explore_ms) {
   PublishItem item = ItemFor(plan);
+  item.plan.explore_ms = explore_ms;
   known_.emplace(item.plan.plan_key, id);
   if (tier_ != nullptr) {
     // Siblings see it now, before the write-behind below commits it.

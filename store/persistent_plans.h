@@ -60,7 +60,7 @@ class PersistentPlans final : public PlanBacking {
   uint64_t Generation() override;
   void Refresh(const OperationIr& first, const AddPlan& add,
                const AddTrigger& add_trigger) override;
-  void OnPlanAdded(PlanId id, const ExecutionPlan& plan) override;
+  void OnPlanAdded(PlanId id, const ExecutionPlan& plan, double explore_ms) override;
   void OnTriggerAdded(PlanId id, const ExecutionPlan& plan,
                       const ExecutionTrigger& trigger) override;
   void OnHit(PlanId id) override;

@@ -47,7 +47,9 @@ class PlanBacking {
   // siblings gave to the ones it has.
   virtual void Refresh(const OperationIr& /*first*/, const AddPlan& /*add*/,
                        const AddTrigger& /*add_trigger*/) {}
-  virtual void OnPlanAdded(PlanId id, const ExecutionPlan& plan) = 0;
+  // A plan the search found, after `explore_ms` of exploring (what the plan is worth keeping:
+  // ember-plans gc weighs it).
+  virtual void OnPlanAdded(PlanId id, const ExecutionPlan& plan, double explore_ms) = 0;
   // `plan` (plan `id`) has gained `trigger`, now its last one.
   virtual void OnTriggerAdded(PlanId id, const ExecutionPlan& plan,
                               const ExecutionTrigger& trigger) = 0;

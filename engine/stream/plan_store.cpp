@@ -18,9 +18,9 @@ PlanId Insert(std::vector<ExecutionPlan>& plans, ExecutionPlanIndex& index, Exec
 
 }  // namespace
 
-PlanId ExecutionPlanStore::Add(ExecutionPlan plan) {
+PlanId ExecutionPlanStore::Add(ExecutionPlan plan, double explore_ms) {
   const PlanId id = Insert(plans_, index_, std::move(plan));
-  if (backing_ != nullptr) backing_->OnPlanAdded(id, plans_[id]);
+  if (backing_ != nullptr) backing_->OnPlanAdded(id, plans_[id], explore_ms);
   return id;
 }
 

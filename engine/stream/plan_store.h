@@ -16,8 +16,9 @@ namespace ember {
 class ExecutionPlanStore {
  public:
   std::vector<PlanId> PlansStartingWith(const OperationIr& op) const { return index_.Find(op); }
-  // REQUIRES: !plan.operations.empty(). Reported to the backing, if any.
-  PlanId Add(ExecutionPlan plan);
+  // REQUIRES: !plan.operations.empty(). Reported to the backing, if any, with the time the
+  // search spent finding it.
+  PlanId Add(ExecutionPlan plan, double explore_ms = 0);
 
   // Durable storage behind this store (not owned; outlives it), or null.
   void SetBacking(PlanBacking* backing) { backing_ = backing; }

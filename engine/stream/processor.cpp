@@ -55,8 +55,10 @@ void Processor::Explore(StreamSegment& segment, ExecutionPlanStore& store, Execu
   Exploration result;
   try {
     PlanBacking* backing = store.backing();
+    const auto start = std::chrono::steady_clock::now();
     result = explorer_.Explore(segment.operations(), mode,
                                backing == nullptr || backing->ExplorationAllowed());
+    exploring_ += std::chrono::steady_clock::now() - start;
   } catch (...) {
     // Nothing ran, but the optimizer may hold part of the deferred ops: start over, so they
     // are not registered twice next time.
@@ -67,8 +69,9 @@ void Processor::Explore(StreamSegment& segment, ExecutionPlanStore& store, Execu
     case Exploration::Kind::kCompleted: {
       ++counters_.explorations;
       if (store.backing() != nullptr) store.backing()->OnExploration();
+      const double explore_ms = std::chrono::duration<double, std::milli>(exploring_).count();
       const PlanId id = OnExplorationCompleted(segment.operations(), store,
-                                               std::move(result.optimization), mode);
+                                               std::move(result.optimization), mode, explore_ms);
       ExecuteThenReset(store, segment, [&] { segment.Execute(id, store); });
       return;
     }
@@ -100,21 +103,21 @@ void Processor::ExecuteThenReset(ExecutionPlanStore& store, StreamSegment& segme
 
 void Processor::Reset(ExecutionPlanStore& store, std::span<const OperationIr> ops) {
   explorer_.Reset(ops);
+  exploring_ = {};
   policy_.Reset();
   if (!ops.empty()) store.LoadStartingWith(ops.front());
   for (const OperationIr& op : ops) policy_.Update(store, op);
 }
 
 PlanId Processor::OnExplorationCompleted(std::span<const OperationIr> ops,
-                                         ExecutionPlanStore& store,
-                                         BlockOptimization optimization,
-                                         ExecutionMode mode) const {
+                                         ExecutionPlanStore& store, BlockOptimization optimization,
+                                         ExecutionMode mode, double explore_ms) const {
   const size_t covered = optimization.ordering.size();
   EMBER_CHECK(covered >= 1 && covered <= ops.size(), "a plan covering {} of {} ops", covered,
               ops.size());
   LogFusion(LogLevel::kFull, [&] {
-    return fmt::format("[plan] exploration completed: {}, {}/{} ops optimized", ExecutionModeName(mode),
-                       covered, ops.size());
+    return fmt::format("[plan] exploration completed: {}, {}/{} ops optimized",
+                       ExecutionModeName(mode), covered, ops.size());
   });
   const std::span<const OperationIr> relative = ops.first(covered);
   ExecutionTrigger trigger = ExecutionTrigger::OnSync();
@@ -129,8 +132,10 @@ PlanId Processor::OnExplorationCompleted(std::span<const OperationIr> ops,
     store.AddTrigger(existing.plan, std::move(trigger));
     return existing.plan;
   }
-  return store.Add(ExecutionPlan{{relative.begin(), relative.end()}, {std::move(trigger)},
-                                 std::move(optimization)});
+  return store.Add(
+      ExecutionPlan{
+          {relative.begin(), relative.end()}, {std::move(trigger)}, std::move(optimization)},
+      explore_ms);
 }
 
 }  // namespace ember

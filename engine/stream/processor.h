@@ -14,6 +14,7 @@
 // Threading: one per stream; called under the device server's lock.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -61,10 +62,14 @@ class Processor {
   void ExecuteThenReset(ExecutionPlanStore& store, StreamSegment& segment,
                         const std::function<void()>& execute);
   PlanId OnExplorationCompleted(std::span<const OperationIr> ops, ExecutionPlanStore& store,
-                                BlockOptimization optimization, ExecutionMode mode) const;
+                                BlockOptimization optimization, ExecutionMode mode,
+                                double explore_ms) const;
 
   Policy policy_;
   Explorer explorer_;
+  // Time spent in the explorer since the segment's last reset: a lazy exploration runs in
+  // steps, one per op, until it completes.
+  std::chrono::steady_clock::duration exploring_{};
   bool fusion_enabled_;
   ProcessorCounters counters_;
 };

@@ -121,6 +121,13 @@ TEST(PlanDatabase, SecondProcessStartsWarmWithoutExploring) {
   EXPECT_EQ(cold.at("plans_loaded_from_sqlite"), 0);
   EXPECT_GT(cold.at("fused_executions"), 0);
 
+  {
+    // Each plan records what finding it cost (ember-plans gc weighs plans by it).
+    std::unique_ptr<PlanRepository> repo = OpenRepository(dir.path().string() + "/plans.db");
+    ASSERT_NE(repo, nullptr);
+    EXPECT_EQ(Count(*repo, "SELECT COUNT(*) FROM plans WHERE explore_ms > 0"),
+              Count(*repo, "SELECT COUNT(*) FROM plans"));
+  }
   const Report warm = RunChild(dir.path().string(), env);
   EXPECT_EQ(warm.at("explorations"), 0);
   EXPECT_GT(warm.at("plans_loaded_from_sqlite"), 0);
