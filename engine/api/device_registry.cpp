@@ -85,7 +85,7 @@ std::unique_ptr<PlanBacking> OpenPlanDatabase(Device device) {
   const Config& config = GlobalConfig();
   if (!config.fusion_enabled || config.plan_db == "off") return nullptr;
   PersistentPlansOptions options{
-      .path = config.plan_db.empty() ? std::string(".ember/plans.db") : config.plan_db,
+      .path = PlanDbPath(config),
       .environment = FingerprintOf(device, config),
       .workload = config.workload.empty() ? ExecutableName() : config.workload,
       .max_explorations = config.max_explorations,

@@ -68,6 +68,13 @@ struct Config {
   uint32_t shm_wait_ms = 1000;
 };
 
+// The plan database a configuration names: config.plan_db, or the default ./.ember/plans.db
+// when it is empty ("off" is returned as it is).
+inline constexpr const char* kDefaultPlanDbPath = ".ember/plans.db";
+inline std::string PlanDbPath(const Config& config) {
+  return config.plan_db.empty() ? std::string(kDefaultPlanDbPath) : config.plan_db;
+}
+
 // Looks up one environment variable; nullopt when it is not set. Implementations must be safe
 // to call from the thread that calls LoadConfig.
 using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;

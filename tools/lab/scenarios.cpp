@@ -2,8 +2,9 @@
 // scenario with the engine's counters and the timings.
 #include "tools/lab/scenarios.h"
 
+#include "engine/core/config.h"
+
 #include <algorithm>
-#include <cstdlib>
 
 namespace ember::lab {
 
@@ -63,11 +64,6 @@ constexpr ScenarioEntry kScenarios[] = {
     {"dynamic", RunDynamic},
 };
 
-std::string EnvOr(const char* name, const std::string& fallback) {
-  const char* value = std::getenv(name);
-  return value != nullptr && *value != '\0' ? value : fallback;
-}
-
 }  // namespace
 
 const std::vector<std::string>& ScenarioNames() {
@@ -92,9 +88,10 @@ RunResult RunScenario(const LabOptions& options, Device device, Clock::time_poin
   RunResult result;
   result.scenario = options.scenario;
   result.device = device.ToString();
-  // engine_setup.cpp exported these before the engine's first use; they are what it reads.
-  result.database = EnvOr("EMBER_PLAN_DB", ".ember/plans.db");
-  result.workload = EnvOr("EMBER_WORKLOAD", "ember-lab");
+  // What the engine reads (ember.toml, then the variables engine_setup.cpp exported).
+  const Config& config = GlobalConfig();
+  result.database = PlanDbPath(config);
+  result.workload = config.workload.empty() ? std::string("ember-lab") : config.workload;
   result.tolerance = kF32Tolerance;
   if (entry == nullptr) throw Error("ember-lab: unknown scenario \"" + options.scenario + "\"");
 
