@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/store/sqlite_test_util.h"
 #include "tests/temp_dir.h"
 
 extern char** environ;
@@ -173,54 +174,8 @@ inline std::string MakeEngineDatabase(const TempDir& dir, const std::string& nam
   return db;
 }
 
-// A plain SQLite connection with foreign keys off: another program, or a bit flip.
-class RawDb {
- public:
-  explicit RawDb(const std::string& path) {
-    EXPECT_EQ(sqlite3_open(path.c_str(), &db_), SQLITE_OK) << path;
-    sqlite3_busy_timeout(db_, 5000);
-  }
-  ~RawDb() { sqlite3_close(db_); }
-  RawDb(const RawDb&) = delete;
-  RawDb& operator=(const RawDb&) = delete;
-
-  void Exec(const std::string& sql) {
-    char* error = nullptr;
-    EXPECT_EQ(sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
-        << sql << ": " << (error ? error : "");
-    sqlite3_free(error);
-  }
-  int64_t Int(const std::string& sql) {
-    sqlite3_stmt* stmt = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK) << sql;
-    int64_t value = -1;
-    if (stmt != nullptr && sqlite3_step(stmt) == SQLITE_ROW) value = sqlite3_column_int64(stmt, 0);
-    sqlite3_finalize(stmt);
-    return value;
-  }
-  std::vector<uint8_t> Blob(const std::string& sql) {
-    sqlite3_stmt* stmt = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK) << sql;
-    std::vector<uint8_t> out;
-    if (stmt != nullptr && sqlite3_step(stmt) == SQLITE_ROW) {
-      const auto* bytes = static_cast<const uint8_t*>(sqlite3_column_blob(stmt, 0));
-      out.assign(bytes, bytes + sqlite3_column_bytes(stmt, 0));
-    }
-    sqlite3_finalize(stmt);
-    return out;
-  }
-  // UPDATE with one blob parameter ?1.
-  void SetBlob(const std::string& sql, const std::vector<uint8_t>& blob) {
-    sqlite3_stmt* stmt = nullptr;
-    ASSERT_EQ(sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK) << sql;
-    sqlite3_bind_blob(stmt, 1, blob.data(), static_cast<int>(blob.size()), SQLITE_TRANSIENT);
-    EXPECT_EQ(sqlite3_step(stmt), SQLITE_DONE) << sqlite3_errmsg(db_);
-    sqlite3_finalize(stmt);
-  }
-
- private:
-  sqlite3* db_ = nullptr;
-};
+// A plain SQLite connection (foreign keys off, no checks): another program, or a bit flip.
+using RawDb = sqlite_test::RawDb;
 
 // Copies the database `from` (the engine's processes keep their connections until exit, so its
 // last commits may still be in the -wal file) to `to`, a single checkpointed file with mode 0600.

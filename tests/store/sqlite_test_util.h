@@ -79,6 +79,26 @@ class RawDb {
     return rows.empty() ? "" : rows[0];
   }
   int64_t Int(const std::string& sql) { return std::stoll(Text(sql)); }
+  // The first column of the first row as bytes (empty when there is none).
+  std::vector<uint8_t> Blob(const std::string& sql) {
+    sqlite3_stmt* stmt = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK) << sql;
+    std::vector<uint8_t> out;
+    if (stmt != nullptr && sqlite3_step(stmt) == SQLITE_ROW) {
+      const auto* bytes = static_cast<const uint8_t*>(sqlite3_column_blob(stmt, 0));
+      out.assign(bytes, bytes + sqlite3_column_bytes(stmt, 0));
+    }
+    sqlite3_finalize(stmt);
+    return out;
+  }
+  // Runs `sql` (an UPDATE or INSERT) with `blob` bound to ?1.
+  void SetBlob(const std::string& sql, const std::vector<uint8_t>& blob) {
+    sqlite3_stmt* stmt = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK) << sql;
+    sqlite3_bind_blob(stmt, 1, blob.data(), static_cast<int>(blob.size()), SQLITE_TRANSIENT);
+    EXPECT_EQ(sqlite3_step(stmt), SQLITE_DONE) << sqlite3_errmsg(db_);
+    sqlite3_finalize(stmt);
+  }
   sqlite3* handle() { return db_; }
 
  private:
