@@ -27,6 +27,35 @@ struct KeyHash {
   size_t operator()(const Hash128& key) const { return key.low ^ (key.high * 0x9e3779b97f4a7c15); }
 };
 
+// Walks the chain that starts at `offset`, up to `since` (exclusive; 0: to its end), calling
+// visit(offset, header) for each entry; visit returns false to stop. Every step is checked: an
+// entry outside the arena, one that overruns it, or more steps than the arena has entries (a
+// loop) ends the walk with Corruption saying which.
+template <typename Visit>
+Status WalkChain(const SharedSegment& segment, uint64_t offset, uint64_t since, Visit&& visit) {
+  const uint64_t size = segment.size();
+  const uint64_t max_steps = (size - shm::kDataOffset) / shm::kEntryAlignment + 1;
+  for (uint64_t steps = 0; offset != 0 && offset != since; ++steps) {
+    const bool in_arena = offset >= shm::kDataOffset && offset % shm::kEntryAlignment == 0 &&
+                          offset <= size - sizeof(shm::EntryHeader);
+    if (steps >= max_steps || !in_arena) {
+      return Status::Corruption(fmt::format("shared plan segment {}: a chain {} at offset {}",
+                                            segment.name(), in_arena ? "loops" : "leaves the arena",
+                                            offset));
+    }
+    shm::EntryHeader header;
+    std::memcpy(&header, segment.at(offset), sizeof(header));
+    if (sizeof(shm::EntryHeader) + uint64_t{header.payload_bytes} > size - offset) {
+      return Status::Corruption(
+          fmt::format("shared plan segment {}: the entry at offset {} overruns the segment",
+                      segment.name(), offset));
+    }
+    if (!visit(offset, header)) return Status::Ok();
+    offset = header.next;
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status SharedPlanTier::Open(const SharedSegmentOptions& options,
@@ -46,22 +75,17 @@ Status SharedPlanTier::ListKeys(const std::string& database_path, std::string_vi
                                      .bytes = shm::kMinSegmentBytes,
                                      .create = false};
   if (Status s = SharedSegment::Open(options, &segment); !s.ok()) return s;
-  const uint64_t size = segment->size();
-  const uint64_t max_steps = (size - shm::kDataOffset) / shm::kEntryAlignment + 1;
   std::unordered_set<Hash128, KeyHash> seen;
   for (uint32_t b = 0; b < shm::kBucketCount; ++b) {
-    uint64_t offset = segment->bucket(b).load(std::memory_order_acquire);
-    for (uint64_t steps = 0; offset != 0; ++steps) {
-      if (steps >= max_steps || offset < shm::kDataOffset ||
-          offset > size - sizeof(shm::EntryHeader)) {
-        return Status::Corruption(
-            fmt::format("shared plan segment {} is inconsistent", segment->name()));
-      }
-      shm::EntryHeader header;
-      std::memcpy(&header, segment->at(offset), sizeof(header));
-      const Hash128 key = KeyOf(header.plan_key);
-      if (seen.insert(key).second) keys->push_back(key);
-      offset = header.next;
+    const uint64_t head = segment->bucket(b).load(std::memory_order_acquire);
+    if (Status s = WalkChain(*segment, head, 0,
+                             [&](uint64_t, const shm::EntryHeader& header) {
+                               const Hash128 key = KeyOf(header.plan_key);
+                               if (seen.insert(key).second) keys->push_back(key);
+                               return true;
+                             });
+        !s.ok()) {
+      return s;
     }
   }
   return Status::Ok();
@@ -114,65 +138,46 @@ SharedPlanTier::PublishOutcome SharedPlanTier::Publish(uint64_t first_op_hash, c
 
 bool SharedPlanTier::HasEntries(uint64_t first_op_hash) const {
   if (broken()) return false;
-  // Headers only; anything odd is left for Lookup to diagnose.
-  const uint64_t size = segment_->size();
-  const uint64_t max_steps = (size - shm::kDataOffset) / shm::kEntryAlignment + 1;
-  uint64_t offset = segment_->bucket(first_op_hash).load(std::memory_order_acquire);
-  for (uint64_t steps = 0; offset != 0 && steps < max_steps; ++steps) {
-    if (offset < shm::kDataOffset || offset > size - sizeof(shm::EntryHeader)) return false;
-    shm::EntryHeader header;
-    std::memcpy(&header, segment_->at(offset), sizeof(header));
-    if (header.first_op_hash == first_op_hash) return true;
-    offset = header.next;
-  }
-  return false;
+  // Headers only; a damaged chain is left for Lookup to report.
+  bool found = false;
+  const uint64_t head = segment_->bucket(first_op_hash).load(std::memory_order_acquire);
+  const Status s = WalkChain(*segment_, head, 0, [&](uint64_t, const shm::EntryHeader& header) {
+    found = header.first_op_hash == first_op_hash;
+    return !found;
+  });
+  return s.ok() && found;
 }
 
 Status SharedPlanTier::Lookup(uint64_t first_op_hash, std::vector<Entry>* out, uint64_t since,
                               uint64_t* head) {
   out->clear();
   if (broken()) return Status::Unavailable("the shared plan segment is marked broken");
-  const uint64_t size = segment_->size();
-  // A chain cannot hold more entries than fit in the arena: more steps means a loop.
-  const uint64_t max_steps = (size - shm::kDataOffset) / shm::kEntryAlignment + 1;
   std::unordered_set<Hash128, KeyHash> seen;
-  uint64_t offset = segment_->bucket(first_op_hash).load(std::memory_order_acquire);
-  if (head != nullptr) *head = offset;
+  const uint64_t first = segment_->bucket(first_op_hash).load(std::memory_order_acquire);
+  if (head != nullptr) *head = first;
   // Entries are linked in front, so everything from `since` on was there at the last look.
-  for (uint64_t steps = 0; offset != 0 && offset != since; ++steps) {
-    const bool in_arena = offset >= shm::kDataOffset && offset % shm::kEntryAlignment == 0 &&
-                          offset <= size - sizeof(shm::EntryHeader);
-    if (steps >= max_steps || !in_arena) {
-      segment_->MarkBroken();
-      return Status::Corruption(fmt::format(
-          "shared plan segment {}: the chain of first op {:016x} {} at offset {}", segment_->name(),
-          first_op_hash, in_arena ? "loops" : "leaves the arena", offset));
-    }
-    shm::EntryHeader header;
-    std::memcpy(&header, segment_->at(offset), sizeof(header));
-    const uint64_t entry_bytes = sizeof(shm::EntryHeader) + uint64_t{header.payload_bytes};
-    if (entry_bytes > size - offset) {
-      segment_->MarkBroken();
-      return Status::Corruption(
-          fmt::format("shared plan segment {}: the entry at offset {} overruns the segment",
-                      segment_->name(), offset));
-    }
-    const Hash128 key = KeyOf(header.plan_key);
-    if (header.first_op_hash == first_op_hash && !seen.contains(key)) {
-      // Checked on a private copy: what is decoded is exactly what was verified.
-      std::vector<uint8_t> copy(entry_bytes);
-      std::memcpy(copy.data(), segment_->at(offset), entry_bytes);
-      if (EntryChecksum(copy.data(), copy.size()) == header.checksum) {
+  const Status s =
+      WalkChain(*segment_, first, since, [&](uint64_t offset, const shm::EntryHeader& header) {
+        const Hash128 key = KeyOf(header.plan_key);
+        if (header.first_op_hash != first_op_hash || seen.contains(key)) return true;
+        // Checked on a private copy: what is decoded is exactly what was verified.
+        const size_t entry_bytes = sizeof(shm::EntryHeader) + header.payload_bytes;
+        std::vector<uint8_t> copy(entry_bytes);
+        std::memcpy(copy.data(), segment_->at(offset), entry_bytes);
+        if (EntryChecksum(copy.data(), copy.size()) != header.checksum) {
+          ++corrupt_entries_;
+          return true;
+        }
         seen.insert(key);
         out->push_back(
             {key, std::vector<uint8_t>(copy.begin() + sizeof(shm::EntryHeader), copy.end())});
-      } else {
-        ++corrupt_entries_;
-      }
-    }
-    offset = header.next;
+        return true;
+      });
+  if (!s.ok()) {
+    out->clear();
+    segment_->MarkBroken();
   }
-  return Status::Ok();
+  return s;
 }
 
 }  // namespace ember
