@@ -68,15 +68,26 @@ Status CheckTrustedPath(const std::string& path, bool allow_shared_writable) {
         "refusing plan database path {}: it is owned by uid {}, not by this user (uid {}) or "
         "root. A plan database can hold compiled kernels, which are code, so ember only uses "
         "one that no other user could have written. Use a path of your own, or allow shared "
-        "writable databases in the configuration",
+        "writable databases ([store] allow_shared_writable = true)",
         path, st.st_uid, me));
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && S_ISDIR(st.st_mode) &&
+      (st.st_mode & S_ISVTX) != 0) {
+    // A shared scratch directory such as /tmp: its mode is right for what it is.
+    return Status::InvalidArgument(fmt::format(
+        "refusing plan database directory {}: it is a shared directory writable by {} (mode "
+        "{:04o}), so another user could put files beside the database. A plan database can "
+        "hold compiled kernels, which are code. Fix: keep the database in a directory of your "
+        "own (mkdir -m 700 {}/mine), or allow shared writable databases ([store] "
+        "allow_shared_writable = true)",
+        path, Writers(st.st_mode), st.st_mode & 07777, path));
   }
   if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
     return Status::InvalidArgument(fmt::format(
         "refusing plan database path {}: it is writable by {} (mode {:04o}). A plan database "
         "can hold compiled kernels, which are code, so ember only uses one that no other user "
-        "could have written. Fix: chmod go-w {}, or allow shared writable databases in the "
-        "configuration",
+        "could have written. Fix: chmod go-w {}, or allow shared writable databases ([store] "
+        "allow_shared_writable = true)",
         path, Writers(st.st_mode), st.st_mode & 07777, path));
   }
   return Status::Ok();

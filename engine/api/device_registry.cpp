@@ -89,6 +89,7 @@ std::unique_ptr<PlanBacking> OpenPlanDatabase(Device device) {
       .environment = FingerprintOf(device, config),
       .workload = config.workload.empty() ? ExecutableName() : config.workload,
       .max_explorations = config.max_explorations,
+      .allow_shared_writable = config.allow_shared_writable,
       .shm = config.shm,
       .shm_bytes = config.shm_bytes,
       .shm_wait_ms = config.shm_wait_ms};
@@ -126,8 +127,7 @@ void FlushPlanDatabasesAtExit() {
 
 Device Device::Cuda(int ordinal) {
   if (ordinal < 0) {
-    throw Error("ember: Device::Cuda(" + std::to_string(ordinal) +
-                "): the ordinal must be >= 0");
+    throw Error("ember: Device::Cuda(" + std::to_string(ordinal) + "): the ordinal must be >= 0");
   }
   throw Error("ember: Device::Cuda(" + std::to_string(ordinal) +
               "): CUDA is unavailable: this build of ember has no CUDA backend; use "

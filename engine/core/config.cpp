@@ -113,11 +113,13 @@ class FileLayer {
     }
     if (const toml::table* store = Table(root, "", "store")) {
       CheckKeys(*store, "store",
-                {"path", "plan_db", "workload", "shm", "shm_bytes", "shm_wait_ms"});
+                {"path", "plan_db", "workload", "allow_shared_writable", "shm", "shm_bytes",
+                 "shm_wait_ms"});
       // `path` is the documented name; `plan_db` is its older spelling.
       ReadString(*store, "store", "plan_db", config_.plan_db);
       ReadString(*store, "store", "path", config_.plan_db);
       ReadString(*store, "store", "workload", config_.workload);
+      ReadBool(*store, "store", "allow_shared_writable", config_.allow_shared_writable);
       ReadBool(*store, "store", "shm", config_.shm);
       ReadShmBytes(*store);
       ReadShmWait(*store);
@@ -357,6 +359,7 @@ void ApplyEnvironment(const EnvLookup& env, Config& config, Warnings& warnings) 
 
   if (std::optional<std::string> text = Get(env, "EMBER_PLAN_DB")) config.plan_db = *text;
   if (std::optional<std::string> text = Get(env, "EMBER_WORKLOAD")) config.workload = *text;
+  ApplySwitch(env, "EMBER_ALLOW_SHARED_WRITABLE", config.allow_shared_writable, warnings);
   ApplySwitch(env, "EMBER_SHM", config.shm, warnings);
   if (std::optional<std::string> text = Get(env, "EMBER_SHM_BYTES")) {
     if (std::optional<uint64_t> value = ParseUnsigned(*text); value && *value >= kMinShmBytes) {

@@ -58,6 +58,9 @@ struct Config {
   // [store] workload / EMBER_WORKLOAD: the name exploration budgets are counted under. Empty:
   // the executable's name.
   std::string workload;
+  // [store] allow_shared_writable / EMBER_ALLOW_SHARED_WRITABLE: use a plan database (and its
+  // directory) that other users can write (Note [Plan database trust]).
+  bool allow_shared_writable = false;
   // [store] shm / EMBER_SHM: whether the shared-memory tier may be used.
   bool shm = true;
   // [store] shm_bytes / EMBER_SHM_BYTES: the size of a shared plan segment (pages are taken

@@ -62,6 +62,7 @@ TEST_F(ConfigTest, DefaultsWithoutFileOrEnvironment) {
   EXPECT_TRUE(loaded.config.shm);
   EXPECT_EQ(loaded.config.shm_bytes, uint64_t{64} << 20);
   EXPECT_EQ(loaded.config.shm_wait_ms, 1000u);
+  EXPECT_FALSE(loaded.config.allow_shared_writable);
   EXPECT_EQ(loaded.file, "");
   EXPECT_THAT(loaded.warnings, IsEmpty());
 }
@@ -85,7 +86,9 @@ workload = "train"
 shm = false
 shm_bytes = 1048576
 shm_wait_ms = 0
+allow_shared_writable = true
 )");
+  EXPECT_TRUE(loaded.config.allow_shared_writable);
   EXPECT_THAT(loaded.warnings, IsEmpty());
   EXPECT_EQ(loaded.config.shm_bytes, 1048576u);
   EXPECT_EQ(loaded.config.shm_wait_ms, 0u);
@@ -189,10 +192,12 @@ TEST_F(ConfigTest, EnvironmentSetsEveryKey) {
                                  {"EMBER_WORKLOAD", "bench"},
                                  {"EMBER_SHM", "off"},
                                  {"EMBER_SHM_BYTES", "2097152"},
-                                 {"EMBER_SHM_WAIT_MS", "250"}});
+                                 {"EMBER_SHM_WAIT_MS", "250"},
+                                 {"EMBER_ALLOW_SHARED_WRITABLE", "on"}});
   EXPECT_THAT(loaded.warnings, IsEmpty());
   EXPECT_EQ(loaded.config.shm_bytes, 2097152u);
   EXPECT_EQ(loaded.config.shm_wait_ms, 250u);
+  EXPECT_TRUE(loaded.config.allow_shared_writable);
   EXPECT_FALSE(loaded.config.fusion_enabled);
   EXPECT_EQ(loaded.config.max_blocks, 11u);
   EXPECT_EQ(loaded.config.max_explorations, 3u);

@@ -97,6 +97,22 @@ TEST(SqliteOpenOptions, GroupWritableDirectoryIsRefused) {
   EXPECT_FALSE(std::filesystem::exists(shared + "/plans.db"));  // Checked before creating.
 }
 
+// A shared scratch directory (sticky, writable by all, like /tmp): the fix is a directory of
+// one's own, not chmod.
+TEST(SqliteOpenOptions, AStickySharedDirectoryIsRefusedWithTheRightFix) {
+  TempDir dir;
+  const std::string scratch = dir.File("scratch");
+  std::filesystem::create_directory(scratch);
+  chmod(scratch.c_str(), 01777);
+  std::unique_ptr<PlanRepository> repo;
+  const Status s = PlanRepository::Open(OptionsFor(scratch + "/plans.db"), &repo);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("a shared directory writable by"));
+  EXPECT_THAT(s.message(), HasSubstr("mkdir -m 700 " + scratch + "/mine"));
+  EXPECT_THAT(s.message(), HasSubstr("[store] allow_shared_writable = true"));
+  EXPECT_THAT(s.message(), testing::Not(HasSubstr("chmod go-w")));
+}
+
 TEST(SqliteOpenOptions, WorldWritableCompanionFileIsRefused) {
   TempDir dir;
   const std::string path = dir.File("plans.db");
