@@ -259,8 +259,8 @@ void PersistentPlans::OnSharedFailure(const Status& status) {
   const std::string name = tier_->segment().name();
   tier_.reset();
   shm_heads_.clear();  // positions in the old segment
-  if (!shm_reopened_) {
-    shm_reopened_ = true;
+  if (shm_reopens_ < kMaxShmReopens) {
+    ++shm_reopens_;
     bool recreated = false;
     if (Status s = SharedPlanTier::Open(shm_options_, &tier_, &recreated); s.ok()) {
       LogFusion(LogLevel::kBasic, [&] {

@@ -81,7 +81,8 @@ class PersistentPlans final : public PlanBacking {
   size_t LoadShared(const OperationIr& first, uint64_t hash, const AddPlan& add,
                     const AddTrigger* add_trigger);
   void PublishShared(uint64_t hash, const Hash128& key, const ExecutionPlan& plan);
-  // The segment was found inconsistent or unusable: reopen it once, else go on without it.
+  // The segment was found inconsistent or unusable: reopen it (a bounded number of times),
+  // else go on without it.
   void OnSharedFailure(const Status& status);
   // Whether a single-flight claim lets this process explore `first` now (waiting for a
   // sibling's plan first when one holds the claim); loads that plan when it comes.
@@ -110,7 +111,11 @@ class PersistentPlans final : public PlanBacking {
   std::unique_ptr<SharedPlanTier> tier_;
   SharedSegmentOptions shm_options_;
   uint32_t shm_wait_ms_ = 0;
-  bool shm_reopened_ = false;
+  // Times the segment was given up and reopened (each `ember-plans shm invalidate` costs one);
+  // past kMaxShmReopens the process keeps to SQLite rather than chase a segment that keeps
+  // breaking.
+  static constexpr int kMaxShmReopens = 8;
+  int shm_reopens_ = 0;
   bool shm_full_logged_ = false;
   struct KeyHash {
     size_t operator()(const Hash128& key) const { return key.low ^ (key.high << 1); }

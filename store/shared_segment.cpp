@@ -132,6 +132,11 @@ std::string Unusable(const shm::SegmentHeader& h, uint64_t file_size, uint64_t i
 
 }  // namespace
 
+uint64_t SharedSegment::IdentityFor(const std::string& database_path,
+                                    std::string_view environment) {
+  return IdentityOf(database_path, environment);
+}
+
 std::string SharedSegment::NameFor(const std::string& database_path, std::string_view environment) {
   return fmt::format("{}{:08x}", PathPrefix(database_path),
                      XXH3_64bits(environment.data(), environment.size()) & 0xffffffffu);
@@ -162,8 +167,12 @@ Status SharedSegment::InvalidateAll(const std::string& database_path, size_t* ma
     try {
       bip::shared_memory_object object(bip::open_only, name.c_str(), bip::read_write);
       struct stat st {};
+      uid_t owner = 0;
+      DatabaseMode(database_path, &owner);
+      // Only segments this user or the database's owner made are written to, as in Open.
       if (::fstat(object.get_mapping_handle().handle, &st) != 0 ||
-          static_cast<uint64_t>(st.st_size) < shm::kDataOffset) {
+          static_cast<uint64_t>(st.st_size) < shm::kDataOffset ||
+          (st.st_uid != ::geteuid() && st.st_uid != owner)) {
         continue;
       }
       bip::mapped_region region(object, bip::read_write, 0, sizeof(shm::SegmentHeader));
@@ -179,12 +188,12 @@ Status SharedSegment::InvalidateAll(const std::string& database_path, size_t* ma
 }
 
 Status SharedSegment::RemoveAll(const std::string& database_path, size_t* removed) {
-  const std::vector<std::string> names = NamesFor(database_path);
-  for (const std::string& name : names) {
-    bip::shared_memory_object::remove(name.c_str());
+  size_t count = 0;
+  for (const std::string& name : NamesFor(database_path)) {
+    if (bip::shared_memory_object::remove(name.c_str())) ++count;
     bip::shared_memory_object::remove((name + ".lock").c_str());
   }
-  if (removed != nullptr) *removed = names.size();
+  if (removed != nullptr) *removed = count;
   return Status::Ok();
 }
 

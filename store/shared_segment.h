@@ -56,6 +56,9 @@ class SharedSegment {
   // them and the next opener starts afresh (after plans were added to or removed from the
   // database behind the segment's back). *marked (optional) gets how many.
   static Status InvalidateAll(const std::string& database_path, size_t* marked = nullptr);
+  // What the header of the segment of (database, environment) says it belongs to (a hash of the
+  // canonical path and the environment; a name clash shows as a mismatch).
+  static uint64_t IdentityFor(const std::string& database_path, std::string_view environment);
   // The names of the segments of every environment of a database (found in /dev/shm).
   static std::vector<std::string> NamesFor(const std::string& database_path);
   // Removes the segments of every environment of a database (tests, tools); *removed

@@ -51,4 +51,13 @@ int RunVacuum(const GlobalOptions& global);
 int RunQuarantineList(const GlobalOptions& global);
 int RunQuarantineClear(const GlobalOptions& global);
 
+// shm: the database's shared-memory segments (shm_command.cpp).
+int RunShmList(const GlobalOptions& global);
+struct ShmRemoveOptions {
+  bool dry_run = false;
+  bool force = false;  // remove even when a segment has live claims (a worker is running)
+};
+int RunShmRemove(const GlobalOptions& global, const ShmRemoveOptions& options);
+int RunShmInvalidate(const GlobalOptions& global);
+
 }  // namespace ember::plans

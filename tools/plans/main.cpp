@@ -21,6 +21,8 @@ constexpr char kFooter[] = R"(Examples:
   ember-plans gc --max-bytes 64M --dry-run       what gc would evict
   ember-plans export warm.bundle                 a bundle for other machines
   ember-plans --db fleet.db import warm.bundle   merge a bundle into fleet.db
+  ember-plans shm ls                             the shared-memory segments of the database
+  ember-plans shm invalidate                     running workers start fresh segments
 The database is --db, else the engine's: [store] path in ember.toml, EMBER_PLAN_DB, or
 ./.ember/plans.db. Read commands never modify it. docs/ember-plans.md describes every command
 and JSON shape.)";
@@ -152,6 +154,33 @@ int Main(int argc, char** argv) {
   quarantine_clear->footer("Example: ember-plans quarantine clear");
   run(quarantine_clear, [&] { return RunQuarantineClear(global); });
   quarantine->footer("Example: ember-plans quarantine ls");
+
+  CLI::App* shm = app.add_subcommand(
+      "shm", "the database's shared-memory segments (plans shared between workers)");
+  shm->require_subcommand(1);
+  CLI::App* shm_ls = shm->add_subcommand(
+      "ls", "one line per segment: environment, state, entries, keys, live claims");
+  shm_ls->footer("Example: ember-plans shm ls --json");
+  run(shm_ls, [&] { return RunShmList(global); });
+  ShmRemoveOptions shm_rm_options;
+  CLI::App* shm_rm = shm->add_subcommand("rm", "remove the segments (when no worker runs)");
+  shm_rm->add_flag("--dry-run", shm_rm_options.dry_run, "only list what would be removed");
+  shm_rm->add_flag("--force", shm_rm_options.force,
+                   "remove them even though a worker holds a live claim on one");
+  shm_rm->footer(R"(Running workers keep using the segment they mapped after it is removed,
+while workers started later create a new one, so the two no longer share plans: remove
+segments when no worker runs. A live claim means a worker is exploring right now: rm then
+refuses unless --force. While workers run, 'shm invalidate' is the safe choice.
+Example: ember-plans shm rm --dry-run)");
+  run(shm_rm, [&] { return RunShmRemove(global, shm_rm_options); });
+  CLI::App* shm_invalidate =
+      shm->add_subcommand("invalidate", "mark them broken: running workers start fresh ones");
+  shm_invalidate->footer(R"(Safe while workers run: each drops the broken segment, the next
+to open it creates an empty one, and it fills again as workers read plans from SQLite.
+(A worker reopens once: one that finds its segment broken again goes on with SQLite alone.)
+Example: ember-plans shm invalidate)");
+  run(shm_invalidate, [&] { return RunShmInvalidate(global); });
+  shm->footer("Example: ember-plans shm ls");
 
   try {
     app.parse(argc, argv);
