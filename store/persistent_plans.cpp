@@ -331,6 +331,11 @@ void PersistentPlans::Flush() {
   writer_->Flush();
 }
 
+void PersistentPlans::Close() {
+  if (tier_ != nullptr) tier_->ReleaseAll();
+  writer_->Checkpoint();
+}
+
 BackingCounters PersistentPlans::counters() const {
   return {.plans_loaded = loaded_.load(),
           .plans_published = writer_->plans_published(),

@@ -68,6 +68,7 @@ class PersistentPlans final : public PlanBacking {
   void OnExploration() override;
   void OnUnfusedRun() override;
   void Flush() override;
+  void Close() override;
   BackingCounters counters() const override;
 
   // The shared tier, or null when it is off or was given up (tests).

@@ -1,5 +1,6 @@
 #include "store/plan_writer.h"
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 
@@ -51,6 +52,11 @@ void PlanWriter::Exploration() { Enqueue({.kind = Message::Kind::kExploration});
 void PlanWriter::UnfusedRun() { Enqueue({.kind = Message::Kind::kUnfused}); }
 void PlanWriter::Quarantine(PlanRowId row, std::string reason) {
   Enqueue({.kind = Message::Kind::kQuarantine, .row = row, .reason = std::move(reason)});
+}
+
+void PlanWriter::Checkpoint() {
+  Enqueue({.kind = Message::Kind::kCheckpoint});
+  Flush();
 }
 
 void PlanWriter::Flush() {
@@ -163,7 +169,8 @@ void PlanWriter::Apply(std::vector<Message>& batch) {
         break;
       case Message::Kind::kBind:
       case Message::Kind::kPublish:
-      case Message::Kind::kAdopt: break;
+      case Message::Kind::kAdopt:
+      case Message::Kind::kCheckpoint: break;
     }
   }
   if (!triggers.triggers.empty()) {
@@ -179,7 +186,14 @@ void PlanWriter::Apply(std::vector<Message>& batch) {
     }
   }
   if (counters.hits + counters.misses + counters.unfused_runs > 0) {
-    Check(repository_->AddCounters(workload_, counters), "updating the workload");
+    if (!Check(repository_->AddCounters(workload_, counters), "updating the workload")) return;
+  }
+  // Last, after everything it follows in the batch is committed.
+  if (std::any_of(batch.begin(), batch.end(),
+                  [](const Message& m) { return m.kind == Message::Kind::kCheckpoint; })) {
+    Check(repository_->database().sqlite().Exec("PRAGMA wal_checkpoint(PASSIVE)",
+                                                "checkpointing the write-ahead log"),
+          "checkpointing");
   }
 }
 

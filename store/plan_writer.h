@@ -54,6 +54,11 @@ class PlanWriter {
   void UnfusedRun();
   void Quarantine(PlanRowId row, std::string reason);
   void Flush();
+  // Flush, then copy the write-ahead log into the database file (a passive checkpoint: it
+  // waits for nobody). The process is about to exit and never closes its connections, which
+  // would otherwise leave its last commits in `-wal` only, so that copying the database file
+  // alone would lose them.
+  void Checkpoint();
 
   uint64_t plans_published() const { return published_.load(); }
   bool failed() const { return failed_.load(); }
@@ -68,7 +73,8 @@ class PlanWriter {
       kHit,
       kExploration,
       kUnfused,
-      kQuarantine
+      kQuarantine,
+      kCheckpoint
     };
     Kind kind;
     PlanId id = 0;

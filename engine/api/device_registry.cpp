@@ -105,7 +105,8 @@ std::unique_ptr<PlanBacking> OpenPlanDatabase(Device device) {
   return plans;
 }
 
-// The registry is never destroyed, so the plan writers are flushed at exit explicitly.
+// The registry is never destroyed, so the plan writers are flushed (and their write-ahead logs
+// checkpointed into the database files) at exit explicitly.
 void FlushPlanDatabasesAtExit();
 
 SearchSettings SettingsFromConfig() {
@@ -120,7 +121,7 @@ void FlushPlanDatabasesAtExit() {
     std::lock_guard lock(r.mu);
     for (auto& [key, server] : r.servers) servers.push_back(server);
   }
-  for (const auto& server : servers) server->FlushPlans();
+  for (const auto& server : servers) server->ClosePlans();
 }
 
 }  // namespace

@@ -66,6 +66,10 @@ class DeviceServer {
   void FlushPlans() {
     if (backing_ != nullptr) backing_->Flush();
   }
+  // At exit: FlushPlans, and leave the database file self-contained (PlanBacking::Close).
+  void ClosePlans() {
+    if (backing_ != nullptr) backing_->Close();
+  }
 
  private:
   const Device device_;

@@ -61,8 +61,10 @@ class PlanBacking {
   // A segment ran unfused because the budget was spent.
   virtual void OnUnfusedRun() = 0;
 
-  // Waits until everything reported so far is durable (ember::Sync, exit).
+  // Waits until everything reported so far is durable (ember::Sync).
   virtual void Flush() = 0;
+  // The process is exiting: Flush, and leave the storage self-contained.
+  virtual void Close() { Flush(); }
   virtual BackingCounters counters() const = 0;
 };
 

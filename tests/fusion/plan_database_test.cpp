@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -121,6 +122,15 @@ TEST(PlanDatabase, SecondProcessStartsWarmWithoutExploring) {
   EXPECT_EQ(cold.at("plans_loaded_from_sqlite"), 0);
   EXPECT_GT(cold.at("fused_executions"), 0);
 
+  {
+    // At exit the writer checkpointed its log: the database file alone, copied without its
+    // -wal (as a user shipping it would), holds every plan.
+    TempDir copy;
+    std::filesystem::copy_file(dir.path() / "plans.db", copy.path() / "plans.db");
+    std::unique_ptr<PlanRepository> alone = OpenRepository(copy.File("plans.db"));
+    ASSERT_NE(alone, nullptr);
+    EXPECT_EQ(Count(*alone, "SELECT COUNT(*) FROM plans"), cold.at("plans_published"));
+  }
   {
     // Each plan records what finding it cost (ember-plans gc weighs plans by it).
     std::unique_ptr<PlanRepository> repo = OpenRepository(dir.path().string() + "/plans.db");

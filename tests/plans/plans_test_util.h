@@ -177,8 +177,9 @@ inline std::string MakeEngineDatabase(const TempDir& dir, const std::string& nam
 // A plain SQLite connection (foreign keys off, no checks): another program, or a bit flip.
 using RawDb = sqlite_test::RawDb;
 
-// Copies the database `from` (the engine's processes keep their connections until exit, so its
-// last commits may still be in the -wal file) to `to`, a single checkpointed file with mode 0600.
+// Copies the database `from` with its -wal (a process still running, or killed, has commits
+// there that its exit checkpoint has not folded in) to `to`, a single checkpointed file with
+// mode 0600.
 inline std::string CopyDatabase(const std::string& from, const std::string& to) {
   const auto options = std::filesystem::copy_options::overwrite_existing;
   std::filesystem::copy_file(from, to, options);
