@@ -11,16 +11,8 @@
 namespace ember::plans_test {
 namespace {
 
-class PlansBundles : public testing::Test {
+class PlansBundles : public EngineDatabaseSuite {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = new TempDir();
-    db_ = MakeEngineDatabase(*dir_);
-  }
-  static void TearDownTestSuite() {
-    delete dir_;
-    dir_ = nullptr;
-  }
   std::string Export(const std::string& name, std::vector<std::string> extra = {}) {
     const std::string bundle = scratch_.File(name);
     std::vector<std::string> args = {"export", bundle};
@@ -30,12 +22,8 @@ class PlansBundles : public testing::Test {
     return bundle;
   }
 
-  static TempDir* dir_;
-  static std::string db_;
   TempDir scratch_;
 };
-TempDir* PlansBundles::dir_ = nullptr;
-std::string PlansBundles::db_;
 
 TEST_F(PlansBundles, AnImportedBundleStartsAnotherDatabaseWarm) {
   const int64_t plans = Json(PlansOn(db_, {"stats", "--json"}))["plans"];

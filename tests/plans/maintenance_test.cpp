@@ -8,26 +8,14 @@
 namespace ember::plans_test {
 namespace {
 
-class PlansMaintenance : public testing::Test {
+class PlansMaintenance : public EngineDatabaseSuite {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = new TempDir();
-    db_ = MakeEngineDatabase(*dir_);
-  }
-  static void TearDownTestSuite() {
-    delete dir_;
-    dir_ = nullptr;
-  }
   void SetUp() override { copy_ = CopyDatabase(db_, scratch_.File("copy.db")); }
   nlohmann::json Stats() { return Json(PlansOn(copy_, {"stats", "--json"})); }
 
-  static TempDir* dir_;
-  static std::string db_;
   TempDir scratch_;
   std::string copy_;
 };
-TempDir* PlansMaintenance::dir_ = nullptr;
-std::string PlansMaintenance::db_;
 
 TEST_F(PlansMaintenance, GcDryRunReportsAndChangesNothing) {
   const std::string before = ReadFile(copy_);

@@ -174,6 +174,23 @@ inline std::string MakeEngineDatabase(const TempDir& dir, const std::string& nam
   return db;
 }
 
+// A test suite sharing one engine-made database (MakeEngineDatabase), made once for the suite:
+// making it runs the engine twice in child processes.
+class EngineDatabaseSuite : public testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    db_ = MakeEngineDatabase(*dir_);
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+  }
+
+  static inline TempDir* dir_ = nullptr;
+  static inline std::string db_;
+};
+
 // A plain SQLite connection (foreign keys off, no checks): another program, or a bit flip.
 using RawDb = sqlite_test::RawDb;
 

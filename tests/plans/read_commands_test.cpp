@@ -11,28 +11,15 @@
 namespace ember::plans_test {
 namespace {
 
-class PlansRead : public testing::Test {
+class PlansRead : public EngineDatabaseSuite {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = new TempDir();
-    db_ = MakeEngineDatabase(*dir_);
-  }
-  static void TearDownTestSuite() {
-    delete dir_;
-    dir_ = nullptr;
-  }
   // The id of a plan with a fused leaf (from ls --json).
   static int64_t FusedPlanId() {
     const nlohmann::json plans = Json(PlansOn(db_, {"ls", "--json", "--sort", "score"}));
     EXPECT_FALSE(plans.empty());
     return plans.empty() ? 0 : plans[0]["id"].get<int64_t>();
   }
-
-  static TempDir* dir_;
-  static std::string db_;
 };
-TempDir* PlansRead::dir_ = nullptr;
-std::string PlansRead::db_;
 
 TEST_F(PlansRead, StatsJsonHasTheDocumentedIntegerFields) {
   const PlansRun run = PlansOn(db_, {"stats", "--json"});

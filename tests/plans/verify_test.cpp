@@ -10,25 +10,13 @@
 namespace ember::plans_test {
 namespace {
 
-class PlansVerify : public testing::Test {
+class PlansVerify : public EngineDatabaseSuite {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = new TempDir();
-    db_ = MakeEngineDatabase(*dir_);
-  }
-  static void TearDownTestSuite() {
-    delete dir_;
-    dir_ = nullptr;
-  }
   // A private copy of the engine's database.
   std::string Copy() { return CopyDatabase(db_, scratch_.File("copy.db")); }
 
-  static TempDir* dir_;
-  static std::string db_;
   TempDir scratch_;
 };
-TempDir* PlansVerify::dir_ = nullptr;
-std::string PlansVerify::db_;
 
 TEST_F(PlansVerify, AHealthyDatabaseExitsZero) {
   const PlansRun run = PlansOn(db_, {"verify"});
