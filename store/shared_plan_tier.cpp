@@ -169,8 +169,9 @@ Status SharedPlanTier::Lookup(uint64_t first_op_hash, std::vector<Entry>* out, u
           return true;
         }
         seen.insert(key);
-        out->push_back(
-            {key, std::vector<uint8_t>(copy.begin() + sizeof(shm::EntryHeader), copy.end())});
+        // The verified copy becomes the payload: drop its header in place, no second copy.
+        copy.erase(copy.begin(), copy.begin() + sizeof(shm::EntryHeader));
+        out->push_back({key, std::move(copy)});
         return true;
       });
   if (!s.ok()) {
