@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <mutex>
+#include <set>
 #include <system_error>
 
 #include "engine/core/check.h"
@@ -16,6 +17,8 @@ std::mutex g_mutex;
 ScopedLogCapture* g_capture = nullptr;
 // nullptr until the first write after a (re)configuration.
 std::FILE* g_sink = nullptr;
+// The once-keys of Warn calls already written.
+std::set<std::string, std::less<>>* g_warned = nullptr;
 
 // Opens Config::log_file once, falling back to stderr with one warning.
 // REQUIRES: g_mutex held.
@@ -72,6 +75,23 @@ void ResetLogState() {
 }
 
 }  // namespace internal
+
+bool Warn(std::string_view once_key, std::string message) {
+  std::lock_guard lock(g_mutex);
+  if (!once_key.empty()) {
+    if (g_warned == nullptr) g_warned = new std::set<std::string, std::less<>>();  // never freed
+    if (!g_warned->emplace(once_key).second) return false;
+  }
+  message.insert(0, "ember: ");
+  if (g_capture != nullptr) {
+    g_capture->messages_.push_back(std::move(message));
+    return true;
+  }
+  message.push_back('\n');
+  std::fwrite(message.data(), 1, message.size(), stderr);
+  std::fflush(stderr);
+  return true;
+}
 
 ScopedLogCapture::ScopedLogCapture(LogLevel level) : level_(level) {
   std::lock_guard lock(g_mutex);

@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -53,6 +54,14 @@ void LogFusion(LogLevel level, BuildMessage&& build_message) {
   internal::WriteLogMessage(std::forward<BuildMessage>(build_message)());
 }
 
+// Warn: a problem that costs the user something they rely on — the warm start, the shared tier,
+// plans they expect to be stored — said whatever EMBER_LOG is (its default is disabled), as
+// "ember: <message>" on stderr (never only in the log file: a user who set no level reads
+// stderr). With a non-empty `once_key`, only the first call per key in the process is written
+// (keys name the resource: "plan-db-readonly:" + path); returns whether it was written. A
+// ScopedLogCapture receives warnings too, whatever its level.
+bool Warn(std::string_view once_key, std::string message);
+
 // While alive, sets the effective log level to `level` (whatever the configuration says) and
 // collects every message in memory instead of writing it. Captures nest: the innermost one
 // receives, and destroying it restores the one before (or the configured level and sink).
@@ -74,6 +83,7 @@ class ScopedLogCapture {
  private:
   friend void internal::WriteLogMessage(std::string message);
   friend int internal::RefreshLogLevel();
+  friend bool Warn(std::string_view once_key, std::string message);
 
   LogLevel level_;
   ScopedLogCapture* previous_;

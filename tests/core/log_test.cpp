@@ -234,5 +234,28 @@ TEST_F(LogTest, CaptureTakesMessagesAwayFromTheFile) {
   EXPECT_EQ(ReadFile(path), "written\n");
 }
 
+TEST_F(LogTest, WarningsAreWrittenAtTheDefaultLevelOncePerKey) {
+  ScopedLogCapture capture(LogLevel::kDisabled);
+  EXPECT_TRUE(Warn("log-test-key-a", "first"));
+  EXPECT_FALSE(Warn("log-test-key-a", "again"));
+  EXPECT_TRUE(Warn("log-test-key-b", "other key"));
+  EXPECT_TRUE(Warn("", "no key"));
+  EXPECT_TRUE(Warn("", "no key"));
+  EXPECT_THAT(capture.messages(), ElementsAre("ember: first", "ember: other key", "ember: no key",
+                                              "ember: no key"));
+}
+
+TEST_F(LogTest, WarningsGoToStderrNotTheLogFile) {
+  TempDir dir;
+  const std::string path = (dir.path() / "fusion.log").string();
+  UseConfig(LogLevel::kFull, path);
+  testing::internal::CaptureStderr();
+  Warn("", "to stderr");
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(err, "ember: to stderr\n");
+  LogFusion(LogLevel::kFull, [] { return std::string("logged"); });
+  EXPECT_EQ(ReadFile(path), "logged\n");
+}
+
 }  // namespace
 }  // namespace ember
