@@ -70,24 +70,49 @@ Status PersistentPlans::Open(const PersistentPlansOptions& options,
   std::unique_ptr<PersistentPlans> plans(new PersistentPlans());
   PlanDbOptions db{.path = options.path, .allow_shared_writable = options.allow_shared_writable};
   if (Status s = PlanRepository::Open(db, &plans->reader_); !s.ok()) return s;
-  if (Status s = plans->reader_->EnsureEnvironment(options.environment, &plans->environment_);
-      !s.ok()) {
+  PlanRepository& reader = *plans->reader_;
+  if (Status s = reader.EnsureEnvironment(options.environment, &plans->environment_); !s.ok()) {
     return s;
   }
+  // Why nothing will be stored (empty: the database is writable). A database that cannot be
+  // written still serves every plan it has: a pre-warmed database on a read-only volume, or a
+  // full disk, must not cost the warm start.
+  std::string unwritable =
+      reader.writable() ? "" : reader.database().read_only_reason();
   WorkloadRow workload;
-  if (Status s =
-          plans->reader_->GetOrCreateWorkload(plans->environment_, options.workload, &workload);
-      !s.ok()) {
-    return s;
+  bool found = true;
+  if (unwritable.empty()) {
+    if (Status s = reader.GetOrCreateWorkload(plans->environment_, options.workload, &workload);
+        !s.ok()) {
+      unwritable = s.ToString();
+    }
   }
-  plans->workload_ = workload.id;
-  plans->explorations_at_open_ = workload.explorations;
-  plans->cap_ = workload.max_explorations;
+  if (!unwritable.empty()) {
+    if (Status s = reader.FindWorkload(plans->environment_, options.workload, &found, &workload);
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (found) {
+    plans->workload_ = workload.id;
+    plans->explorations_at_open_ = workload.explorations;
+    plans->cap_ = workload.max_explorations;
+  }
   if (!plans->cap_ && options.max_explorations) {
     plans->cap_ = static_cast<int64_t>(*options.max_explorations);
   }
   std::unique_ptr<PlanRepository> writer_connection;
-  if (Status s = PlanRepository::Open(db, &writer_connection); !s.ok()) return s;
+  if (unwritable.empty()) {
+    if (Status s = PlanRepository::Open(db, &writer_connection); !s.ok()) unwritable = s.ToString();
+  }
+  if (!unwritable.empty()) {
+    writer_connection.reset();
+    Warn("plan-db-readonly:" + options.path,
+         fmt::format("plan database {} cannot be written ({}); its plans are used, but plans "
+                     "found from now on are not stored and the exploration budget is counted "
+                     "in this process only",
+                     options.path, unwritable));
+  }
   plans->writer_ = std::make_unique<PlanWriter>(std::move(writer_connection), plans->environment_,
                                                 plans->workload_);
   if (options.shm) {
@@ -115,14 +140,14 @@ void PersistentPlans::Load(const OperationIr& first, const AddPlan& add) {
   size_t added = tier_ != nullptr ? LoadShared(first, hash, add, nullptr) : 0;
   if (added > 0 && tier_ != nullptr && !tier_->incomplete()) return;
   LoadedPlans loaded;
-  if (reads_failed_) {
-    // SQLite is out; the shared tier may still have a sibling's plan.
+  if (reads_failed_ || reader_ == nullptr) {
+    // SQLite is out (or closed at exit); the shared tier may still have a sibling's plan.
   } else if (Status s = reader_->LoadPlansByFirstOp(environment_, hash, &loaded); !s.ok()) {
     reads_failed_ = true;
-    LogFusion(LogLevel::kBasic, [&] {
-      return fmt::format("[store] reading plans failed ({}); exploring instead from now on",
-                         s.ToString());
-    });
+    Warn("plan-db-read:" + reader_->database().path(),
+         fmt::format("reading plans failed ({}); stored plans are not used from now on, "
+                     "segments explore instead",
+                     s.ToString()));
   }
   quarantined_.fetch_add(loaded.quarantined);
   for (const StoredPlan& row : loaded.plans) {
@@ -333,7 +358,11 @@ void PersistentPlans::Flush() {
 
 void PersistentPlans::Close() {
   if (tier_ != nullptr) tier_->ReleaseAll();
-  writer_->Checkpoint();
+  // Every connection closed: the last one to close in any process has SQLite remove the -wal
+  // and -shm, so no log is left to be replayed onto another file (Note [Write-ahead log
+  // binding]). Later calls run from memory.
+  writer_->Close();
+  reader_.reset();
 }
 
 BackingCounters PersistentPlans::counters() const {

@@ -1,11 +1,14 @@
 #include "store/plan_database.h"
 
 #include <fmt/format.h>
-#include <sqlite3.h>
 #include <fmt/ranges.h>
+#include <sqlite3.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cstring>
 #include <string_view>
 #include <vector>
 
@@ -17,6 +20,7 @@
 #include "store/sqlite_error.h"
 #include "store/sqlite_statement.h"
 #include "store/sqlite_transaction.h"
+#include "store/wal_companions.h"
 
 namespace ember {
 
@@ -138,12 +142,76 @@ Status SetJournalMode(SqliteDatabase& db, const std::string& network_fs, std::st
   return Status::Ok();
 }
 
+// Empty when this process may write `path` and create its -wal and -shm beside it; otherwise
+// why not, for the read-only reason.
+std::string WhyUnwritable(const std::string& path) {
+  if (access(path.c_str(), W_OK) != 0) {
+    switch (errno) {
+      case EROFS: return "it is on a read-only filesystem";
+      case EPERM: return "the file is marked immutable (chattr +i)";
+      case EACCES: return "this user has no write permission on it";
+      default: return fmt::format("it is not writable ({})", std::strerror(errno));
+    }
+  }
+  const CompanionFiles companions = ExistingCompanions(path);
+  const std::string dir = DatabaseDirectory(path);
+  if (!(companions.wal && companions.shm) && access(dir.c_str(), W_OK | X_OK) != 0) {
+    return fmt::format("its directory {} cannot be written ({}), so SQLite cannot create the "
+                       "-wal and -shm files it needs beside it",
+                       dir, std::strerror(errno));
+  }
+  for (const char* suffix : {"-wal", "-shm"}) {
+    const std::string companion = path + suffix;
+    if (access(companion.c_str(), F_OK) == 0 && access(companion.c_str(), R_OK | W_OK) != 0) {
+      return fmt::format("its {} file cannot be written ({})", suffix, std::strerror(errno));
+    }
+  }
+  return "";
+}
+
+// Note [Write-ahead log binding]: a log that does not belong to the file is refused (read-only)
+// or moved aside (writable), never replayed.
+Status RefuseForeignWal(const std::string& path, bool read_only) {
+  const Status foreign = CheckWalBelongs(path);
+  if (foreign.ok() || foreign.code() != Status::Code::kCorruption) return foreign;
+  if (read_only) {
+    return Status::Corruption(fmt::format(
+        "{}. SQLite would copy the log's pages over the file, so this read-only open leaves "
+        "both as they are: if {} was replaced or restored on purpose, move {}-wal away and "
+        "remove {}-shm (any writable ember open does this itself); to keep the log's plans, "
+        "put the database it belongs to back at {}",
+        foreign.message(), path, path, path, path));
+  }
+  std::string aside;
+  if (Status s = SetAsideWal(path, &aside); !s.ok()) {
+    return Status::Corruption(fmt::format("{}; it could not be moved aside ({})",
+                                          foreign.message(), s.ToString()));
+  }
+  Warn("", fmt::format("{}. SQLite would have copied the log's pages over the file, so the log "
+                       "was moved to {} (nothing was deleted); to recover its plans, put the "
+                       "database it belongs to back at {} and rename {} to {}-wal",
+                       foreign.message(), aside, path, aside, path));
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status PlanDatabase::CheckWritable(std::string_view what) const {
   if (writable()) return Status::Ok();
   return Status::Unavailable(
       fmt::format("plan database {}: refusing {}: {}", path(), what, read_only_reason_));
+}
+
+PlanDatabase::~PlanDatabase() {
+  // A read-only connection cannot delete the -wal and -shm it created, as the last connection
+  // of a writer does (Note [Write-ahead log binding]); once it is closed, this process removes
+  // them, unless another connection uses them.
+  const std::string path = db_.path();
+  const bool tidy = tidy_companions_ && db_.is_open() && db_.read_only() &&
+                    db_.mode() != SqliteDatabase::Mode::kImmutable;
+  db_ = SqliteDatabase();
+  in_use_.reset();
+  if (tidy && !OpenDatabaseFile::InUse(path)) RemoveCompanionsCreatedHere(path, companions_before_);
 }
 
 Status PlanDatabase::Open(const PlanDbOptions& options, std::unique_ptr<PlanDatabase>* out) {
@@ -156,6 +224,9 @@ Status PlanDatabase::Open(const PlanDbOptions& options, std::unique_ptr<PlanData
   // here has it open (Note [One descriptor per database file]); such a file was checked.
   if (!OpenDatabaseFile::InUse(path)) {
     if (Status s = CheckDatabaseHeader(path); !s.ok()) return s;
+    if (Status s = RefuseForeignWal(path, options.read_only); !s.ok()) return s;
+    pdb->companions_before_ = ExistingCompanions(path);
+    pdb->tidy_companions_ = true;
   }
   pdb->in_use_ = std::make_unique<OpenDatabaseFile>(path);
   if (options.network_filesystem.has_value()) {
@@ -163,6 +234,7 @@ Status PlanDatabase::Open(const PlanDbOptions& options, std::unique_ptr<PlanData
   } else {
     pdb->network_filesystem_ = NetworkFilesystemOf(DatabaseDirectory(path));
   }
+  const std::string unwritable = WhyUnwritable(path);
 
   // 3. A read-only look first: nothing is written to a file that turns out not to be ours.
   SqliteDatabase& db = pdb->db_;
@@ -173,11 +245,24 @@ Status PlanDatabase::Open(const PlanDbOptions& options, std::unique_ptr<PlanData
   }
   Inspection found;
   Status inspected = Inspect(db, &found);
-  if (!inspected.ok() && !options.read_only && db.last_error_code() == SQLITE_READONLY) {
+  const int failure = db.last_error_code();
+  if (!inspected.ok() && unwritable.empty() && failure == SQLITE_READONLY) {
     // A process killed inside a transaction leaves a write-ahead log that only a writer may
-    // recover (SQLITE_READONLY_RECOVERY). The header check above said the file is SQLite's,
-    // and recovery rewrites only the -wal/-shm companions, so look again as a writer.
+    // recover (SQLITE_READONLY_RECOVERY). The header and log checks above said the file is
+    // SQLite's and the log its own, and recovery rewrites only the -wal/-shm companions, so
+    // look again as a writer.
     if (Status s = SqliteDatabase::Open(path, SqliteDatabase::Mode::kReadWrite,
+                                        options.busy_timeout, &db);
+        !s.ok()) {
+      return s;
+    }
+    inspected = Inspect(db, &found);
+  } else if (!inspected.ok() && !unwritable.empty() &&
+             (failure == SQLITE_CANTOPEN || failure == SQLITE_READONLY)) {
+    // A WAL database that nothing can write, beside which SQLite cannot create (or write) its
+    // -shm: read it as the unchanging file it is. A log left beside it is not read, so commits
+    // that were never checkpointed are not seen (said once by the engine).
+    if (Status s = SqliteDatabase::Open(path, SqliteDatabase::Mode::kImmutable,
                                         options.busy_timeout, &db);
         !s.ok()) {
       return s;
@@ -200,6 +285,8 @@ Status PlanDatabase::Open(const PlanDbOptions& options, std::unique_ptr<PlanData
     LogFusion(LogLevel::kBasic, [&] {
       return fmt::format("[store] plan database {}: {}", path, pdb->read_only_reason_);
     });
+  } else if (!unwritable.empty()) {
+    pdb->read_only_reason_ = fmt::format("it cannot be written here: {}", unwritable);
   }
   pdb->schema_version_ = recorded;
   if (!pdb->writable()) {
@@ -217,6 +304,14 @@ Status PlanDatabase::Open(const PlanDbOptions& options, std::unique_ptr<PlanData
           SqliteDatabase::Open(path, SqliteDatabase::Mode::kReadWrite, options.busy_timeout, &db);
       !s.ok()) {
     return s;
+  }
+  if (db.read_only()) {
+    // The checks above saw nothing against writing, but SQLite could only get the file
+    // read-only (a permission or mount change just now, a security module).
+    pdb->read_only_reason_ = "it cannot be written here: SQLite could open it only read-only";
+    if (Status s = CheckTables(db, recorded); !s.ok()) return s;
+    *out = std::move(pdb);
+    return Status::Ok();
   }
   const bool network = !pdb->network_filesystem_.empty();
   if (Status s = SetJournalMode(db, pdb->network_filesystem_, &pdb->journal_mode_); !s.ok()) {

@@ -3,15 +3,20 @@
 //
 // Open() does, in order, and stops at the first problem with a Status that names the file:
 //   1. the file: created 0600 when missing, or checked (Note [Plan database trust]);
-//   2. the header: an empty file, or a SQLite header that is not cut short (database_header.h);
+//   2. the header: an empty file, or a SQLite header that is not cut short (database_header.h),
+//      and a write-ahead log beside it that belongs to it (Note [Write-ahead log binding]);
 //   3. a read-only look: is it new (no tables), ours (application_id 'EMBR' or a
 //      schema_migrations table) or another program's (refused, untouched), and which version;
-//   4. the mode: read-only when asked, or when the recorded schema version is newer than this
+//   4. the mode: read-only when asked, when the recorded schema version is newer than this
 //      binary's (one log line at `basic`; every write then returns Unavailable naming both
-//      versions); read-write otherwise;
+//      versions), or when this process cannot write the file (a read-only mount, an immutable
+//      or foreign-permission file, a directory where the -wal and -shm cannot be created: the
+//      reason says which; a WAL database that nothing can write is read as immutable, see
+//      sqlite_database.h); read-write otherwise;
 //   5. when writable: the journal mode (Note [Journal mode]), then the missing migrations;
 //   6. every table of the schema is there (a missing one is Corruption).
-// Nothing is written to a file that fails 1–3, to a newer database, or in read-only mode.
+// Nothing is written to a file that fails 1–3, to a newer database, or in read-only mode, and
+// a read-only open removes the empty -wal and -shm it made once it is closed (~PlanDatabase).
 //
 // Note [Journal mode]: plan databases use WAL with synchronous=NORMAL, so readers never block
 // the writer and a commit costs one fsync at checkpoint time. WAL needs shared memory between
@@ -32,6 +37,7 @@
 #include "store/open_database_files.h"
 #include "store/open_options.h"
 #include "store/sqlite_database.h"
+#include "store/wal_companions.h"
 
 namespace ember {
 
@@ -42,6 +48,9 @@ class PlanDatabase {
  public:
   // Opens options.path as described above. On failure *out is null.
   static Status Open(const PlanDbOptions& options, std::unique_ptr<PlanDatabase>* out);
+  ~PlanDatabase();
+  PlanDatabase(const PlanDatabase&) = delete;
+  PlanDatabase& operator=(const PlanDatabase&) = delete;
 
   SqliteDatabase& sqlite() { return db_; }
   const std::string& path() const { return db_.path(); }
@@ -77,6 +86,10 @@ class PlanDatabase {
   std::string journal_mode_;
   std::string network_filesystem_;
   bool created_ = false;
+  // Whether this open was the process's first of the file, and which companions were there
+  // before it (a read-only connection's are removed when it closes).
+  bool tidy_companions_ = false;
+  CompanionFiles companions_before_;
 };
 
 }  // namespace ember

@@ -86,6 +86,10 @@ class PlanRepository {
   // The workload `name` of `environment`, created with no explorations and no cap when new; its
   // last_seen is refreshed. On a read-only database an unknown workload is Unavailable.
   Status GetOrCreateWorkload(EnvironmentRowId environment, std::string_view name, WorkloadRow* out);
+  // The workload `name` of `environment` without creating it (a read): *found says whether it
+  // exists.
+  Status FindWorkload(EnvironmentRowId environment, std::string_view name, bool* found,
+                      WorkloadRow* out);
   Status GetWorkload(WorkloadRowId workload, WorkloadRow* out);
   // explorations += n, atomically across processes; *count gets the new persisted value.
   Status AddExplorations(WorkloadRowId workload, int64_t n, int64_t* count);

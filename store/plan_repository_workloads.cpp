@@ -69,10 +69,7 @@ Status PlanRepository::GetOrCreateWorkload(EnvironmentRowId environment, std::st
                                            WorkloadRow* out) {
   if (!writable()) {
     bool found = false;
-    Status s = RunWithBusyRetry(db(), "reading a workload", [&] {
-      return SelectWorkloadByName(db(), environment, name, &found, out);
-    });
-    if (!s.ok() || found) return s;
+    if (Status s = FindWorkload(environment, name, &found, out); !s.ok() || found) return s;
     return database_->CheckWritable(fmt::format("creating workload '{}'", name));
   }
   return RunTransaction(db(), TransactionKind::kWrite, "creating a workload", [&]() -> Status {
@@ -97,6 +94,14 @@ Status PlanRepository::GetOrCreateWorkload(EnvironmentRowId environment, std::st
                       database_->path(), name));
     }
     return Status::Ok();
+  });
+}
+
+Status PlanRepository::FindWorkload(EnvironmentRowId environment, std::string_view name,
+                                    bool* found, WorkloadRow* out) {
+  *found = false;
+  return RunWithBusyRetry(db(), "reading a workload", [&] {
+    return SelectWorkloadByName(db(), environment, name, found, out);
   });
 }
 

@@ -1,6 +1,10 @@
 #include "store/plan_writer.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <optional>
 #include <utility>
 
@@ -13,21 +17,43 @@ namespace ember {
 PlanWriter::PlanWriter(std::unique_ptr<PlanRepository> repository, EnvironmentRowId environment,
                        WorkloadRowId workload)
     : repository_(std::move(repository)), environment_(environment), workload_(workload) {
+  if (repository_ == nullptr) {
+    closed_ = true;
+    return;
+  }
+  struct stat st {};
+  if (stat(repository_->database().path().c_str(), &st) == 0) {
+    device_ = st.st_dev;
+    inode_ = st.st_ino;
+  }
   thread_ = std::thread([this] { Run(); });
 }
 
-PlanWriter::~PlanWriter() {
+PlanWriter::~PlanWriter() { Stop(); }
+
+void PlanWriter::Stop() {
   {
     std::lock_guard lock(mu_);
     stop_ = true;
   }
   work_cv_.notify_all();
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
+}
+
+void PlanWriter::Close() {
+  Checkpoint();
+  {
+    std::lock_guard lock(mu_);
+    closed_ = true;
+  }
+  Stop();
+  repository_.reset();
 }
 
 void PlanWriter::Enqueue(Message message) {
   {
     std::lock_guard lock(mu_);
+    if (closed_) return;
     queue_.push_back(std::move(message));
     ++enqueued_;
   }
@@ -84,16 +110,33 @@ void PlanWriter::Run() {
 bool PlanWriter::Check(const Status& status, const char* what) {
   if (status.ok()) return true;
   if (!failed_.exchange(true)) {
-    LogFusion(LogLevel::kBasic, [&] {
-      return fmt::format(
-          "[store] {} failed ({}); continuing with in-memory plans only, committed plans are kept",
-          what, status.ToString());
-    });
+    const std::string& path = repository_->database().path();
+    Warn("plan-db-write:" + path,
+         fmt::format("plan database {}: {} failed ({}); plans found from now on are not stored "
+                     "(the next run explores them again), plans committed before are kept",
+                     path, what, status.ToString()));
   }
   return false;
 }
 
+Status PlanWriter::CheckStillAtPath() const {
+  const std::string& path = repository_->database().path();
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) {
+    return Status::NotFound(fmt::format(
+        "the file was deleted or moved away while this process was using it ({})",
+        std::strerror(errno)));
+  }
+  if (st.st_dev != device_ || st.st_ino != inode_) {
+    return Status::NotFound(
+        "the file at its path was replaced by another one while this process was using it");
+  }
+  return Status::Ok();
+}
+
 void PlanWriter::Apply(std::vector<Message>& batch) {
+  // Writing into a file that is no longer at its path would store nothing anyone reads.
+  if (!Check(CheckStillAtPath(), "writing")) return;
   // Bindings first: everything later in the batch may refer to a loaded plan.
   for (const Message& m : batch) {
     if (m.kind == Message::Kind::kBind) rows_[m.id] = m.row;

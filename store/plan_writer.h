@@ -10,8 +10,11 @@
 // (another process published the same relative ops first) maps the PlanId to the existing row
 // and merges this process's triggers into it: the first publication wins across processes, as
 // the first plan found wins inside one (burn's "existing plan" rule). When the database fails
-// (disk full, file locked away, removed table), the writer logs once and drops what is queued
-// from then on: the program continues with its in-memory plans, and rows already committed stay.
+// (disk full, file locked away, removed table, the file deleted, moved or replaced at its path),
+// the writer says so once on stderr (ember::Warn: it costs the user their next warm start) and
+// drops what is queued from then on: the program continues with its in-memory plans, and rows
+// already committed stay. A writer made without a repository (a database that cannot be
+// written) drops everything from the start.
 //
 // Threading: every public method is thread-safe; Flush() blocks until all that was enqueued
 // before it is applied (or dropped after a failure).
@@ -36,6 +39,7 @@ namespace ember {
 
 class PlanWriter {
  public:
+  // A null `repository` makes a writer that stores nothing (and starts no thread).
   PlanWriter(std::unique_ptr<PlanRepository> repository, EnvironmentRowId environment,
              WorkloadRowId workload);
   ~PlanWriter();  // applies what is queued, then stops
@@ -59,6 +63,10 @@ class PlanWriter {
   // would otherwise leave its last commits in `-wal` only, so that copying the database file
   // alone would lose them.
   void Checkpoint();
+  // The process is exiting: Checkpoint, then stop and close the connection, so that SQLite, at
+  // the last connection's close, removes the -wal and -shm (Note [Write-ahead log binding]).
+  // What is enqueued afterwards is dropped.
+  void Close();
 
   uint64_t plans_published() const { return published_.load(); }
   bool failed() const { return failed_.load(); }
@@ -95,16 +103,23 @@ class PlanWriter {
   uint64_t enqueued_ = 0;      // guarded by mu_
   uint64_t applied_ = 0;       // guarded by mu_
   bool stop_ = false;          // guarded by mu_
+  bool closed_ = false;        // guarded by mu_; Enqueue drops once set
 
   std::unordered_map<PlanId, PlanRowId> rows_;  // writer thread only
   std::atomic<uint64_t> published_{0};
   std::atomic<bool> failed_{false};
   std::thread thread_;
+  // Where the database was when the writer started (Apply checks it is still there).
+  uint64_t device_ = 0;
+  uint64_t inode_ = 0;
 
   void Enqueue(Message message);
+  void Stop();
   void Run();
   void Apply(std::vector<Message>& batch);
-  // Logs the first failure and stops writing; returns false when `status` failed.
+  // OK while the database file is still the one at its path.
+  Status CheckStillAtPath() const;
+  // Says the first failure (Warn) and stops writing; returns false when `status` failed.
   bool Check(const Status& status, const char* what);
 };
 

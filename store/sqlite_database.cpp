@@ -14,13 +14,39 @@ void SqliteDatabase::Closer::operator()(sqlite3* db) const {
   sqlite3_close_v2(db);
 }
 
+namespace {
+
+// `path` as a file: URI with immutable=1 (sqlite.org/uri.html: '?', '#' and '%' escaped).
+std::string ImmutableUri(const std::string& path) {
+  std::string uri = "file:";
+  for (const char c : path) {
+    if (c == '?' || c == '#' || c == '%') {
+      uri += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    } else {
+      uri += c;
+    }
+  }
+  return uri + "?immutable=1";
+}
+
+}  // namespace
+
+bool SqliteDatabase::read_only() const {
+  return mode_ != Mode::kReadWrite || (handle_ != nullptr && sqlite3_db_readonly(handle_.get(), "main") == 1);
+}
+
 Status SqliteDatabase::Open(const std::string& path, Mode mode,
                             std::chrono::milliseconds busy_timeout, SqliteDatabase* out) {
   *out = SqliteDatabase();
-  const int flags = (mode == Mode::kReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) |
-                    SQLITE_OPEN_NOMUTEX;
+  int flags = (mode == Mode::kReadWrite ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) |
+              SQLITE_OPEN_NOMUTEX;
+  std::string name = path;
+  if (mode == Mode::kImmutable) {
+    flags |= SQLITE_OPEN_URI;
+    name = ImmutableUri(path);
+  }
   sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  const int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
   SqliteDatabase db;
   db.handle_.reset(raw);  // SQLite returns a handle even on most failures; it must be closed.
   db.path_ = path;

@@ -50,7 +50,10 @@ class SqliteStatementCache {
 
 class SqliteDatabase {
  public:
-  enum class Mode { kReadWrite, kReadOnly };
+  // kImmutable: read-only, and SQLite is told the file cannot change while it is open (no
+  // locks, no -wal or -shm: the `immutable` URI parameter, sqlite.org/uri.html). Only for a file
+  // nothing can write: one on a read-only filesystem or marked immutable.
+  enum class Mode { kReadWrite, kReadOnly, kImmutable };
 
   SqliteDatabase() = default;  // Closed.
   // REQUIRES for moves: no statement prepared from either connection is alive (statements
@@ -65,7 +68,10 @@ class SqliteDatabase {
   bool is_open() const { return handle_ != nullptr; }
   sqlite3* handle() const { return handle_.get(); }
   const std::string& path() const { return path_; }
-  bool read_only() const { return mode_ == Mode::kReadOnly; }
+  // Opened read-only, or opened for writing but SQLite could only get the file read-only (an
+  // immutable file, a read-only mount).
+  bool read_only() const;
+  Mode mode() const { return mode_; }
 
   // Runs one or more statements that return no rows (DDL, PRAGMA writes, BEGIN/COMMIT).
   Status Exec(std::string_view sql, std::string_view what);

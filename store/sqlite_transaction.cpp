@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "store/sqlite_error.h"
+#include "store/wal_companions.h"
 
 namespace ember {
 
@@ -25,11 +26,15 @@ SqliteTransaction::~SqliteTransaction() {
 Status SqliteTransaction::Begin(TransactionKind kind) {
   const char* sql = kind == TransactionKind::kWrite ? "BEGIN IMMEDIATE" : "BEGIN";
   if (Status s = db_.Exec(sql, "starting a transaction"); !s.ok()) return s;
+  kind_ = kind;
   open_ = true;
   return Status::Ok();
 }
 
 Status SqliteTransaction::Commit() {
+  if (kind_ == TransactionKind::kWrite) {
+    if (Status s = BumpCommitCounter(db_); !s.ok()) return s;
+  }
   Status s = db_.Exec("COMMIT", "committing a transaction");
   // After a failed COMMIT SQLite may keep the transaction open (busy) or have rolled it back;
   // the destructor's ROLLBACK covers both.

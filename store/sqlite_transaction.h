@@ -36,10 +36,12 @@ class SqliteTransaction {
   // REQUIRES: not begun yet.
   Status Begin(TransactionKind kind);
   // REQUIRES: begun and not yet committed. On failure the destructor rolls back what is left.
+  // A write transaction bumps the commit counter first (Note [Write-ahead log binding]).
   Status Commit();
 
  private:
   SqliteDatabase& db_;
+  TransactionKind kind_ = TransactionKind::kRead;
   bool open_ = false;
 };
 

@@ -67,7 +67,10 @@ class DeviceServer {
     if (backing_ != nullptr) backing_->Flush();
   }
   // At exit: FlushPlans, and leave the database file self-contained (PlanBacking::Close).
+  // Under the server's lock, like every other use of the backing: a thread still running ops
+  // at exit finishes its op first, and later ones find the backing closed.
   void ClosePlans() {
+    std::lock_guard lock(mu_);
     if (backing_ != nullptr) backing_->Close();
   }
 

@@ -1,0 +1,281 @@
+#include "store/wal_companions.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "store/sqlite_database.h"
+
+namespace ember {
+namespace {
+
+// SQLite's file format (https://sqlite.org/fileformat.html): §1.3 the database header, §4.1 the
+// WAL header and frames, §4.2 their checksums.
+constexpr size_t kDbHeaderSize = 100;
+constexpr size_t kWalHeaderSize = 32;
+constexpr size_t kFrameHeaderSize = 24;
+constexpr uint32_t kWalMagic = 0x377f0682;  // | 1: checksums over big-endian words
+constexpr size_t kUserVersionAt = 60;
+constexpr size_t kApplicationIdAt = 68;
+// The unix VFS's "dead man switch" byte in the -shm file: every connection holds a read lock on
+// it while the database is open, and the first one to open takes it for writing (sqlite's
+// src/os_unix.c, UNIX_SHM_DMS = 120 + 8).
+constexpr off_t kShmDmsByte = 128;
+// user_version is a signed 32-bit number; the counter stays non-negative and wraps.
+constexpr uint32_t kCounterMask = 0x7fffffff;
+
+using DbHeader = std::array<uint8_t, kDbHeaderSize>;
+
+uint32_t Be32(const uint8_t* p) {
+  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
+}
+
+uint32_t Le32(const uint8_t* p) {
+  return (uint32_t{p[3]} << 24) | (uint32_t{p[2]} << 16) | (uint32_t{p[1]} << 8) | p[0];
+}
+
+// The WAL checksum (fileformat.html §4.2), continuing from (s0, s1) over `n` bytes (n % 8 == 0).
+void Checksum(bool big_endian, const uint8_t* data, size_t n, uint32_t& s0, uint32_t& s1) {
+  for (size_t i = 0; i + 8 <= n; i += 8) {
+    const uint32_t x0 = big_endian ? Be32(data + i) : Le32(data + i);
+    const uint32_t x1 = big_endian ? Be32(data + i + 4) : Le32(data + i + 4);
+    s0 += x0 + s1;
+    s1 += x1 + s0;
+  }
+}
+
+std::string Errno() { return std::strerror(errno); }
+
+// Reads exactly `n` bytes at `offset`; false at end of file or on a short read.
+bool ReadAt(int fd, off_t offset, uint8_t* out, size_t n) {
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t got = pread(fd, out + done, n - done, offset + static_cast<off_t>(done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    done += static_cast<size_t>(got);
+  }
+  return true;
+}
+
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// What a log would replay: its page size and the page-1 headers of its committed frames, in
+// log order. SQLite replays frames up to the last commit frame whose checksums all hold.
+struct WalContent {
+  uint32_t page_size = 0;
+  size_t committed_frames = 0;
+  std::vector<DbHeader> headers;
+};
+
+Status ReadWal(int fd, WalContent* out) {
+  *out = WalContent();
+  uint8_t header[kWalHeaderSize];
+  if (!ReadAt(fd, 0, header, sizeof header)) return Status::Ok();  // shorter than a header
+  const uint32_t magic = Be32(header);
+  if ((magic & ~1u) != kWalMagic) return Status::Ok();  // SQLite ignores such a log
+  const bool big_endian = (magic & 1u) != 0;
+  const uint32_t page_size = Be32(header + 8);
+  if (page_size < 512 || page_size > 65536 || (page_size & (page_size - 1)) != 0) {
+    return Status::Ok();
+  }
+  uint32_t s0 = 0, s1 = 0;
+  Checksum(big_endian, header, 24, s0, s1);
+  if (s0 != Be32(header + 24) || s1 != Be32(header + 28)) return Status::Ok();
+  out->page_size = page_size;
+  std::vector<uint8_t> frame(kFrameHeaderSize + page_size);
+  std::vector<DbHeader> pending;  // page-1 headers since the last commit frame
+  size_t frames = 0;
+  for (off_t at = kWalHeaderSize;; at += static_cast<off_t>(frame.size())) {
+    if (!ReadAt(fd, at, frame.data(), frame.size())) break;
+    const uint8_t* f = frame.data();
+    if (std::memcmp(f + 8, header + 16, 8) != 0) break;  // salts of an older log generation
+    uint32_t t0 = s0, t1 = s1;
+    Checksum(big_endian, f, 8, t0, t1);
+    Checksum(big_endian, f + kFrameHeaderSize, page_size, t0, t1);
+    if (t0 != Be32(f + 16) || t1 != Be32(f + 20) || Be32(f) == 0) break;
+    s0 = t0;
+    s1 = t1;
+    ++frames;
+    if (Be32(f) == 1) {
+      DbHeader h;
+      std::copy_n(f + kFrameHeaderSize, kDbHeaderSize, h.begin());
+      pending.push_back(h);
+    }
+    if (Be32(f + 4) != 0) {  // a commit frame
+      out->committed_frames = frames;
+      out->headers.insert(out->headers.end(), pending.begin(), pending.end());
+      pending.clear();
+    }
+  }
+  return Status::Ok();
+}
+
+// Whether a connection of another process has the database open: it holds a lock on the
+// index's dead-man-switch byte for as long as it does.
+bool IndexInUse(const std::string& shm_path) {
+  const int raw = open(shm_path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (raw < 0) return false;  // no index: no connection in WAL mode
+  Fd fd(raw);
+  struct flock lock {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  lock.l_start = kShmDmsByte;
+  lock.l_len = 1;
+  if (fcntl(fd.get(), F_GETLK, &lock) != 0) return true;  // cannot tell: assume live
+  return lock.l_type != F_UNLCK;
+}
+
+std::string Describe(const DbHeader& h) {
+  return fmt::format("application_id 0x{:08x}, commit counter {}", Be32(h.data() + kApplicationIdAt),
+                     Be32(h.data() + kUserVersionAt));
+}
+
+}  // namespace
+
+Status CheckWalBelongs(const std::string& path) {
+  const std::string wal_path = path + "-wal";
+  const int raw = open(wal_path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (raw < 0) {
+    if (errno == ENOENT) return Status::Ok();
+    return Status::IoError(fmt::format("cannot read write-ahead log {}: {}", wal_path, Errno()));
+  }
+  Fd wal(raw);
+  if (IndexInUse(path + "-shm")) return Status::Ok();  // another process's live log
+  WalContent content;
+  if (Status s = ReadWal(wal.get(), &content); !s.ok()) return s;
+  if (content.committed_frames == 0 || content.headers.empty()) return Status::Ok();
+
+  const int db_raw = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (db_raw < 0) {
+    return Status::IoError(fmt::format("cannot read plan database {}: {}", path, Errno()));
+  }
+  Fd db(db_raw);
+  DbHeader file{};
+  if (!ReadAt(db.get(), 0, file.data(), file.size())) {
+    return Status::Ok();  // an empty file: the log recreates it, nothing is overwritten
+  }
+  uint32_t file_page_size = (uint32_t{file[16]} << 8) | file[17];
+  if (file_page_size == 1) file_page_size = 65536;
+  if (file_page_size != content.page_size) {
+    return Status::Corruption(fmt::format(
+        "{}-wal does not belong to plan database {}: its pages are {} bytes, the file's {}", path,
+        path, content.page_size, file_page_size));
+  }
+  for (const DbHeader& h : content.headers) {
+    if (h == file) return Status::Ok();  // a checkpoint copied this log's header into the file
+  }
+  const DbHeader& first = content.headers.front();
+  const uint32_t first_counter = Be32(first.data() + kUserVersionAt);
+  const uint32_t file_counter = Be32(file.data() + kUserVersionAt);
+  const bool same_application =
+      Be32(first.data() + kApplicationIdAt) == Be32(file.data() + kApplicationIdAt);
+  if (same_application && (file_counter == first_counter ||
+                           ((file_counter + 1) & kCounterMask) == first_counter)) {
+    return Status::Ok();  // the file is the state the log started from
+  }
+  return Status::Corruption(fmt::format(
+      "{}-wal does not belong to plan database {}: the log continues a database with {} "
+      "(its last: {}), the file has {}",
+      path, path, Describe(first), Describe(content.headers.back()), Describe(file)));
+}
+
+Status SetAsideWal(const std::string& path, std::string* moved_to) {
+  const std::string wal_path = path + "-wal";
+  const std::string shm_path = path + "-shm";
+  // Under the index's write lock, as in RemoveCompanionsCreatedHere: no connection can start
+  // using the log while it moves.
+  std::optional<Fd> index;
+  const int raw = open(shm_path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+  if (raw >= 0) {
+    index.emplace(raw);
+    struct flock lock {};
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = kShmDmsByte;
+    lock.l_len = 1;
+    if (fcntl(index->get(), F_SETLK, &lock) != 0) {
+      return Status::Unavailable(fmt::format("{} is in use by another process", shm_path));
+    }
+  }
+  const std::string aside = fmt::format("{}.stale-{}", wal_path, static_cast<long long>(time(nullptr)));
+  if (rename(wal_path.c_str(), aside.c_str()) != 0) {
+    return Status::IoError(fmt::format("cannot move {} to {}: {}", wal_path, aside, Errno()));
+  }
+  if (index.has_value()) unlink(shm_path.c_str());
+  *moved_to = aside;
+  return Status::Ok();
+}
+
+CompanionFiles ExistingCompanions(const std::string& path) {
+  struct stat st {};
+  return {.wal = lstat((path + "-wal").c_str(), &st) == 0,
+          .shm = lstat((path + "-shm").c_str(), &st) == 0};
+}
+
+void RemoveCompanionsCreatedHere(const std::string& path, const CompanionFiles& before) {
+  const CompanionFiles now = ExistingCompanions(path);
+  const bool wal_created = now.wal && !before.wal;
+  const bool shm_created = now.shm && !before.shm;
+  if (!wal_created && !shm_created) return;
+  const std::string wal_path = path + "-wal";
+  const std::string shm_path = path + "-shm";
+  std::optional<Fd> index;
+  if (now.shm) {
+    const int raw = open(shm_path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (raw < 0) return;
+    index.emplace(raw);
+    struct flock lock {};
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = kShmDmsByte;
+    lock.l_len = 1;
+    // Held until the files are gone: a connection opening meanwhile gets SQLITE_BUSY and
+    // retries, and then finds neither file.
+    if (fcntl(index->get(), F_SETLK, &lock) != 0) return;  // in use
+  }
+  if (wal_created) {
+    struct stat st {};
+    if (lstat(wal_path.c_str(), &st) != 0 || st.st_size != 0) return;
+    unlink(wal_path.c_str());
+  }
+  // An index nobody holds is only a cache of the log: the next connection rebuilds it.
+  if (shm_created) unlink(shm_path.c_str());
+}
+
+Status BumpCommitCounter(SqliteDatabase& db) {
+  std::string value;
+  if (Status s = db.QueryText("PRAGMA user_version", "reading the commit counter", &value);
+      !s.ok()) {
+    return s;
+  }
+  const uint32_t next = (static_cast<uint32_t>(std::strtoll(value.c_str(), nullptr, 10)) + 1) & kCounterMask;
+  return db.Exec(fmt::format("PRAGMA user_version = {}", next), "bumping the commit counter");
+}
+
+}  // namespace ember
