@@ -108,9 +108,9 @@ Status PersistentPlans::Open(const PersistentPlansOptions& options,
   if (!unwritable.empty()) {
     writer_connection.reset();
     Warn("plan-db-readonly:" + options.path,
-         fmt::format("plan database {} cannot be written ({}); its plans are used, but plans "
-                     "found from now on are not stored and the exploration budget is counted "
-                     "in this process only",
+         fmt::format("plan database {}: nothing new can be stored ({}); its plans are used, "
+                     "but plans found from now on are not stored and the exploration budget is "
+                     "counted in this process only",
                      options.path, unwritable));
   }
   plans->writer_ = std::make_unique<PlanWriter>(std::move(writer_connection), plans->environment_,

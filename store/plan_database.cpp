@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -194,6 +195,21 @@ Status RefuseForeignWal(const std::string& path, bool read_only) {
   return Status::Ok();
 }
 
+// Whether a read that failed with `failure` (a primary SQLite code) may be retried on an
+// immutable connection: the failure is about creating or writing the companions, and either
+// nothing can write the file (`unwritable` says why) or no connection uses it and its log holds
+// nothing, so that only a later writer could change it under the reader (and then a torn read
+// fails its row checksums or SQLite's own checks, never gives a wrong plan).
+bool CanReadAsImmutable(const std::string& path, int failure, const std::string& unwritable) {
+  const bool companion_failure = failure == SQLITE_CANTOPEN || failure == SQLITE_READONLY ||
+                                 failure == SQLITE_IOERR || failure == SQLITE_FULL;
+  if (!companion_failure) return false;
+  if (!unwritable.empty()) return true;
+  struct stat st {};
+  const bool log_empty = stat((path + "-wal").c_str(), &st) != 0 || st.st_size == 0;
+  return log_empty && !CompanionsInUse(path);
+}
+
 }  // namespace
 
 Status PlanDatabase::CheckWritable(std::string_view what) const {
@@ -207,8 +223,7 @@ PlanDatabase::~PlanDatabase() {
   // of a writer does (Note [Write-ahead log binding]); once it is closed, this process removes
   // them, unless another connection uses them.
   const std::string path = db_.path();
-  const bool tidy = tidy_companions_ && db_.is_open() && db_.read_only() &&
-                    db_.mode() != SqliteDatabase::Mode::kImmutable;
+  const bool tidy = tidy_companions_ && db_.is_open() && db_.read_only();
   db_ = SqliteDatabase();
   in_use_.reset();
   if (tidy && !OpenDatabaseFile::InUse(path)) RemoveCompanionsCreatedHere(path, companions_before_);
@@ -234,7 +249,7 @@ Status PlanDatabase::Open(const PlanDbOptions& options, std::unique_ptr<PlanData
   } else {
     pdb->network_filesystem_ = NetworkFilesystemOf(DatabaseDirectory(path));
   }
-  const std::string unwritable = WhyUnwritable(path);
+  std::string unwritable = WhyUnwritable(path);
 
   // 3. A read-only look first: nothing is written to a file that turns out not to be ours.
   SqliteDatabase& db = pdb->db_;
@@ -257,17 +272,22 @@ Status PlanDatabase::Open(const PlanDbOptions& options, std::unique_ptr<PlanData
       return s;
     }
     inspected = Inspect(db, &found);
-  } else if (!inspected.ok() && !unwritable.empty() &&
-             (failure == SQLITE_CANTOPEN || failure == SQLITE_READONLY)) {
-    // A WAL database that nothing can write, beside which SQLite cannot create (or write) its
-    // -shm: read it as the unchanging file it is. A log left beside it is not read, so commits
-    // that were never checkpointed are not seen (said once by the engine).
+  } else if (!inspected.ok() && CanReadAsImmutable(path, failure, unwritable)) {
+    // SQLite cannot create (or write) the -shm a WAL database needs: nothing can write the
+    // file, or its filesystem is full. Read it as the unchanging file it then is, rather than
+    // lose its plans. A log beside an unwritable file is not read, so commits that were never
+    // checkpointed are not seen.
+    const Status first_failure = inspected;
     if (Status s = SqliteDatabase::Open(path, SqliteDatabase::Mode::kImmutable,
                                         options.busy_timeout, &db);
         !s.ok()) {
       return s;
     }
     inspected = Inspect(db, &found);
+    if (inspected.ok() && unwritable.empty()) {
+      unwritable = fmt::format("SQLite cannot open it for writing ({}), so it is read as it is",
+                               first_failure.ToString());
+    }
   }
   if (!inspected.ok()) return inspected;
   if (Status s = CheckOurs(path, found); !s.ok()) return s;
@@ -287,6 +307,9 @@ Status PlanDatabase::Open(const PlanDbOptions& options, std::unique_ptr<PlanData
     });
   } else if (!unwritable.empty()) {
     pdb->read_only_reason_ = fmt::format("it cannot be written here: {}", unwritable);
+    LogFusion(LogLevel::kBasic, [&] {
+      return fmt::format("[store] plan database {}: {}", path, pdb->read_only_reason_);
+    });
   }
   pdb->schema_version_ = recorded;
   if (!pdb->writable()) {

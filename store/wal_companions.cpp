@@ -232,6 +232,8 @@ Status SetAsideWal(const std::string& path, std::string* moved_to) {
   return Status::Ok();
 }
 
+bool CompanionsInUse(const std::string& path) { return IndexInUse(path + "-shm"); }
+
 CompanionFiles ExistingCompanions(const std::string& path) {
   struct stat st {};
   return {.wal = lstat((path + "-wal").c_str(), &st) == 0,

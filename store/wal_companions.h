@@ -47,6 +47,10 @@ Status CheckWalBelongs(const std::string& path);
 // under the index's write lock; Unavailable when a connection uses them.
 Status SetAsideWal(const std::string& path, std::string* moved_to);
 
+// Whether a connection of another process has the database open in WAL mode (it holds a lock
+// on the index's dead-man-switch byte for as long as it does).
+bool CompanionsInUse(const std::string& path);
+
 // Which companions exist now (taken before an open, to know afterwards which ones it created).
 struct CompanionFiles {
   bool wal = false;
