@@ -20,9 +20,8 @@ namespace ember {
 namespace {
 
 constexpr std::string_view kUnlimited = "unlimited";
-// The shared-memory tier: the smallest segment that holds its index (store/shared_segment_layout.h)
-// and the longest wait for a sibling's exploration (a minute: longer means something is stuck).
-constexpr uint64_t kMinShmBytes = 256 * 1024;
+// The shared-memory tier's longest wait for a sibling's exploration (a minute: longer means
+// something is stuck). Its sizes are bounded by kMinShmBytes and kMaxShmBytes (config.h).
 constexpr uint64_t kMaxWaitMs = 60000;
 
 std::string Lower(std::string_view text) {
@@ -227,12 +226,14 @@ class FileLayer {
   void ReadShmBytes(const toml::table& store) {
     const toml::node* node = store.get("shm_bytes");
     if (node == nullptr) return;
-    if (auto value = node->value_exact<int64_t>();
-        value && *value >= static_cast<int64_t>(kMinShmBytes)) {
+    const std::optional<int64_t> value = node->value_exact<int64_t>();
+    if (value && *value >= static_cast<int64_t>(kMinShmBytes) &&
+        *value <= static_cast<int64_t>(kMaxShmBytes)) {
       config_.shm_bytes = static_cast<uint64_t>(*value);
       return;
     }
-    Bad(*node, "store", "shm_bytes", fmt::format("an integer of at least {}", kMinShmBytes),
+    Bad(*node, "store", "shm_bytes",
+        fmt::format("an integer from {} to {}", kMinShmBytes, kMaxShmBytes),
         std::to_string(config_.shm_bytes));
   }
 
@@ -362,12 +363,12 @@ void ApplyEnvironment(const EnvLookup& env, Config& config, Warnings& warnings) 
   ApplySwitch(env, "EMBER_ALLOW_SHARED_WRITABLE", config.allow_shared_writable, warnings);
   ApplySwitch(env, "EMBER_SHM", config.shm, warnings);
   if (std::optional<std::string> text = Get(env, "EMBER_SHM_BYTES")) {
-    if (std::optional<uint64_t> value = ParseUnsigned(*text); value && *value >= kMinShmBytes) {
+    if (std::optional<uint64_t> value = ParseUnsigned(*text);
+        value && *value >= kMinShmBytes && *value <= kMaxShmBytes) {
       config.shm_bytes = *value;
     } else {
-      warnings.Add(
-          fmt::format("EMBER_SHM_BYTES must be an integer of at least {}, got {}; using {}",
-                      kMinShmBytes, Quote(*text), config.shm_bytes));
+      warnings.Add(fmt::format("EMBER_SHM_BYTES must be an integer from {} to {}, got {}; using {}",
+                               kMinShmBytes, kMaxShmBytes, Quote(*text), config.shm_bytes));
     }
   }
   if (std::optional<std::string> text = Get(env, "EMBER_SHM_WAIT_MS")) {

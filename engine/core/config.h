@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -38,6 +39,13 @@ std::string_view LogLevelName(LogLevel level);
 // burn's spellings, case-insensitive: disabled|off|0, basic, medium, full|1. Anything else is
 // nullopt; the caller decides what to keep.
 std::optional<LogLevel> ParseLogLevel(std::string_view text);
+
+// The bounds of [store] shm_bytes, a shared plan segment's (store/shared_segment_layout.h): the
+// smallest segment that holds the fixed part of its layout and a few plans, and the largest one
+// ember creates or maps. 4 GiB holds hundreds of thousands of plans of 2 to 10 KB; more is a
+// typo, and an object that large in /dev/shm may not even be mappable.
+inline constexpr uint64_t kMinShmBytes = 256 * 1024;
+inline constexpr uint64_t kMaxShmBytes = uint64_t{4} << 30;
 
 // Plain settings; the defaults below are the documented defaults.
 struct Config {
@@ -64,7 +72,7 @@ struct Config {
   // [store] shm / EMBER_SHM: whether the shared-memory tier may be used.
   bool shm = true;
   // [store] shm_bytes / EMBER_SHM_BYTES: the size of a shared plan segment (pages are taken
-  // only as plans arrive). At least 256 KiB.
+  // only as plans arrive). From kMinShmBytes to kMaxShmBytes.
   uint64_t shm_bytes = uint64_t{64} << 20;
   // [store] shm_wait_ms / EMBER_SHM_WAIT_MS: how long a worker waits for a sibling that is
   // exploring the same segment before exploring it too. 0: never wait.

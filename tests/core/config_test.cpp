@@ -167,7 +167,8 @@ TEST_F(ConfigTest, SharedMemorySizesOutOfRangeAreReportedAndIgnored) {
   EXPECT_EQ(file.config.shm_wait_ms, 1000u);
   ASSERT_EQ(file.warnings.size(), 2u);
   EXPECT_THAT(file.warnings[0],
-              testing::HasSubstr("[store] shm_bytes must be an integer of at least 262144"));
+              testing::HasSubstr("[store] shm_bytes must be an integer from 262144 to "
+                                 "4294967296, got 1000; using 67108864"));
   EXPECT_THAT(file.warnings[1],
               testing::HasSubstr("[store] shm_wait_ms must be an integer from 0 to 60000"));
   LoadedConfig env = LoadEnv({{"EMBER_SHM_BYTES", "lots"}, {"EMBER_SHM_WAIT_MS", "600000"}});
@@ -175,10 +176,35 @@ TEST_F(ConfigTest, SharedMemorySizesOutOfRangeAreReportedAndIgnored) {
   EXPECT_EQ(env.config.shm_wait_ms, 1000u);
   ASSERT_EQ(env.warnings.size(), 2u);
   EXPECT_THAT(env.warnings[0],
-              testing::HasSubstr("EMBER_SHM_BYTES must be an integer of at least 262144, "
-                                 "got \"lots\"; using 67108864"));
+              testing::HasSubstr("EMBER_SHM_BYTES must be an integer from 262144 to "
+                                 "4294967296, got \"lots\"; using 67108864"));
   EXPECT_THAT(env.warnings[1],
               testing::HasSubstr("EMBER_SHM_WAIT_MS must be an integer from 0 to 60000"));
+}
+
+// EMBER_SHM_BYTES=99999999999999 once left a 91 TB object in /dev/shm that no later run could
+// map: sizes above kMaxShmBytes are refused like sizes below the minimum, and the bound itself
+// is accepted.
+TEST_F(ConfigTest, SharedMemorySizesAboveTheMaximumAreReportedAndIgnored) {
+  LoadedConfig file = LoadToml("[store]\nshm_bytes = 99999999999999\n");
+  EXPECT_EQ(file.config.shm_bytes, uint64_t{64} << 20);
+  EXPECT_THAT(file.warnings,
+              ElementsAre(FileWarning(2,
+                                      "[store] shm_bytes must be an integer from 262144 to "
+                                      "4294967296, got 99999999999999; using 67108864")));
+  EXPECT_THAT(LoadToml("[store]\nshm_bytes = 4294967296\n").warnings, IsEmpty());
+  EXPECT_EQ(LoadToml("[store]\nshm_bytes = 4294967296\n").config.shm_bytes, kMaxShmBytes);
+  EXPECT_EQ(LoadToml("[store]\nshm_bytes = 4294967297\n").warnings.size(), 1u);
+
+  // The environment's bad value keeps the file's.
+  LoadedConfig env =
+      LoadToml("[store]\nshm_bytes = 1048576\n", {{"EMBER_SHM_BYTES", "99999999999999"}});
+  EXPECT_EQ(env.config.shm_bytes, 1048576u);
+  EXPECT_THAT(env.warnings,
+              ElementsAre("ember: config: EMBER_SHM_BYTES must be an integer from 262144 to "
+                          "4294967296, got \"99999999999999\"; using 1048576"));
+  EXPECT_EQ(LoadEnv({{"EMBER_SHM_BYTES", "4294967296"}}).config.shm_bytes, kMaxShmBytes);
+  EXPECT_EQ(LoadEnv({{"EMBER_SHM_BYTES", "4294967297"}}).config.shm_bytes, uint64_t{64} << 20);
 }
 
 // --- Environment overrides and precedence -------------------------------------------------------
