@@ -107,7 +107,7 @@ class FileLayer {
       if (const toml::table* log = Table(*fusion, "fusion", "log")) {
         CheckKeys(*log, "fusion.log", {"level", "file"});
         ReadLevel(*log);
-        ReadString(*log, "fusion.log", "file", config_.log_file);
+        ReadString(*log, "fusion.log", "file", config_.log_file, "stderr");
       }
     }
     if (const toml::table* store = Table(root, "", "store")) {
@@ -115,9 +115,9 @@ class FileLayer {
                 {"path", "plan_db", "workload", "allow_shared_writable", "shm", "shm_bytes",
                  "shm_wait_ms"});
       // `path` is the documented name; `plan_db` is its older spelling.
-      ReadString(*store, "store", "plan_db", config_.plan_db);
-      ReadString(*store, "store", "path", config_.plan_db);
-      ReadString(*store, "store", "workload", config_.workload);
+      ReadPlanDb(*store, "plan_db");
+      ReadPlanDb(*store, "path");
+      ReadString(*store, "store", "workload", config_.workload, "the executable's name");
       ReadBool(*store, "store", "allow_shared_writable", config_.allow_shared_writable);
       ReadBool(*store, "store", "shm", config_.shm);
       ReadShmBytes(*store);
@@ -186,15 +186,32 @@ class FileLayer {
     Bad(*node, path, key, "true or false", out ? "true" : "false");
   }
 
+  // `empty_means` is what an empty `out` stands for, so that the warning names what is used
+  // ("using stderr"), not `using ""`.
   void ReadString(const toml::table& table, std::string_view path, std::string_view key,
-                  std::string& out) {
+                  std::string& out, std::string_view empty_means) {
     const toml::node* node = table.get(key);
     if (node == nullptr) return;
     if (auto value = node->value_exact<std::string>()) {
       out = *value;
       return;
     }
-    Bad(*node, path, key, "a string", Quote(out));
+    Bad(*node, path, key, "a string", out.empty() ? std::string(empty_means) : Quote(out));
+  }
+
+  // [store] path or plan_db: a path or "off". An empty string would silently stand for the
+  // default path, so it is reported like a value of the wrong type.
+  void ReadPlanDb(const toml::table& store, std::string_view key) {
+    const toml::node* node = store.get(key);
+    if (node == nullptr) return;
+    if (auto value = node->value_exact<std::string>(); value && !value->empty()) {
+      config_.plan_db = *value;
+      return;
+    }
+    const std::string used = config_.plan_db.empty()
+                                 ? fmt::format("{} (the default)", Quote(kDefaultPlanDbPath))
+                                 : Quote(config_.plan_db);
+    Bad(*node, "store", key, "a path or \"off\"", used);
   }
 
   void ReadMaxBlocks(const toml::table& search) {

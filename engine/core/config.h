@@ -60,8 +60,8 @@ struct Config {
   LogLevel log_level = LogLevel::kDisabled;
   // [fusion.log] file. Empty: stderr. Opened in append mode.
   std::string log_file;
-  // [store] path (or plan_db) / EMBER_PLAN_DB: the plan database, "off", or empty (the
-  // default, ./.ember/plans.db).
+  // [store] path (or plan_db) / EMBER_PLAN_DB: the plan database, "off", or empty when none is
+  // set (the default, ./.ember/plans.db). An empty string in the file is reported, not taken.
   std::string plan_db;
   // [store] workload / EMBER_WORKLOAD: the name exploration budgets are counted under. Empty:
   // the executable's name.

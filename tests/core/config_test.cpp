@@ -431,15 +431,22 @@ INSTANTIATE_TEST_SUITE_P(
                      "got 3; using disabled",
                      2},
         BadValueCase{"[fusion.log]\nfile = 3\n",
-                     "[fusion.log] file must be a string, got 3; using \"\"", 2},
+                     "[fusion.log] file must be a string, got 3; using stderr", 2},
         BadValueCase{"[fusion]\nenabled = \"yes\"\n",
                      "[fusion] enabled must be true or false, got \"yes\"; using true", 2},
         BadValueCase{"[fusion]\nenabled = 0\n",
                      "[fusion] enabled must be true or false, got 0; using true", 2},
         BadValueCase{"[store]\nplan_db = false\n",
-                     "[store] plan_db must be a string, got false; using \"\"", 2},
-        BadValueCase{"[store]\nworkload = 1\n",
-                     "[store] workload must be a string, got 1; using \"\"", 2},
+                     "[store] plan_db must be a path or \"off\", got false; using "
+                     "\".ember/plans.db\" (the default)",
+                     2},
+        // An empty path would silently mean the default one.
+        BadValueCase{"[store]\npath = \"\"\n",
+                     "[store] path must be a path or \"off\", got \"\"; using "
+                     "\".ember/plans.db\" (the default)",
+                     2},
+        BadValueCase{"[store]\nworkload = 12\n",
+                     "[store] workload must be a string, got 12; using the executable's name", 2},
         BadValueCase{"[store]\nshm = \"on\"\n",
                      "[store] shm must be true or false, got \"on\"; using true", 2},
         BadValueCase{"fusion = 3\n", "fusion must be a table, got 3; ignored", 1},
@@ -448,6 +455,16 @@ INSTANTIATE_TEST_SUITE_P(
         BadValueCase{"[fusion]\nlog = \"full\"\n",
                      "[fusion] log must be a table, got \"full\"; ignored", 2},
         BadValueCase{"store = [1]\n", "store must be a table, got an array; ignored", 1}));
+
+// A bad `path` keeps what the layer below (here the older spelling in the same table) said.
+TEST_F(ConfigTest, AnEmptyPathKeepsTheDatabaseNamedBefore) {
+  LoadedConfig loaded = LoadToml("[store]\nplan_db = \"mine.db\"\npath = \"\"\n");
+  EXPECT_EQ(loaded.config.plan_db, "mine.db");
+  EXPECT_THAT(loaded.warnings,
+              ElementsAre(FileWarning(
+                  3, "[store] path must be a path or \"off\", got \"\"; using \"mine.db\"")));
+  EXPECT_EQ(PlanDbPath(LoadToml("[store]\npath = \"off\"\n").config), "off");
+}
 
 TEST_F(ConfigTest, UnknownKeysAreReportedAndTheRestIsRead) {
   LoadedConfig loaded = LoadToml(R"([fusion.search]
