@@ -20,12 +20,16 @@
 #include <boost/interprocess/permissions.hpp>
 #include <boost/interprocess/shared_memory_object.hpp>
 
+#include "engine/core/config.h"
 #include "engine/core/log.h"
 #include "store/clock.h"
 
 namespace ember {
 
 namespace bip = boost::interprocess;
+
+static_assert(shm::kMinSegmentBytes == kMinShmBytes && shm::kMaxSegmentBytes == kMaxShmBytes,
+              "[store] shm_bytes must accept exactly the sizes a segment may have");
 
 struct SharedSegment::Mapping {
   bip::shared_memory_object object;
@@ -111,8 +115,8 @@ class OpenLock {
 };
 
 // Why an existing segment cannot be used as it is, or empty when it can.
+// REQUIRES: UnusableSize(file_size) is empty.
 std::string Unusable(const shm::SegmentHeader& h, uint64_t file_size, uint64_t identity) {
-  if (file_size < shm::kDataOffset) return fmt::format("it is only {} bytes", file_size);
   if (h.magic != shm::kSegmentMagic) return "it is not an ember plan segment";
   if (h.layout_version != shm::kSegmentLayoutVersion) {
     return fmt::format("its layout is version {}, this engine's is {}", h.layout_version,
@@ -131,6 +135,15 @@ std::string Unusable(const shm::SegmentHeader& h, uint64_t file_size, uint64_t i
 }
 
 }  // namespace
+
+std::string SharedSegment::UnusableSize(uint64_t bytes) {
+  if (bytes < shm::kDataOffset) return fmt::format("it is only {} bytes", bytes);
+  if (bytes > shm::kMaxSegmentBytes) {
+    return fmt::format("it is {} bytes, more than a segment may have ({})", bytes,
+                       shm::kMaxSegmentBytes);
+  }
+  return "";
+}
 
 uint64_t SharedSegment::IdentityFor(const std::string& database_path,
                                     std::string_view environment) {
@@ -200,9 +213,10 @@ Status SharedSegment::RemoveAll(const std::string& database_path, size_t* remove
 Status SharedSegment::Open(const SharedSegmentOptions& options, std::unique_ptr<SharedSegment>* out,
                            bool* recreated) {
   if (recreated != nullptr) *recreated = false;
-  if (options.bytes < shm::kMinSegmentBytes) {
-    return Status::InvalidArgument(
-        fmt::format("a shared plan segment needs at least {} bytes", shm::kMinSegmentBytes));
+  if (options.bytes < shm::kMinSegmentBytes || options.bytes > shm::kMaxSegmentBytes) {
+    return Status::InvalidArgument(fmt::format("a shared plan segment has {} to {} bytes, not {}",
+                                               shm::kMinSegmentBytes, shm::kMaxSegmentBytes,
+                                               options.bytes));
   }
   const uint64_t identity = IdentityOf(options.database_path, options.environment);
   const std::string name = NameFor(options.database_path, options.environment);
@@ -238,10 +252,9 @@ Status SharedSegment::Open(const SharedSegmentOptions& options, std::unique_ptr<
         return Status::Unavailable(fmt::format(
             "{} belongs to user {}, neither this user nor the database's owner", name, st.st_uid));
       }
-      std::string why;
-      if (static_cast<uint64_t>(st.st_size) < shm::kDataOffset) {
-        why = fmt::format("it is only {} bytes", st.st_size);
-      } else {
+      // An object too big to be a segment is not mapped: mapping it may fail (ENOMEM) for good.
+      std::string why = UnusableSize(static_cast<uint64_t>(st.st_size));
+      if (why.empty()) {
         mapping->region = bip::mapped_region(mapping->object, bip::read_write);
         why = Unusable(*static_cast<const shm::SegmentHeader*>(mapping->region.get_address()),
                        static_cast<uint64_t>(st.st_size), identity);
@@ -257,12 +270,18 @@ Status SharedSegment::Open(const SharedSegmentOptions& options, std::unique_ptr<
         *out = std::move(segment);
         return Status::Ok();
       }
+      mapping = std::make_unique<Mapping>();
+      if (!bip::shared_memory_object::remove(name.c_str())) {
+        // /dev/shm is sticky: only the object's owner or root may remove it.
+        return Status::Unavailable(fmt::format(
+            "shared plan segment {} is unusable ({}) and cannot be removed ({}); its owner (uid "
+            "{}) or root can remove it: rm /dev/shm/{}",
+            name, why, std::strerror(errno), st.st_uid, name));
+      }
       LogFusion(LogLevel::kBasic, [&] {
         return fmt::format("[store] shared plan segment {} is unusable ({}); recreating it", name,
                            why);
       });
-      mapping = std::make_unique<Mapping>();
-      bip::shared_memory_object::remove(name.c_str());
       if (recreated != nullptr) *recreated = true;
     }
 

@@ -11,7 +11,9 @@
 //
 // Sizing: the object has `bytes` of address space, but pages are reserved (posix_fallocate)
 // only when an entry is written, so an empty segment costs almost nothing, and a full /dev/shm
-// surfaces as "no room" for that entry instead of SIGBUS on first touch.
+// surfaces as "no room" for that entry instead of SIGBUS on first touch. An existing segment of
+// another size is used as it is (processes configured differently still share it), unless it
+// is smaller than the fixed part or larger than kMaxSegmentBytes: then it is recreated.
 //
 // Permissions follow the database file: the segment and its lock get the database's mode
 // (read/write bits), and an existing segment owned by another user than this one or the
@@ -56,6 +58,9 @@ class SharedSegment {
   // them and the next opener starts afresh (after plans were added to or removed from the
   // database behind the segment's back). *marked (optional) gets how many.
   static Status InvalidateAll(const std::string& database_path, size_t* marked = nullptr);
+  // Why an object of `bytes` bytes cannot be a segment (smaller than the fixed part, larger
+  // than kMaxSegmentBytes), or empty when its size is fine. Such an object is recreated.
+  static std::string UnusableSize(uint64_t bytes);
   // What the header of the segment of (database, environment) says it belongs to (a hash of the
   // canonical path and the environment; a name clash shows as a mismatch).
   static uint64_t IdentityFor(const std::string& database_path, std::string_view environment);

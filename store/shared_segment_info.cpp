@@ -109,13 +109,16 @@ bool Inspect(const std::string& database_path, SharedSegmentInfo* info) {
       return true;
     }
     TakeStat(st, info);
+    const std::string size_problem = SharedSegment::UnusableSize(info->bytes);
     if (info->bytes < shm::kDataOffset) {
-      info->problem = fmt::format("it is only {} bytes", info->bytes);
+      info->problem = size_problem;
       return true;
     }
     // The fixed part only, read-only: nothing here can change the segment.
     bip::mapped_region region(object, bip::read_only, 0, shm::kDataOffset);
     ReadHeader(static_cast<const uint8_t*>(region.get_address()), identity, info);
+    // Too big a segment is still described (its header is readable), but Open recreates it.
+    if (info->problem.empty()) info->problem = size_problem;
     return true;
   } catch (const bip::interprocess_exception& e) {
     if (e.get_error_code() == bip::not_found_error) return false;
