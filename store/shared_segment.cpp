@@ -23,6 +23,7 @@
 #include "engine/core/config.h"
 #include "engine/core/log.h"
 #include "store/clock.h"
+#include "store/shared_segment_trust.h"
 
 namespace ember {
 
@@ -60,15 +61,15 @@ std::string PathPrefix(const std::string& database_path) {
   return fmt::format("ember-plans-{:016x}-", PathHash(database_path));
 }
 
-// The database's read/write permission bits (0600 when it cannot be read: the safe default).
-mode_t DatabaseMode(const std::string& database_path, uid_t* owner) {
+// An object this process could not open: when stat of its name shows that it may not be
+// trusted (another user's 0600 object cannot even be opened), that refusal, with its fix;
+// `otherwise` when not.
+Status Unopened(SegmentObject kind, const std::string& name, uid_t database_owner,
+                bool allow_shared_writable, Status otherwise) {
   struct stat st {};
-  if (::stat(database_path.c_str(), &st) != 0) {
-    *owner = ::geteuid();
-    return 0600;
-  }
-  *owner = st.st_uid;
-  return st.st_mode & 0666;
+  if (::stat(("/dev/shm/" + name).c_str(), &st) != 0) return otherwise;
+  Status refusal = CheckTrustedSegment(kind, name, st, database_owner, allow_shared_writable);
+  return refusal.ok() ? otherwise : refusal;
 }
 
 // Holds the flock of the companion lock object while a segment is opened or created.
@@ -87,12 +88,23 @@ class OpenLock {
     if (locked_) ::flock(object_.get_mapping_handle().handle, LOCK_UN);
   }
 
-  Status Acquire(uint32_t wait_ms) {
+  // Note [Shared segment trust]: the lock is checked like the segment before it is taken.
+  Status Acquire(uint32_t wait_ms, uid_t database_owner, bool allow_shared_writable) {
     if (!error_.empty()) {
-      return Status::Unavailable(fmt::format("cannot open {}: {}", name_, error_));
+      return Unopened(SegmentObject::kLock, name_, database_owner, allow_shared_writable,
+                      Status::Unavailable(fmt::format("cannot open {}: {}", name_, error_)));
+    }
+    const int fd = object_.get_mapping_handle().handle;
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+      return Status::Unavailable(fmt::format("cannot stat {}: {}", name_, std::strerror(errno)));
+    }
+    if (Status s = CheckTrustedSegment(SegmentObject::kLock, name_, st, database_owner,
+                                       allow_shared_writable);
+        !s.ok()) {
+      return s;
     }
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
-    const int fd = object_.get_mapping_handle().handle;
     while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       if (errno != EWOULDBLOCK && errno != EINTR) {
         return Status::Unavailable(fmt::format("cannot lock {}: {}", name_, std::strerror(errno)));
@@ -181,7 +193,7 @@ Status SharedSegment::InvalidateAll(const std::string& database_path, size_t* ma
       bip::shared_memory_object object(bip::open_only, name.c_str(), bip::read_write);
       struct stat st {};
       uid_t owner = 0;
-      DatabaseMode(database_path, &owner);
+      SegmentModeFor(database_path, &owner);
       // Only segments this user or the database's owner made are written to, as in Open.
       if (::fstat(object.get_mapping_handle().handle, &st) != 0 ||
           static_cast<uint64_t>(st.st_size) < shm::kDataOffset ||
@@ -221,14 +233,17 @@ Status SharedSegment::Open(const SharedSegmentOptions& options, std::unique_ptr<
   const uint64_t identity = IdentityOf(options.database_path, options.environment);
   const std::string name = NameFor(options.database_path, options.environment);
   uid_t owner = 0;
-  const mode_t mode = DatabaseMode(options.database_path, &owner);
+  const mode_t mode = SegmentModeFor(options.database_path, &owner);
 
   // Inspection takes no lock: it changes nothing, and a segment being recreated under it is
   // simply not there yet or not usable yet.
   std::optional<OpenLock> lock;
   if (options.create) {
     lock.emplace(name, mode);
-    if (Status s = lock->Acquire(options.open_wait_ms); !s.ok()) return s;
+    if (Status s = lock->Acquire(options.open_wait_ms, owner, options.allow_shared_writable);
+        !s.ok()) {
+      return s;
+    }
   }
 
   std::unique_ptr<SharedSegment> segment(new SharedSegment());
@@ -239,7 +254,10 @@ Status SharedSegment::Open(const SharedSegmentOptions& options, std::unique_ptr<
     try {
       mapping->object = bip::shared_memory_object(bip::open_only, name.c_str(), bip::read_write);
     } catch (const bip::interprocess_exception& e) {
-      if (e.get_error_code() != bip::not_found_error) throw;
+      if (e.get_error_code() != bip::not_found_error) {
+        return Unopened(SegmentObject::kSegment, name, owner, options.allow_shared_writable,
+                        Status::Unavailable(fmt::format("shared memory {}: {}", name, e.what())));
+      }
       exists = false;
     }
     if (exists) {
@@ -248,9 +266,12 @@ Status SharedSegment::Open(const SharedSegmentOptions& options, std::unique_ptr<
       if (::fstat(fd, &st) != 0) {
         return Status::Unavailable(fmt::format("cannot stat {}: {}", name, std::strerror(errno)));
       }
-      if (st.st_uid != ::geteuid() && st.st_uid != owner) {
-        return Status::Unavailable(fmt::format(
-            "{} belongs to user {}, neither this user nor the database's owner", name, st.st_uid));
+      // Checked on the descriptor that is mapped below, on every open (Note [Shared segment
+      // trust]): a refused segment is neither used nor removed.
+      if (Status s = CheckTrustedSegment(SegmentObject::kSegment, name, st, owner,
+                                         options.allow_shared_writable);
+          !s.ok()) {
+        return s;
       }
       // An object too big to be a segment is not mapped: mapping it may fail (ENOMEM) for good.
       std::string why = UnusableSize(static_cast<uint64_t>(st.st_size));
