@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 
+#include "store/shared_segment_info.h"
 #include "store/shared_segment_layout.h"
 #include "tests/store/shm_test_util.h"
 
@@ -128,6 +129,12 @@ TEST_F(ShmTrust, ASegmentOwnedByAnotherUserIsRefused) {
     EXPECT_THAT(s.message(), HasSubstr(fmt::format("Fix: have uid {} or root remove it (rm {})",
                                                    test::kOtherUser, SegmentFile())));
   }
+  // What `ember-plans shm ls` says of it.
+  std::vector<SharedSegmentInfo> infos;
+  ASSERT_TRUE(InspectSharedSegments(db_, {"env-a"}, &infos).ok());
+  ASSERT_EQ(infos.size(), 1u);
+  EXPECT_EQ(infos[0].state, "untrusted");
+  EXPECT_EQ(infos[0].problem, fmt::format("it is owned by uid {}", test::kOtherUser));
 }
 
 // A second user's 0600 objects cannot even be opened by this one: the refusal still names the
