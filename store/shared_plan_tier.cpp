@@ -67,13 +67,14 @@ Status SharedPlanTier::Open(const SharedSegmentOptions& options,
 }
 
 Status SharedPlanTier::ListKeys(const std::string& database_path, std::string_view environment,
-                                std::vector<Hash128>* keys) {
+                                std::vector<Hash128>* keys, bool allow_shared_writable) {
   keys->clear();
   std::unique_ptr<SharedSegment> segment;
   const SharedSegmentOptions options{.database_path = database_path,
                                      .environment = std::string(environment),
                                      .bytes = shm::kMinSegmentBytes,
-                                     .create = false};
+                                     .create = false,
+                                     .allow_shared_writable = allow_shared_writable};
   if (Status s = SharedSegment::Open(options, &segment); !s.ok()) return s;
   std::unordered_set<Hash128, KeyHash> seen;
   for (uint32_t b = 0; b < shm::kBucketCount; ++b) {

@@ -99,9 +99,9 @@ class SharedPlanTier {
                 uint64_t* head = nullptr);
   // The keys of every plan in the live segment of (database, environment), without creating
   // or changing anything (ember-plans gc keeps those plans). NotFound when there is no usable
-  // segment.
+  // segment; InvalidArgument when it may not be trusted (Note [Shared segment trust]).
   static Status ListKeys(const std::string& database_path, std::string_view environment,
-                         std::vector<Hash128>* keys);
+                         std::vector<Hash128>* keys, bool allow_shared_writable = false);
 
   // Whether anything is published for `first_op_hash` (entry headers only, no copy).
   bool HasEntries(uint64_t first_op_hash) const;

@@ -20,12 +20,17 @@
 #include <boost/interprocess/permissions.hpp>
 #include <boost/interprocess/shared_memory_object.hpp>
 
+#include "engine/core/config.h"
 #include "engine/core/log.h"
 #include "store/clock.h"
+#include "store/shared_segment_trust.h"
 
 namespace ember {
 
 namespace bip = boost::interprocess;
+
+static_assert(shm::kMinSegmentBytes == kMinShmBytes && shm::kMaxSegmentBytes == kMaxShmBytes,
+              "[store] shm_bytes must accept exactly the sizes a segment may have");
 
 struct SharedSegment::Mapping {
   bip::shared_memory_object object;
@@ -56,15 +61,15 @@ std::string PathPrefix(const std::string& database_path) {
   return fmt::format("ember-plans-{:016x}-", PathHash(database_path));
 }
 
-// The database's read/write permission bits (0600 when it cannot be read: the safe default).
-mode_t DatabaseMode(const std::string& database_path, uid_t* owner) {
+// An object this process could not open: when stat of its name shows that it may not be
+// trusted (another user's 0600 object cannot even be opened), that refusal, with its fix;
+// `otherwise` when not.
+Status Unopened(SegmentObject kind, const std::string& name, uid_t database_owner,
+                bool allow_shared_writable, Status otherwise) {
   struct stat st {};
-  if (::stat(database_path.c_str(), &st) != 0) {
-    *owner = ::geteuid();
-    return 0600;
-  }
-  *owner = st.st_uid;
-  return st.st_mode & 0666;
+  if (::stat(("/dev/shm/" + name).c_str(), &st) != 0) return otherwise;
+  Status refusal = CheckTrustedSegment(kind, name, st, database_owner, allow_shared_writable);
+  return refusal.ok() ? otherwise : refusal;
 }
 
 // Holds the flock of the companion lock object while a segment is opened or created.
@@ -83,12 +88,23 @@ class OpenLock {
     if (locked_) ::flock(object_.get_mapping_handle().handle, LOCK_UN);
   }
 
-  Status Acquire(uint32_t wait_ms) {
+  // Note [Shared segment trust]: the lock is checked like the segment before it is taken.
+  Status Acquire(uint32_t wait_ms, uid_t database_owner, bool allow_shared_writable) {
     if (!error_.empty()) {
-      return Status::Unavailable(fmt::format("cannot open {}: {}", name_, error_));
+      return Unopened(SegmentObject::kLock, name_, database_owner, allow_shared_writable,
+                      Status::Unavailable(fmt::format("cannot open {}: {}", name_, error_)));
+    }
+    const int fd = object_.get_mapping_handle().handle;
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+      return Status::Unavailable(fmt::format("cannot stat {}: {}", name_, std::strerror(errno)));
+    }
+    if (Status s = CheckTrustedSegment(SegmentObject::kLock, name_, st, database_owner,
+                                       allow_shared_writable);
+        !s.ok()) {
+      return s;
     }
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
-    const int fd = object_.get_mapping_handle().handle;
     while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       if (errno != EWOULDBLOCK && errno != EINTR) {
         return Status::Unavailable(fmt::format("cannot lock {}: {}", name_, std::strerror(errno)));
@@ -111,8 +127,8 @@ class OpenLock {
 };
 
 // Why an existing segment cannot be used as it is, or empty when it can.
+// REQUIRES: UnusableSize(file_size) is empty.
 std::string Unusable(const shm::SegmentHeader& h, uint64_t file_size, uint64_t identity) {
-  if (file_size < shm::kDataOffset) return fmt::format("it is only {} bytes", file_size);
   if (h.magic != shm::kSegmentMagic) return "it is not an ember plan segment";
   if (h.layout_version != shm::kSegmentLayoutVersion) {
     return fmt::format("its layout is version {}, this engine's is {}", h.layout_version,
@@ -131,6 +147,15 @@ std::string Unusable(const shm::SegmentHeader& h, uint64_t file_size, uint64_t i
 }
 
 }  // namespace
+
+std::string SharedSegment::UnusableSize(uint64_t bytes) {
+  if (bytes < shm::kDataOffset) return fmt::format("it is only {} bytes", bytes);
+  if (bytes > shm::kMaxSegmentBytes) {
+    return fmt::format("it is {} bytes, more than a segment may have ({})", bytes,
+                       shm::kMaxSegmentBytes);
+  }
+  return "";
+}
 
 uint64_t SharedSegment::IdentityFor(const std::string& database_path,
                                     std::string_view environment) {
@@ -168,7 +193,7 @@ Status SharedSegment::InvalidateAll(const std::string& database_path, size_t* ma
       bip::shared_memory_object object(bip::open_only, name.c_str(), bip::read_write);
       struct stat st {};
       uid_t owner = 0;
-      DatabaseMode(database_path, &owner);
+      SegmentModeFor(database_path, &owner);
       // Only segments this user or the database's owner made are written to, as in Open.
       if (::fstat(object.get_mapping_handle().handle, &st) != 0 ||
           static_cast<uint64_t>(st.st_size) < shm::kDataOffset ||
@@ -200,21 +225,25 @@ Status SharedSegment::RemoveAll(const std::string& database_path, size_t* remove
 Status SharedSegment::Open(const SharedSegmentOptions& options, std::unique_ptr<SharedSegment>* out,
                            bool* recreated) {
   if (recreated != nullptr) *recreated = false;
-  if (options.bytes < shm::kMinSegmentBytes) {
-    return Status::InvalidArgument(
-        fmt::format("a shared plan segment needs at least {} bytes", shm::kMinSegmentBytes));
+  if (options.bytes < shm::kMinSegmentBytes || options.bytes > shm::kMaxSegmentBytes) {
+    return Status::InvalidArgument(fmt::format("a shared plan segment has {} to {} bytes, not {}",
+                                               shm::kMinSegmentBytes, shm::kMaxSegmentBytes,
+                                               options.bytes));
   }
   const uint64_t identity = IdentityOf(options.database_path, options.environment);
   const std::string name = NameFor(options.database_path, options.environment);
   uid_t owner = 0;
-  const mode_t mode = DatabaseMode(options.database_path, &owner);
+  const mode_t mode = SegmentModeFor(options.database_path, &owner);
 
   // Inspection takes no lock: it changes nothing, and a segment being recreated under it is
   // simply not there yet or not usable yet.
   std::optional<OpenLock> lock;
   if (options.create) {
     lock.emplace(name, mode);
-    if (Status s = lock->Acquire(options.open_wait_ms); !s.ok()) return s;
+    if (Status s = lock->Acquire(options.open_wait_ms, owner, options.allow_shared_writable);
+        !s.ok()) {
+      return s;
+    }
   }
 
   std::unique_ptr<SharedSegment> segment(new SharedSegment());
@@ -225,7 +254,10 @@ Status SharedSegment::Open(const SharedSegmentOptions& options, std::unique_ptr<
     try {
       mapping->object = bip::shared_memory_object(bip::open_only, name.c_str(), bip::read_write);
     } catch (const bip::interprocess_exception& e) {
-      if (e.get_error_code() != bip::not_found_error) throw;
+      if (e.get_error_code() != bip::not_found_error) {
+        return Unopened(SegmentObject::kSegment, name, owner, options.allow_shared_writable,
+                        Status::Unavailable(fmt::format("shared memory {}: {}", name, e.what())));
+      }
       exists = false;
     }
     if (exists) {
@@ -234,14 +266,16 @@ Status SharedSegment::Open(const SharedSegmentOptions& options, std::unique_ptr<
       if (::fstat(fd, &st) != 0) {
         return Status::Unavailable(fmt::format("cannot stat {}: {}", name, std::strerror(errno)));
       }
-      if (st.st_uid != ::geteuid() && st.st_uid != owner) {
-        return Status::Unavailable(fmt::format(
-            "{} belongs to user {}, neither this user nor the database's owner", name, st.st_uid));
+      // Checked on the descriptor that is mapped below, on every open (Note [Shared segment
+      // trust]): a refused segment is neither used nor removed.
+      if (Status s = CheckTrustedSegment(SegmentObject::kSegment, name, st, owner,
+                                         options.allow_shared_writable);
+          !s.ok()) {
+        return s;
       }
-      std::string why;
-      if (static_cast<uint64_t>(st.st_size) < shm::kDataOffset) {
-        why = fmt::format("it is only {} bytes", st.st_size);
-      } else {
+      // An object too big to be a segment is not mapped: mapping it may fail (ENOMEM) for good.
+      std::string why = UnusableSize(static_cast<uint64_t>(st.st_size));
+      if (why.empty()) {
         mapping->region = bip::mapped_region(mapping->object, bip::read_write);
         why = Unusable(*static_cast<const shm::SegmentHeader*>(mapping->region.get_address()),
                        static_cast<uint64_t>(st.st_size), identity);
@@ -257,12 +291,18 @@ Status SharedSegment::Open(const SharedSegmentOptions& options, std::unique_ptr<
         *out = std::move(segment);
         return Status::Ok();
       }
+      mapping = std::make_unique<Mapping>();
+      if (!bip::shared_memory_object::remove(name.c_str())) {
+        // /dev/shm is sticky: only the object's owner or root may remove it.
+        return Status::Unavailable(fmt::format(
+            "shared plan segment {} is unusable ({}) and cannot be removed ({}); its owner (uid "
+            "{}) or root can remove it: rm /dev/shm/{}",
+            name, why, std::strerror(errno), st.st_uid, name));
+      }
       LogFusion(LogLevel::kBasic, [&] {
         return fmt::format("[store] shared plan segment {} is unusable ({}); recreating it", name,
                            why);
       });
-      mapping = std::make_unique<Mapping>();
-      bip::shared_memory_object::remove(name.c_str());
       if (recreated != nullptr) *recreated = true;
     }
 

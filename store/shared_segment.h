@@ -11,11 +11,14 @@
 //
 // Sizing: the object has `bytes` of address space, but pages are reserved (posix_fallocate)
 // only when an entry is written, so an empty segment costs almost nothing, and a full /dev/shm
-// surfaces as "no room" for that entry instead of SIGBUS on first touch.
+// surfaces as "no room" for that entry instead of SIGBUS on first touch. An existing segment of
+// another size is used as it is (processes configured differently still share it), unless it
+// is smaller than the fixed part or larger than kMaxSegmentBytes: then it is recreated.
 //
 // Permissions follow the database file: the segment and its lock get the database's mode
-// (read/write bits), and an existing segment owned by another user than this one or the
-// database's owner is not used (the engine keeps SQLite alone).
+// (read/write bits). An existing segment or lock is checked on every open under Note [Shared
+// segment trust] (shared_segment_trust.h): one that another user owns or could write is refused
+// (InvalidArgument, with the fix), never used or removed, and the engine keeps SQLite alone.
 #pragma once
 
 #include <cstdint>
@@ -38,13 +41,18 @@ struct SharedSegmentOptions {
   // False: only open an existing usable segment (NotFound otherwise); never create, recreate
   // or remove anything (tools that inspect a live segment).
   bool create = true;
+  // Accept a segment and lock that the group or others can write ([store]
+  // allow_shared_writable; Note [Shared segment trust]).
+  bool allow_shared_writable = false;
 };
 
 class SharedSegment {
  public:
   // Opens the segment of `options`, creating or recreating it as needed. *recreated (optional)
-  // says whether an unusable one was replaced. Unavailable when shared memory cannot be used
-  // (no /dev/shm, no room, foreign owner, lock held too long), with the reason.
+  // says whether an unusable one was replaced. InvalidArgument when the segment or its lock may
+  // not be trusted (Note [Shared segment trust]); Unavailable when shared memory cannot be used
+  // (no /dev/shm, no room, lock held too long). The message is complete: it names the object,
+  // says why and how to fix it.
   static Status Open(const SharedSegmentOptions& options, std::unique_ptr<SharedSegment>* out,
                      bool* recreated = nullptr);
   // The object name for a database (any spelling of its path) and environment:
@@ -56,6 +64,9 @@ class SharedSegment {
   // them and the next opener starts afresh (after plans were added to or removed from the
   // database behind the segment's back). *marked (optional) gets how many.
   static Status InvalidateAll(const std::string& database_path, size_t* marked = nullptr);
+  // Why an object of `bytes` bytes cannot be a segment (smaller than the fixed part, larger
+  // than kMaxSegmentBytes), or empty when its size is fine. Such an object is recreated.
+  static std::string UnusableSize(uint64_t bytes);
   // What the header of the segment of (database, environment) says it belongs to (a hash of the
   // canonical path and the environment; a name clash shows as a mismatch).
   static uint64_t IdentityFor(const std::string& database_path, std::string_view environment);

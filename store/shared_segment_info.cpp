@@ -20,6 +20,7 @@
 #include "store/process_token.h"
 #include "store/shared_plan_tier.h"
 #include "store/shared_segment.h"
+#include "store/shared_segment_trust.h"
 
 namespace ember {
 namespace {
@@ -95,8 +96,22 @@ void ReadHeader(const uint8_t* base, std::optional<uint64_t> identity, SharedSeg
   if (state == shm::kReady && top < shm::kDataOffset) info->problem = "its allocator is corrupt";
 }
 
-// Fills *info for the segment info->name. False when it no longer exists.
-bool Inspect(const std::string& database_path, SharedSegmentInfo* info) {
+// Marks *info "untrusted" when the object whose stat is `st` may not be used (Note [Shared
+// segment trust]). Open checks trust first, so this reason wins over any other problem.
+void JudgeTrust(const std::string& database_path, const struct stat& st, bool allow_shared_writable,
+                SharedSegmentInfo* info) {
+  uid_t database_owner = 0;
+  SegmentModeFor(database_path, &database_owner);
+  if (std::string why = SegmentDistrust(st, database_owner, allow_shared_writable); !why.empty()) {
+    info->state = "untrusted";
+    info->problem = std::move(why);
+  }
+}
+
+// Fills *info for the segment info->name. False when it no longer exists. A segment that may
+// not be trusted is still described (read-only), with the reason as its problem.
+bool Inspect(const std::string& database_path, bool allow_shared_writable,
+             SharedSegmentInfo* info) {
   const std::optional<uint64_t> identity =
       info->environment.has_value()
           ? std::optional<uint64_t>(SharedSegment::IdentityFor(database_path, *info->environment))
@@ -109,36 +124,40 @@ bool Inspect(const std::string& database_path, SharedSegmentInfo* info) {
       return true;
     }
     TakeStat(st, info);
-    if (info->bytes < shm::kDataOffset) {
-      info->problem = fmt::format("it is only {} bytes", info->bytes);
-      return true;
+    if (info->bytes >= shm::kDataOffset) {
+      // The fixed part only, read-only: nothing here can change the segment.
+      bip::mapped_region region(object, bip::read_only, 0, shm::kDataOffset);
+      ReadHeader(static_cast<const uint8_t*>(region.get_address()), identity, info);
     }
-    // The fixed part only, read-only: nothing here can change the segment.
-    bip::mapped_region region(object, bip::read_only, 0, shm::kDataOffset);
-    ReadHeader(static_cast<const uint8_t*>(region.get_address()), identity, info);
+    // Too big a segment is still described (its header is readable), but Open recreates it.
+    if (info->problem.empty()) info->problem = SharedSegment::UnusableSize(info->bytes);
+    JudgeTrust(database_path, st, allow_shared_writable, info);
     return true;
   } catch (const bip::interprocess_exception& e) {
     if (e.get_error_code() == bip::not_found_error) return false;
     struct stat st {};
     const std::string path = "/dev/shm/" + info->name;
-    if (::stat(path.c_str(), &st) == 0) {
-      TakeStat(st, info);
-    } else if (errno == ENOENT) {
-      return false;
-    }
+    const bool stated = ::stat(path.c_str(), &st) == 0;
+    if (!stated && errno == ENOENT) return false;
     info->problem = fmt::format("cannot read it: {}", e.what());
+    if (stated) {
+      TakeStat(st, info);
+      JudgeTrust(database_path, st, allow_shared_writable, info);  // often why it cannot be read
+    }
     return true;
   }
 }
 
 // The distinct plan keys of a ready segment this user owns (ListKeys maps it read-write).
-void CountPlanKeys(const std::string& database_path, SharedSegmentInfo* info) {
+void CountPlanKeys(const std::string& database_path, bool allow_shared_writable,
+                   SharedSegmentInfo* info) {
   if (info->state != "ready" || !info->problem.empty() || !info->environment.has_value() ||
       info->owner_uid != ::geteuid()) {
     return;
   }
   std::vector<Hash128> keys;
-  const Status s = SharedPlanTier::ListKeys(database_path, *info->environment, &keys);
+  const Status s =
+      SharedPlanTier::ListKeys(database_path, *info->environment, &keys, allow_shared_writable);
   if (s.ok()) {
     info->plan_keys = keys.size();
   } else if (s.code() == Status::Code::kCorruption) {
@@ -150,7 +169,7 @@ void CountPlanKeys(const std::string& database_path, SharedSegmentInfo* info) {
 
 Status InspectSharedSegments(const std::string& database_path,
                              const std::vector<std::string>& environments,
-                             std::vector<SharedSegmentInfo>* out) {
+                             std::vector<SharedSegmentInfo>* out, bool allow_shared_writable) {
   out->clear();
   std::error_code ec;
   if (!std::filesystem::is_directory("/dev/shm", ec)) {
@@ -167,9 +186,9 @@ Status InspectSharedSegments(const std::string& database_path,
         break;
       }
     }
-    if (!Inspect(database_path, &info)) continue;
-    CountPlanKeys(database_path, &info);
-    if (!info.problem.empty()) info.state = "unusable";
+    if (!Inspect(database_path, allow_shared_writable, &info)) continue;
+    CountPlanKeys(database_path, allow_shared_writable, &info);
+    if (!info.problem.empty() && info.state != "untrusted") info.state = "unusable";
     out->push_back(std::move(info));
   }
   return Status::Ok();

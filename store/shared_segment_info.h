@@ -35,10 +35,12 @@ struct SharedSegmentInfo {
   uid_t owner_uid = 0;
   mode_t mode = 0;  // permission bits
 
-  // "ready", "broken", "initializing" (the header's state word), or "unusable": the segment
-  // fails a check that SharedSegment::Open would refuse it for (`problem` says which).
+  // "ready", "broken", "initializing" (the header's state word); "untrusted": another user owns
+  // or could write it, so the engine refuses it (Note [Shared segment trust]); or "unusable":
+  // it fails another check that SharedSegment::Open would refuse or recreate it for. `problem`
+  // says which.
   std::string state;
-  std::string problem;  // empty unless state is "unusable"
+  std::string problem;  // empty unless state is "untrusted" or "unusable"
 
   // Header fields: nullopt when the header cannot be read or is not a segment of this layout.
   std::optional<uint32_t> layout_version;  // set whenever the magic number matches
@@ -57,10 +59,12 @@ struct SharedSegmentInfo {
 
 // Describes every segment of `database_path` (any spelling of its path), in name order.
 // `environments` are the stable ids of the database's environments (environments.fingerprint),
-// matched against the names. Unavailable when there is no /dev/shm; a segment that vanishes
-// while it is inspected is left out.
+// matched against the names; `allow_shared_writable` judges trust as the engine would with
+// that setting. Unavailable when there is no /dev/shm; a segment that vanishes while it is
+// inspected is left out.
 Status InspectSharedSegments(const std::string& database_path,
                              const std::vector<std::string>& environments,
-                             std::vector<SharedSegmentInfo>* out);
+                             std::vector<SharedSegmentInfo>* out,
+                             bool allow_shared_writable = false);
 
 }  // namespace ember

@@ -77,7 +77,11 @@ inline constexpr size_t kClaimsOffset = kBucketsOffset + kBucketCount * sizeof(u
 inline constexpr size_t kDataOffset =
     (kClaimsOffset + kClaimSlots * sizeof(ClaimSlot) + kEntryAlignment - 1) / kEntryAlignment *
     kEntryAlignment;
-// The smallest segment that holds the fixed part and a few plans.
+// The smallest segment that holds the fixed part and a few plans, and the largest one ember
+// creates or maps ([store] shm_bytes is bounded by both, engine/core/config.h). A bigger object
+// under a segment's name (left by an engine without the bound) is recreated, not mapped: one
+// of 91 TB made every later open fail with ENOMEM.
 inline constexpr uint64_t kMinSegmentBytes = 256 * 1024;
+inline constexpr uint64_t kMaxSegmentBytes = uint64_t{4} << 30;
 
 }  // namespace ember::shm

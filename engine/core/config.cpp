@@ -20,9 +20,8 @@ namespace ember {
 namespace {
 
 constexpr std::string_view kUnlimited = "unlimited";
-// The shared-memory tier: the smallest segment that holds its index (store/shared_segment_layout.h)
-// and the longest wait for a sibling's exploration (a minute: longer means something is stuck).
-constexpr uint64_t kMinShmBytes = 256 * 1024;
+// The shared-memory tier's longest wait for a sibling's exploration (a minute: longer means
+// something is stuck). Its sizes are bounded by kMinShmBytes and kMaxShmBytes (config.h).
 constexpr uint64_t kMaxWaitMs = 60000;
 
 std::string Lower(std::string_view text) {
@@ -108,7 +107,7 @@ class FileLayer {
       if (const toml::table* log = Table(*fusion, "fusion", "log")) {
         CheckKeys(*log, "fusion.log", {"level", "file"});
         ReadLevel(*log);
-        ReadString(*log, "fusion.log", "file", config_.log_file);
+        ReadString(*log, "fusion.log", "file", config_.log_file, "stderr");
       }
     }
     if (const toml::table* store = Table(root, "", "store")) {
@@ -116,9 +115,9 @@ class FileLayer {
                 {"path", "plan_db", "workload", "allow_shared_writable", "shm", "shm_bytes",
                  "shm_wait_ms"});
       // `path` is the documented name; `plan_db` is its older spelling.
-      ReadString(*store, "store", "plan_db", config_.plan_db);
-      ReadString(*store, "store", "path", config_.plan_db);
-      ReadString(*store, "store", "workload", config_.workload);
+      ReadPlanDb(*store, "plan_db");
+      ReadPlanDb(*store, "path");
+      ReadString(*store, "store", "workload", config_.workload, "the executable's name");
       ReadBool(*store, "store", "allow_shared_writable", config_.allow_shared_writable);
       ReadBool(*store, "store", "shm", config_.shm);
       ReadShmBytes(*store);
@@ -187,15 +186,32 @@ class FileLayer {
     Bad(*node, path, key, "true or false", out ? "true" : "false");
   }
 
+  // `empty_means` is what an empty `out` stands for, so that the warning names what is used
+  // ("using stderr"), not `using ""`.
   void ReadString(const toml::table& table, std::string_view path, std::string_view key,
-                  std::string& out) {
+                  std::string& out, std::string_view empty_means) {
     const toml::node* node = table.get(key);
     if (node == nullptr) return;
     if (auto value = node->value_exact<std::string>()) {
       out = *value;
       return;
     }
-    Bad(*node, path, key, "a string", Quote(out));
+    Bad(*node, path, key, "a string", out.empty() ? std::string(empty_means) : Quote(out));
+  }
+
+  // [store] path or plan_db: a path or "off". An empty string would silently stand for the
+  // default path, so it is reported like a value of the wrong type.
+  void ReadPlanDb(const toml::table& store, std::string_view key) {
+    const toml::node* node = store.get(key);
+    if (node == nullptr) return;
+    if (auto value = node->value_exact<std::string>(); value && !value->empty()) {
+      config_.plan_db = *value;
+      return;
+    }
+    const std::string used = config_.plan_db.empty()
+                                 ? fmt::format("{} (the default)", Quote(kDefaultPlanDbPath))
+                                 : Quote(config_.plan_db);
+    Bad(*node, "store", key, "a path or \"off\"", used);
   }
 
   void ReadMaxBlocks(const toml::table& search) {
@@ -227,12 +243,14 @@ class FileLayer {
   void ReadShmBytes(const toml::table& store) {
     const toml::node* node = store.get("shm_bytes");
     if (node == nullptr) return;
-    if (auto value = node->value_exact<int64_t>();
-        value && *value >= static_cast<int64_t>(kMinShmBytes)) {
+    const std::optional<int64_t> value = node->value_exact<int64_t>();
+    if (value && *value >= static_cast<int64_t>(kMinShmBytes) &&
+        *value <= static_cast<int64_t>(kMaxShmBytes)) {
       config_.shm_bytes = static_cast<uint64_t>(*value);
       return;
     }
-    Bad(*node, "store", "shm_bytes", fmt::format("an integer of at least {}", kMinShmBytes),
+    Bad(*node, "store", "shm_bytes",
+        fmt::format("an integer from {} to {}", kMinShmBytes, kMaxShmBytes),
         std::to_string(config_.shm_bytes));
   }
 
@@ -362,12 +380,12 @@ void ApplyEnvironment(const EnvLookup& env, Config& config, Warnings& warnings) 
   ApplySwitch(env, "EMBER_ALLOW_SHARED_WRITABLE", config.allow_shared_writable, warnings);
   ApplySwitch(env, "EMBER_SHM", config.shm, warnings);
   if (std::optional<std::string> text = Get(env, "EMBER_SHM_BYTES")) {
-    if (std::optional<uint64_t> value = ParseUnsigned(*text); value && *value >= kMinShmBytes) {
+    if (std::optional<uint64_t> value = ParseUnsigned(*text);
+        value && *value >= kMinShmBytes && *value <= kMaxShmBytes) {
       config.shm_bytes = *value;
     } else {
-      warnings.Add(
-          fmt::format("EMBER_SHM_BYTES must be an integer of at least {}, got {}; using {}",
-                      kMinShmBytes, Quote(*text), config.shm_bytes));
+      warnings.Add(fmt::format("EMBER_SHM_BYTES must be an integer from {} to {}, got {}; using {}",
+                               kMinShmBytes, kMaxShmBytes, Quote(*text), config.shm_bytes));
     }
   }
   if (std::optional<std::string> text = Get(env, "EMBER_SHM_WAIT_MS")) {

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -39,6 +40,13 @@ std::string_view LogLevelName(LogLevel level);
 // nullopt; the caller decides what to keep.
 std::optional<LogLevel> ParseLogLevel(std::string_view text);
 
+// The bounds of [store] shm_bytes, a shared plan segment's (store/shared_segment_layout.h): the
+// smallest segment that holds the fixed part of its layout and a few plans, and the largest one
+// ember creates or maps. 4 GiB holds hundreds of thousands of plans of 2 to 10 KB; more is a
+// typo, and an object that large in /dev/shm may not even be mappable.
+inline constexpr uint64_t kMinShmBytes = 256 * 1024;
+inline constexpr uint64_t kMaxShmBytes = uint64_t{4} << 30;
+
 // Plain settings; the defaults below are the documented defaults.
 struct Config {
   // [fusion] enabled / EMBER_FUSION. Off: every op runs unfused, no search, no plans.
@@ -52,8 +60,8 @@ struct Config {
   LogLevel log_level = LogLevel::kDisabled;
   // [fusion.log] file. Empty: stderr. Opened in append mode.
   std::string log_file;
-  // [store] path (or plan_db) / EMBER_PLAN_DB: the plan database, "off", or empty (the
-  // default, ./.ember/plans.db).
+  // [store] path (or plan_db) / EMBER_PLAN_DB: the plan database, "off", or empty when none is
+  // set (the default, ./.ember/plans.db). An empty string in the file is reported, not taken.
   std::string plan_db;
   // [store] workload / EMBER_WORKLOAD: the name exploration budgets are counted under. Empty:
   // the executable's name.
@@ -64,7 +72,7 @@ struct Config {
   // [store] shm / EMBER_SHM: whether the shared-memory tier may be used.
   bool shm = true;
   // [store] shm_bytes / EMBER_SHM_BYTES: the size of a shared plan segment (pages are taken
-  // only as plans arrive). At least 256 KiB.
+  // only as plans arrive). From kMinShmBytes to kMaxShmBytes.
   uint64_t shm_bytes = uint64_t{64} << 20;
   // [store] shm_wait_ms / EMBER_SHM_WAIT_MS: how long a worker waits for a sibling that is
   // exploring the same segment before exploring it too. 0: never wait.

@@ -167,7 +167,8 @@ TEST_F(ConfigTest, SharedMemorySizesOutOfRangeAreReportedAndIgnored) {
   EXPECT_EQ(file.config.shm_wait_ms, 1000u);
   ASSERT_EQ(file.warnings.size(), 2u);
   EXPECT_THAT(file.warnings[0],
-              testing::HasSubstr("[store] shm_bytes must be an integer of at least 262144"));
+              testing::HasSubstr("[store] shm_bytes must be an integer from 262144 to "
+                                 "4294967296, got 1000; using 67108864"));
   EXPECT_THAT(file.warnings[1],
               testing::HasSubstr("[store] shm_wait_ms must be an integer from 0 to 60000"));
   LoadedConfig env = LoadEnv({{"EMBER_SHM_BYTES", "lots"}, {"EMBER_SHM_WAIT_MS", "600000"}});
@@ -175,10 +176,35 @@ TEST_F(ConfigTest, SharedMemorySizesOutOfRangeAreReportedAndIgnored) {
   EXPECT_EQ(env.config.shm_wait_ms, 1000u);
   ASSERT_EQ(env.warnings.size(), 2u);
   EXPECT_THAT(env.warnings[0],
-              testing::HasSubstr("EMBER_SHM_BYTES must be an integer of at least 262144, "
-                                 "got \"lots\"; using 67108864"));
+              testing::HasSubstr("EMBER_SHM_BYTES must be an integer from 262144 to "
+                                 "4294967296, got \"lots\"; using 67108864"));
   EXPECT_THAT(env.warnings[1],
               testing::HasSubstr("EMBER_SHM_WAIT_MS must be an integer from 0 to 60000"));
+}
+
+// EMBER_SHM_BYTES=99999999999999 once left a 91 TB object in /dev/shm that no later run could
+// map: sizes above kMaxShmBytes are refused like sizes below the minimum, and the bound itself
+// is accepted.
+TEST_F(ConfigTest, SharedMemorySizesAboveTheMaximumAreReportedAndIgnored) {
+  LoadedConfig file = LoadToml("[store]\nshm_bytes = 99999999999999\n");
+  EXPECT_EQ(file.config.shm_bytes, uint64_t{64} << 20);
+  EXPECT_THAT(file.warnings,
+              ElementsAre(FileWarning(2,
+                                      "[store] shm_bytes must be an integer from 262144 to "
+                                      "4294967296, got 99999999999999; using 67108864")));
+  EXPECT_THAT(LoadToml("[store]\nshm_bytes = 4294967296\n").warnings, IsEmpty());
+  EXPECT_EQ(LoadToml("[store]\nshm_bytes = 4294967296\n").config.shm_bytes, kMaxShmBytes);
+  EXPECT_EQ(LoadToml("[store]\nshm_bytes = 4294967297\n").warnings.size(), 1u);
+
+  // The environment's bad value keeps the file's.
+  LoadedConfig env =
+      LoadToml("[store]\nshm_bytes = 1048576\n", {{"EMBER_SHM_BYTES", "99999999999999"}});
+  EXPECT_EQ(env.config.shm_bytes, 1048576u);
+  EXPECT_THAT(env.warnings,
+              ElementsAre("ember: config: EMBER_SHM_BYTES must be an integer from 262144 to "
+                          "4294967296, got \"99999999999999\"; using 1048576"));
+  EXPECT_EQ(LoadEnv({{"EMBER_SHM_BYTES", "4294967296"}}).config.shm_bytes, kMaxShmBytes);
+  EXPECT_EQ(LoadEnv({{"EMBER_SHM_BYTES", "4294967297"}}).config.shm_bytes, uint64_t{64} << 20);
 }
 
 // --- Environment overrides and precedence -------------------------------------------------------
@@ -405,15 +431,22 @@ INSTANTIATE_TEST_SUITE_P(
                      "got 3; using disabled",
                      2},
         BadValueCase{"[fusion.log]\nfile = 3\n",
-                     "[fusion.log] file must be a string, got 3; using \"\"", 2},
+                     "[fusion.log] file must be a string, got 3; using stderr", 2},
         BadValueCase{"[fusion]\nenabled = \"yes\"\n",
                      "[fusion] enabled must be true or false, got \"yes\"; using true", 2},
         BadValueCase{"[fusion]\nenabled = 0\n",
                      "[fusion] enabled must be true or false, got 0; using true", 2},
         BadValueCase{"[store]\nplan_db = false\n",
-                     "[store] plan_db must be a string, got false; using \"\"", 2},
-        BadValueCase{"[store]\nworkload = 1\n",
-                     "[store] workload must be a string, got 1; using \"\"", 2},
+                     "[store] plan_db must be a path or \"off\", got false; using "
+                     "\".ember/plans.db\" (the default)",
+                     2},
+        // An empty path would silently mean the default one.
+        BadValueCase{"[store]\npath = \"\"\n",
+                     "[store] path must be a path or \"off\", got \"\"; using "
+                     "\".ember/plans.db\" (the default)",
+                     2},
+        BadValueCase{"[store]\nworkload = 12\n",
+                     "[store] workload must be a string, got 12; using the executable's name", 2},
         BadValueCase{"[store]\nshm = \"on\"\n",
                      "[store] shm must be true or false, got \"on\"; using true", 2},
         BadValueCase{"fusion = 3\n", "fusion must be a table, got 3; ignored", 1},
@@ -422,6 +455,16 @@ INSTANTIATE_TEST_SUITE_P(
         BadValueCase{"[fusion]\nlog = \"full\"\n",
                      "[fusion] log must be a table, got \"full\"; ignored", 2},
         BadValueCase{"store = [1]\n", "store must be a table, got an array; ignored", 1}));
+
+// A bad `path` keeps what the layer below (here the older spelling in the same table) said.
+TEST_F(ConfigTest, AnEmptyPathKeepsTheDatabaseNamedBefore) {
+  LoadedConfig loaded = LoadToml("[store]\nplan_db = \"mine.db\"\npath = \"\"\n");
+  EXPECT_EQ(loaded.config.plan_db, "mine.db");
+  EXPECT_THAT(loaded.warnings,
+              ElementsAre(FileWarning(
+                  3, "[store] path must be a path or \"off\", got \"\"; using \"mine.db\"")));
+  EXPECT_EQ(PlanDbPath(LoadToml("[store]\npath = \"off\"\n").config), "off");
+}
 
 TEST_F(ConfigTest, UnknownKeysAreReportedAndTheRestIsRead) {
   LoadedConfig loaded = LoadToml(R"([fusion.search]

@@ -11,6 +11,7 @@
 #include "store/shared_segment.h"
 #include "store/shared_segment_layout.h"
 #include "tests/fusion/child_process.h"
+#include "tests/store/shm_test_util.h"
 #include "tests/store/sqlite_test_util.h"
 
 namespace ember {
@@ -179,6 +180,31 @@ TEST(SharedTier, AStaleOrDamagedSegmentIsRecreatedAndTheWorkersCarryOn) {
   EXPECT_EQ(d.at("explorations"), 0);
   EXPECT_EQ(d.at("checksum"), a.at("checksum"));
   EXPECT_EQ(d.at("plans_loaded_from_sqlite") + d.at("plans_loaded_from_shm"), a.at("plans"));
+}
+
+// Issue 13 §2: a second user who could write a 0666 segment changed one byte of a plan in it and
+// recomputed the entry's checksum, and the next run computed wrong results. Now the next run
+// refuses the segment (Note [Shared segment trust]) and takes every plan from SQLite.
+TEST(SharedTier, ASegmentOthersCouldWriteIsRefusedAndTheRunReadsSqlite) {
+  SharedDb db;
+  const Report a = db.Run("many");
+  const std::string file = db.SegmentFile();
+  ASSERT_EQ(::chmod(file.c_str(), 0666), 0);
+  int forged = test::RunAsOtherUser([&] { return test::ForgeEntry(file); });
+  // Without a second user, a writer of this user: the mode alone decides.
+  if (forged == test::kCannotSwitchUser) {
+    forged = test::Reap(test::Fork([&] { return test::ForgeEntry(file); }));
+  }
+  ASSERT_EQ(forged, 0);
+  const Report b = db.Run("many");
+  EXPECT_EQ(b.at("plans_loaded_from_shm"), 0);
+  EXPECT_EQ(b.at("plans_loaded_from_sqlite"), a.at("plans"));
+  EXPECT_EQ(b.at("explorations"), 0);
+  EXPECT_EQ(b.at("checksum"), a.at("checksum"));
+  EXPECT_EQ(b.at("fused_executions"), a.at("fused_executions"));
+  struct stat st {};
+  ASSERT_EQ(::stat(file.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0666u) << "a refused segment is left as it is";
 }
 
 TEST(SharedTier, AWorkerKilledAtAnyInstantNeverBlocksItsSiblings) {

@@ -191,6 +191,33 @@ TEST_F(PlansShm, GarbageObjectsAreListedAsUnusableAndRemoved) {
   EXPECT_TRUE(SharedSegment::NamesFor(db_).empty());
 }
 
+// Note [Shared segment trust]: a segment other users could write is refused by the engine, so
+// ls must not call it ready; it is still described, and --allow-shared-writable accepts it.
+TEST_F(PlansShm, LsShowsASegmentOthersCanWriteAsUntrusted) {
+  EngineDatabaseWithSegment();
+  const std::string name = SharedSegment::NamesFor(db_).at(0);
+  ASSERT_EQ(chmod(("/dev/shm/" + name).c_str(), 0666), 0);
+  const nlohmann::json segments = Segments();
+  ASSERT_EQ(segments.size(), 1u) << segments.dump(2);
+  const nlohmann::json& s = segments[0];
+  EXPECT_EQ(s["state"], "untrusted") << s.dump(2);
+  EXPECT_EQ(s["problem"], "it is writable by group and others (mode 0666)");
+  EXPECT_EQ(s["mode"], "0666");
+  EXPECT_GT(s["entries"].get<int64_t>(), 0);
+  EXPECT_TRUE(s["plan_keys"].is_null());
+
+  const PlansRun human = PlansOn(db_, {"shm", "ls"});
+  ASSERT_EQ(human.code, 0) << human.err;
+  EXPECT_NE(human.out.find(name + ": untrusted: it is writable by group and others (mode 0666)"),
+            std::string::npos)
+      << human.out;
+  EXPECT_TRUE(WideLines(human.out).empty()) << human.out;
+
+  const PlansRun allowed = PlansOn(db_, {"--allow-shared-writable", "shm", "ls", "--json"});
+  ASSERT_EQ(allowed.code, 0) << allowed.err;
+  EXPECT_EQ(Json(allowed)[0]["state"], "ready") << allowed.out;
+}
+
 TEST_F(PlansShm, NoSegmentsIsNotAnError) {
   RunEngine(db_, "seed");
   PlansRun run = PlansOn(db_, {"shm", "ls"});

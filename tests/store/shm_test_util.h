@@ -1,11 +1,18 @@
 // Helpers for the shared-memory tier tests: a database path per test (segments are named after
-// it), removal of its segments at the end, payloads that name themselves, and forked children.
+// it), removal of its segments at the end, payloads that name themselves, forked children, a
+// second user, and the forgery such a user can make in a segment it can write.
 #pragma once
 
+#include <fcntl.h>
+#include <grp.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <xxhash.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -14,6 +21,7 @@
 #include <vector>
 
 #include "store/shared_plan_tier.h"
+#include "store/shared_segment_layout.h"
 #include "tests/temp_dir.h"
 
 namespace ember::test {
@@ -70,6 +78,55 @@ inline int Reap(pid_t pid) {
   int status = 0;
   ::waitpid(pid, &status, 0);
   return status;
+}
+
+// The unprivileged user (nobody) that plays the second user of the host.
+inline constexpr uid_t kOtherUser = 65534;
+// RunAsOtherUser's exit status when this process cannot switch users (not root, no CAP_SETUID).
+inline constexpr int kCannotSwitchUser = 77;
+
+// Runs `body` in a forked child that has become kOtherUser (uid and gid, no supplementary
+// groups). Returns the child's exit status: 0 when body returned true, 1 when false,
+// kCannotSwitchUser when the switch was refused.
+inline int RunAsOtherUser(const std::function<bool()>& body) {
+  const int status = Reap(Fork([&] {
+    if (::setgroups(0, nullptr) != 0 || ::setgid(kOtherUser) != 0 || ::setuid(kOtherUser) != 0 ||
+        ::geteuid() != kOtherUser) {
+      ::_exit(kCannotSwitchUser);
+    }
+    return body();
+  }));
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// What a user who can write the segment file `file` does to forge a plan: through a mapping of
+// its own, changes one byte in the payload of the newest entry of the first non-empty bucket and
+// recomputes that entry's checksum (XXH3-64 over the bytes the layout names: no secret). False
+// when it cannot open or map the file or finds no entry.
+inline bool ForgeEntry(const std::string& file) {
+  const int fd = ::open(file.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st {};
+  void* map = MAP_FAILED;
+  if (::fstat(fd, &st) == 0 && static_cast<uint64_t>(st.st_size) >= shm::kDataOffset) {
+    map =
+        ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  }
+  ::close(fd);
+  if (map == MAP_FAILED) return false;
+  auto* base = static_cast<uint8_t*>(map);
+  const auto* buckets = reinterpret_cast<const uint64_t*>(base + shm::kBucketsOffset);
+  uint64_t offset = 0;
+  for (uint32_t b = 0; b < shm::kBucketCount && offset == 0; ++b) offset = buckets[b];
+  if (offset != 0) {
+    auto* entry = reinterpret_cast<shm::EntryHeader*>(base + offset);
+    base[offset + sizeof(shm::EntryHeader) + entry->payload_bytes / 2] ^= 0x01;
+    constexpr size_t kFrom = offsetof(shm::EntryHeader, first_op_hash);
+    entry->checksum =
+        XXH3_64bits(base + offset + kFrom, sizeof(shm::EntryHeader) - kFrom + entry->payload_bytes);
+  }
+  ::munmap(map, static_cast<size_t>(st.st_size));
+  return offset != 0;
 }
 
 }  // namespace ember::test

@@ -1,9 +1,11 @@
 // The shared-memory tier in one process: publication and lookup, generations, limits, damaged
 // and stale segments (Note [Shared plan segment]).
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 
+#include "store/shared_segment_info.h"
 #include "store/shared_segment_layout.h"
 #include "tests/store/shm_test_util.h"
 
@@ -215,9 +217,50 @@ TEST_F(ShmTier, ASegmentOfAnotherSizeIsUsedAsItIs) {
   EXPECT_EQ(tier->segment().size(), uint64_t{1} << 20);
 }
 
-TEST_F(ShmTier, TooSmallASizeIsRefused) {
+// EMBER_SHM_BYTES=99999999999999 once left a 91 TB sparse object under the segment's name, and
+// every later open failed with "Cannot allocate memory" and kept the tier off. An object larger
+// than a segment may be is recreated at the configured size, even with a header that matches.
+TEST_F(ShmTier, AnObjectLargerThanASegmentMayBeIsRecreatedAtTheConfiguredSize) {
+  {
+    auto tier = OpenTier();
+    tier->Publish(1, Key(1), Payload(1));
+  }
+  constexpr uint64_t kHuge = 99999999999999;
+  ASSERT_EQ(::truncate(SegmentFile().c_str(), static_cast<off_t>(kHuge)), 0);
+  {
+    std::fstream f(SegmentFile(), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(offsetof(shm::SegmentHeader, total_bytes));
+    f.write(reinterpret_cast<const char*>(&kHuge), sizeof(kHuge));
+  }
+  // `ember-plans shm ls` does not call it ready.
+  std::vector<SharedSegmentInfo> infos;
+  ASSERT_TRUE(InspectSharedSegments(db_, {"env-a"}, &infos).ok());
+  ASSERT_EQ(infos.size(), 1u);
+  EXPECT_EQ(infos[0].state, "unusable");
+  EXPECT_EQ(infos[0].problem,
+            "it is 99999999999999 bytes, more than a segment may have (4294967296)");
+  EXPECT_EQ(infos[0].entries, 1u);  // still described
+
+  bool recreated = false;
+  auto tier = OpenTier(uint64_t{4} << 20, "env-a", &recreated);
+  ASSERT_NE(tier, nullptr);
+  EXPECT_TRUE(recreated);
+  EXPECT_EQ(tier->segment().size(), uint64_t{4} << 20);
+  struct stat st {};
+  ASSERT_EQ(::stat(SegmentFile().c_str(), &st), 0);
+  EXPECT_EQ(static_cast<uint64_t>(st.st_size), uint64_t{4} << 20);
+  std::vector<SharedPlanTier::Entry> entries;
+  ASSERT_TRUE(tier->Lookup(1, &entries).ok());
+  EXPECT_TRUE(entries.empty());
+  EXPECT_EQ(tier->Publish(1, Key(1), Payload(1)), SharedPlanTier::PublishOutcome::kPublished);
+}
+
+TEST_F(ShmTier, SizesOutsideTheBoundsAreRefused) {
   std::unique_ptr<SharedPlanTier> tier;
   EXPECT_EQ(SharedPlanTier::Open(Options(1000), &tier).code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(SharedPlanTier::Open(Options(shm::kMaxSegmentBytes + 1), &tier).code(),
+            Status::Code::kInvalidArgument);
+  EXPECT_TRUE(SharedSegment::NamesFor(db_).empty());
 }
 
 TEST_F(ShmTier, ClaimsAreThisProcesssUntilReleased) {

@@ -18,9 +18,11 @@ namespace {
 
 // The keys the live shared-memory segment of (this database, an environment) holds (Note
 // [Plans in use by a live segment]); no segment (NotFound) protects nothing.
-ProtectedPlanKeys LiveSegmentKeys(const std::string& database_path) {
-  return [database_path](const std::string& environment, std::vector<Hash128>* keys) -> Status {
-    const Status s = SharedPlanTier::ListKeys(database_path, environment, keys);
+ProtectedPlanKeys LiveSegmentKeys(const std::string& database_path, bool allow_shared_writable) {
+  return [database_path, allow_shared_writable](const std::string& environment,
+                                                std::vector<Hash128>* keys) -> Status {
+    const Status s =
+        SharedPlanTier::ListKeys(database_path, environment, keys, allow_shared_writable);
     if (s.code() == Status::Code::kNotFound) {
       keys->clear();
       return Status::Ok();
@@ -70,7 +72,7 @@ int RunGc(const GlobalOptions& global, const GcCommandOptions& options) {
     }
     gc.environment = env;
   }
-  gc.protected_plan_keys = LiveSegmentKeys(db->path());
+  gc.protected_plan_keys = LiveSegmentKeys(db->path(), global.allow_shared_writable);
   GcReport report;
   if (Status s = CollectGarbage(*db, gc, &report); !s.ok()) return ReportFailure(s);
 

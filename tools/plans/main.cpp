@@ -42,7 +42,7 @@ int Main(int argc, char** argv) {
   app.add_option("--db", global.db, "the plan database (default: the engine's)");
   app.add_flag("--json", global.json, "JSON output (docs/ember-plans.md has every shape)");
   app.add_flag("--allow-shared-writable", global.allow_shared_writable,
-               "accept a database other users can write");
+               "accept a database (and shared segments) other users can write");
   int exit_code = kExitOk;
   auto run = [&exit_code](CLI::App* command, std::function<int()> body) {
     command->callback([&exit_code, body = std::move(body)] { exit_code = body(); });

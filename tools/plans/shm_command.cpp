@@ -123,7 +123,7 @@ void PrintSegments(const std::vector<SharedSegmentInfo>& segments,
     std::cout << text << "\n";
   };
   for (const SharedSegmentInfo& s : segments) {
-    if (!s.problem.empty()) note(s.name + ": " + Styled("unusable: " + s.problem, Style::kBad));
+    if (!s.problem.empty()) note(s.name + ": " + Styled(s.state + ": " + s.problem, Style::kBad));
   }
   if (unknown_environment) {
     note("env ?: no environment of this database has that segment's name");
@@ -135,7 +135,10 @@ void PrintSegments(const std::vector<SharedSegmentInfo>& segments,
 int SegmentsByPath(const GlobalOptions& global, std::string* path,
                    std::vector<SharedSegmentInfo>* segments) {
   if (Status s = DatabasePath(global, path); !s.ok()) return ReportOpenFailure(global, s);
-  if (Status s = InspectSharedSegments(*path, {}, segments); !s.ok()) return ReportFailure(s);
+  if (Status s = InspectSharedSegments(*path, {}, segments, global.allow_shared_writable);
+      !s.ok()) {
+    return ReportFailure(s);
+  }
   return kExitOk;
 }
 
@@ -153,7 +156,9 @@ int RunShmList(const GlobalOptions& global) {
     environment_ids[e.fingerprint] = e.id;
   }
   std::vector<SharedSegmentInfo> segments;
-  if (Status s = InspectSharedSegments(db->path(), fingerprints, &segments); !s.ok()) {
+  if (Status s =
+          InspectSharedSegments(db->path(), fingerprints, &segments, global.allow_shared_writable);
+      !s.ok()) {
     return ReportFailure(s);
   }
 
