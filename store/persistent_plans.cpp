@@ -118,12 +118,13 @@ Status PersistentPlans::Open(const PersistentPlansOptions& options,
   if (options.shm) {
     plans->shm_options_ = {.database_path = options.path,
                            .environment = EnvironmentStableId(options.environment),
-                           .bytes = options.shm_bytes};
+                           .bytes = options.shm_bytes,
+                           .allow_shared_writable = options.allow_shared_writable};
     plans->shm_wait_ms_ = options.shm_wait_ms;
     if (Status s = SharedPlanTier::Open(plans->shm_options_, &plans->tier_); !s.ok()) {
-      // SQLite alone still shares plans, only later: not worth more than one line.
-      LogFusion(LogLevel::kBasic,
-                [&] { return fmt::format("[store] shared-memory tier off: {}", s.ToString()); });
+      // SQLite alone still shares plans, only later; but a refused segment (one others can
+      // write) or an unusable one is something the user must hear about.
+      Warn("shm-off:" + options.path, fmt::format("shared-memory tier off: {}", s.message()));
     }
   }
   *out = std::move(plans);
@@ -284,21 +285,24 @@ void PersistentPlans::OnSharedFailure(const Status& status) {
   const std::string name = tier_->segment().name();
   tier_.reset();
   shm_heads_.clear();  // positions in the old segment
+  std::string reopen = fmt::format("reopened it {} times already", shm_reopens_);
   if (shm_reopens_ < kMaxShmReopens) {
     ++shm_reopens_;
     bool recreated = false;
-    if (Status s = SharedPlanTier::Open(shm_options_, &tier_, &recreated); s.ok()) {
+    Status s = SharedPlanTier::Open(shm_options_, &tier_, &recreated);
+    if (s.ok()) {
       LogFusion(LogLevel::kBasic, [&] {
         return fmt::format("[store] shared plan segment {}: {}; {}", name, status.ToString(),
                            recreated ? "recreated it" : "reopened it (a sibling recreated it)");
       });
       return;
     }
+    reopen = fmt::format("reopening it failed: {}", s.message());
   }
-  LogFusion(LogLevel::kBasic, [&] {
-    return fmt::format("[store] shared plan segment {}: {}; going on with sqlite alone", name,
-                       status.ToString());
-  });
+  Warn("shm-off:" + shm_options_.database_path,
+       fmt::format("shared plan segment {}: {}; {}; shared-memory tier off, going on with the "
+                   "plan database alone",
+                   name, status.ToString(), reopen));
 }
 
 void PersistentPlans::OnPlanAdded(PlanId id, const ExecutionPlan& plan, double explore_ms) {

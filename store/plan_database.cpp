@@ -173,25 +173,21 @@ std::string WhyUnwritable(const std::string& path) {
 // Note [Write-ahead log binding]: a log that does not belong to the file is refused (read-only)
 // or moved aside (writable), never replayed.
 Status RefuseForeignWal(const std::string& path, bool read_only) {
-  const Status foreign = CheckWalBelongs(path);
-  if (foreign.ok() || foreign.code() != Status::Code::kCorruption) return foreign;
-  if (read_only) {
+  WalSetAside aside;
+  const Status checked = CheckWalBelongs(path, /*set_aside=*/!read_only, &aside);
+  if (checked.code() == Status::Code::kCorruption && read_only) {
     return Status::Corruption(fmt::format(
         "{}. SQLite would copy the log's pages over the file, so this read-only open leaves "
         "both as they are: if {} was replaced or restored on purpose, move {}-wal away and "
         "remove {}-shm (any writable ember open does this itself); to keep the log's plans, "
         "put the database it belongs to back at {}",
-        foreign.message(), path, path, path, path));
+        checked.message(), path, path, path, path));
   }
-  std::string aside;
-  if (Status s = SetAsideWal(path, &aside); !s.ok()) {
-    return Status::Corruption(fmt::format("{}; it could not be moved aside ({})",
-                                          foreign.message(), s.ToString()));
-  }
+  if (!checked.ok() || aside.moved_to.empty()) return checked;
   Warn("", fmt::format("{}. SQLite would have copied the log's pages over the file, so the log "
                        "was moved to {} (nothing was deleted); to recover its plans, put the "
                        "database it belongs to back at {} and rename {} to {}-wal",
-                       foreign.message(), aside, path, aside, path));
+                       aside.why, aside.moved_to, path, aside.moved_to, path));
   return Status::Ok();
 }
 

@@ -151,6 +151,54 @@ bool IndexInUse(const std::string& shm_path) {
   return lock.l_type != F_UNLCK;
 }
 
+// The write lock on the index's dead-man-switch byte — the lock SQLite's first connection takes
+// to rebuild the index. While this process holds it no connection of any process can start
+// using the database (SQLite answers SQLITE_BUSY, which it retries: its os_unix.c and wal.c
+// treat it as a passing race), so the log can be judged, and moved, without a writer changing
+// it meanwhile. With `create`, a missing index is created (with the database file's mode, as
+// SQLite does) and removed again when the lock is dropped.
+class IndexLock {
+ public:
+  IndexLock(const std::string& path, bool create) : shm_path_(path + "-shm") {
+    int raw = open(shm_path_.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (raw < 0 && errno == ENOENT && create) {
+      struct stat db {};
+      if (stat(path.c_str(), &db) != 0) return;
+      raw = open(shm_path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+                 db.st_mode & 0666);
+      created_ = raw >= 0;
+    }
+    if (raw < 0) return;
+    fd_.emplace(raw);
+    struct flock lock {};
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = kShmDmsByte;
+    lock.l_len = 1;
+    held_ = fcntl(fd_->get(), F_SETLK, &lock) == 0;
+  }
+  ~IndexLock() {
+    if (created_ && held_ && !removed_) unlink(shm_path_.c_str());
+  }
+  IndexLock(const IndexLock&) = delete;
+  IndexLock& operator=(const IndexLock&) = delete;
+
+  // Whether the lock is held (false: a connection uses the database, or there is no index and
+  // none could be created).
+  bool held() const { return held_; }
+  // Removes the index while the lock is held.
+  void Remove() {
+    if (held_ && unlink(shm_path_.c_str()) == 0) removed_ = true;
+  }
+
+ private:
+  std::string shm_path_;
+  std::optional<Fd> fd_;
+  bool created_ = false;
+  bool held_ = false;
+  bool removed_ = false;
+};
+
 std::string Describe(const DbHeader& h) {
   return fmt::format("application_id 0x{:08x}, commit counter {}", Be32(h.data() + kApplicationIdAt),
                      Be32(h.data() + kUserVersionAt));
@@ -158,17 +206,11 @@ std::string Describe(const DbHeader& h) {
 
 }  // namespace
 
-Status CheckWalBelongs(const std::string& path) {
-  const std::string wal_path = path + "-wal";
-  const int raw = open(wal_path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (raw < 0) {
-    if (errno == ENOENT) return Status::Ok();
-    return Status::IoError(fmt::format("cannot read write-ahead log {}: {}", wal_path, Errno()));
-  }
-  Fd wal(raw);
-  if (IndexInUse(path + "-shm")) return Status::Ok();  // another process's live log
+// Corruption describing the difference when the log behind `wal` would replay another
+// database's pages onto `path`; OK otherwise. REQUIRES: the IndexLock is held.
+Status JudgeWal(const std::string& path, int wal) {
   WalContent content;
-  if (Status s = ReadWal(wal.get(), &content); !s.ok()) return s;
+  if (Status s = ReadWal(wal, &content); !s.ok()) return s;
   if (content.committed_frames == 0 || content.headers.empty()) return Status::Ok();
 
   const int db_raw = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -205,30 +247,30 @@ Status CheckWalBelongs(const std::string& path) {
       path, path, Describe(first), Describe(content.headers.back()), Describe(file)));
 }
 
-Status SetAsideWal(const std::string& path, std::string* moved_to) {
+Status CheckWalBelongs(const std::string& path, bool set_aside, WalSetAside* out) {
+  *out = WalSetAside();
   const std::string wal_path = path + "-wal";
-  const std::string shm_path = path + "-shm";
-  // Under the index's write lock, as in RemoveCompanionsCreatedHere: no connection can start
-  // using the log while it moves.
-  std::optional<Fd> index;
-  const int raw = open(shm_path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-  if (raw >= 0) {
-    index.emplace(raw);
-    struct flock lock {};
-    lock.l_type = F_WRLCK;
-    lock.l_whence = SEEK_SET;
-    lock.l_start = kShmDmsByte;
-    lock.l_len = 1;
-    if (fcntl(index->get(), F_SETLK, &lock) != 0) {
-      return Status::Unavailable(fmt::format("{} is in use by another process", shm_path));
-    }
+  const int raw = open(wal_path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (raw < 0) {
+    if (errno == ENOENT) return Status::Ok();
+    return Status::IoError(fmt::format("cannot read write-ahead log {}: {}", wal_path, Errno()));
   }
-  const std::string aside = fmt::format("{}.stale-{}", wal_path, static_cast<long long>(time(nullptr)));
+  Fd wal(raw);
+  struct stat st {};
+  if (fstat(wal.get(), &st) != 0 || st.st_size == 0) return Status::Ok();
+  IndexLock lock(path, /*create=*/true);
+  if (!lock.held()) return Status::Ok();  // a live connection's log, not a stale one
+  const Status foreign = JudgeWal(path, wal.get());
+  if (foreign.ok() || foreign.code() != Status::Code::kCorruption || !set_aside) return foreign;
+  const std::string aside =
+      fmt::format("{}.stale-{}", wal_path, static_cast<long long>(time(nullptr)));
   if (rename(wal_path.c_str(), aside.c_str()) != 0) {
-    return Status::IoError(fmt::format("cannot move {} to {}: {}", wal_path, aside, Errno()));
+    return Status::Corruption(fmt::format("{}; it could not be moved to {}: {}",
+                                          foreign.message(), aside, Errno()));
   }
-  if (index.has_value()) unlink(shm_path.c_str());
-  *moved_to = aside;
+  lock.Remove();  // the index of the log that left
+  out->why = foreign.message();
+  out->moved_to = aside;
   return Status::Ok();
 }
 
@@ -245,29 +287,16 @@ void RemoveCompanionsCreatedHere(const std::string& path, const CompanionFiles& 
   const bool wal_created = now.wal && !before.wal;
   const bool shm_created = now.shm && !before.shm;
   if (!wal_created && !shm_created) return;
-  const std::string wal_path = path + "-wal";
-  const std::string shm_path = path + "-shm";
-  std::optional<Fd> index;
-  if (now.shm) {
-    const int raw = open(shm_path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-    if (raw < 0) return;
-    index.emplace(raw);
-    struct flock lock {};
-    lock.l_type = F_WRLCK;
-    lock.l_whence = SEEK_SET;
-    lock.l_start = kShmDmsByte;
-    lock.l_len = 1;
-    // Held until the files are gone: a connection opening meanwhile gets SQLITE_BUSY and
-    // retries, and then finds neither file.
-    if (fcntl(index->get(), F_SETLK, &lock) != 0) return;  // in use
-  }
+  IndexLock lock(path, /*create=*/false);
+  if (now.shm && !lock.held()) return;  // in use
   if (wal_created) {
+    const std::string wal_path = path + "-wal";
     struct stat st {};
     if (lstat(wal_path.c_str(), &st) != 0 || st.st_size != 0) return;
     unlink(wal_path.c_str());
   }
   // An index nobody holds is only a cache of the log: the next connection rebuilds it.
-  if (shm_created) unlink(shm_path.c_str());
+  if (shm_created) lock.Remove();
 }
 
 Status BumpCommitCounter(SqliteDatabase& db) {

@@ -38,14 +38,19 @@ namespace ember {
 
 class SqliteDatabase;
 
-// OK when `path` has no write-ahead log, an empty one, one in use by a live connection, or one
-// that belongs to it (Note [Write-ahead log binding]); Corruption naming both files and what
-// differs when the log is another database's. IoError when a file cannot be read.
-Status CheckWalBelongs(const std::string& path);
+// What CheckWalBelongs did with a log that is not the file's.
+struct WalSetAside {
+  std::string why;       // how the log and the file differ; empty when nothing was done
+  std::string moved_to;  // `<path>-wal.stale-<unix time>`
+};
 
-// Renames `<path>-wal` to `<path>-wal.stale-<unix time>` (*moved_to) and removes `<path>-shm`,
-// under the index's write lock; Unavailable when a connection uses them.
-Status SetAsideWal(const std::string& path, std::string* moved_to);
+// OK when `path` has no write-ahead log, an empty one, one in use by a live connection, or one
+// that belongs to it (Note [Write-ahead log binding]). A log that is another database's is
+// Corruption naming both files and what differs — or, with `set_aside`, is renamed to
+// `<path>-wal.stale-<unix time>` (its index removed) and the call is OK with *out saying so.
+// The judging and the move happen under the index's write lock, so no connection of any
+// process starts using the log meanwhile. IoError when a file cannot be read.
+Status CheckWalBelongs(const std::string& path, bool set_aside, WalSetAside* out);
 
 // Whether a connection of another process has the database open in WAL mode (it holds a lock
 // on the index's dead-man-switch byte for as long as it does).
