@@ -30,6 +30,7 @@ constexpr size_t kFrameHeaderSize = 24;
 constexpr uint32_t kWalMagic = 0x377f0682;  // | 1: checksums over big-endian words
 constexpr size_t kUserVersionAt = 60;
 constexpr size_t kApplicationIdAt = 68;
+constexpr size_t kSchemaCookieAt = 40;  // bumped by every schema change: 0 = never a table
 // The unix VFS's "dead man switch" byte in the -shm file: every connection holds a read lock on
 // it while the database is open, and the first one to open takes it for writing (sqlite's
 // src/os_unix.c, UNIX_SHM_DMS = 120 + 8).
@@ -240,6 +241,11 @@ Status JudgeWal(const std::string& path, int wal) {
   if (same_application && (file_counter == first_counter ||
                            ((file_counter + 1) & kCounterMask) == first_counter)) {
     return Status::Ok();  // the file is the state the log started from
+  }
+  if (Be32(file.data() + kSchemaCookieAt) == 0) {
+    // The file never held a table (a database created just before its first commit, which
+    // the log holds): replaying the log destroys nothing.
+    return Status::Ok();
   }
   return Status::Corruption(fmt::format(
       "{}-wal does not belong to plan database {}: the log continues a database with {} "

@@ -17,9 +17,14 @@
 //      copy of page 1 — the header — into the log. A log belongs to the file beside it when
 //      the file's header is one of the headers the log holds (a checkpoint copied it), or is the
 //      header the log started from (same application_id, commit counter one below the log's
-//      first or equal to it). A log with no committed header says nothing and is accepted
-//      (logs of ember before the counter, logs without commits), and so is one that a live
-//      connection of another process is using (it is that process's, not stale).
+//      first or equal to it), or the file never held a table (replaying destroys nothing). A
+//      log with no committed header says nothing and is accepted (logs of ember before the
+//      counter, logs without commits), and so is one that a live connection of another process
+//      is using (it is that process's, not stale).
+//   One case cannot be told apart: a copy of the database taken at the very state the log
+//   started from (after a clean exit, before the run that was killed) and put back. It is the
+//   log's own base, so the log is replayed onto it — giving the database as the killed run left
+//   it, never another database's pages.
 // A log that does not belong is never replayed. A read-only open refuses the database and
 // leaves both files as they are; a writable open moves the log aside (`<path>-wal.stale-<unix
 // time>`, its index removed) and says so once on stderr: then no SQLite program — ember or
