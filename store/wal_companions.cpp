@@ -94,21 +94,21 @@ struct WalContent {
   std::vector<DbHeader> headers;
 };
 
-Status ReadWal(int fd, WalContent* out) {
-  *out = WalContent();
+WalContent ReadWal(int fd) {
+  WalContent out;
   uint8_t header[kWalHeaderSize];
-  if (!ReadAt(fd, 0, header, sizeof header)) return Status::Ok();  // shorter than a header
+  if (!ReadAt(fd, 0, header, sizeof header)) return out;  // shorter than a header
   const uint32_t magic = Be32(header);
-  if ((magic & ~1u) != kWalMagic) return Status::Ok();  // SQLite ignores such a log
+  if ((magic & ~1u) != kWalMagic) return out;  // SQLite ignores such a log
   const bool big_endian = (magic & 1u) != 0;
   const uint32_t page_size = Be32(header + 8);
   if (page_size < 512 || page_size > 65536 || (page_size & (page_size - 1)) != 0) {
-    return Status::Ok();
+    return out;
   }
   uint32_t s0 = 0, s1 = 0;
   Checksum(big_endian, header, 24, s0, s1);
-  if (s0 != Be32(header + 24) || s1 != Be32(header + 28)) return Status::Ok();
-  out->page_size = page_size;
+  if (s0 != Be32(header + 24) || s1 != Be32(header + 28)) return out;
+  out.page_size = page_size;
   std::vector<uint8_t> frame(kFrameHeaderSize + page_size);
   std::vector<DbHeader> pending;  // page-1 headers since the last commit frame
   size_t frames = 0;
@@ -129,12 +129,12 @@ Status ReadWal(int fd, WalContent* out) {
       pending.push_back(h);
     }
     if (Be32(f + 4) != 0) {  // a commit frame
-      out->committed_frames = frames;
-      out->headers.insert(out->headers.end(), pending.begin(), pending.end());
+      out.committed_frames = frames;
+      out.headers.insert(out.headers.end(), pending.begin(), pending.end());
       pending.clear();
     }
   }
-  return Status::Ok();
+  return out;
 }
 
 // Whether a connection of another process has the database open: it holds a lock on the
@@ -210,8 +210,7 @@ std::string Describe(const DbHeader& h) {
 // Corruption describing the difference when the log behind `wal` would replay another
 // database's pages onto `path`; OK otherwise. REQUIRES: the IndexLock is held.
 Status JudgeWal(const std::string& path, int wal) {
-  WalContent content;
-  if (Status s = ReadWal(wal, &content); !s.ok()) return s;
+  const WalContent content = ReadWal(wal);
   if (content.committed_frames == 0 || content.headers.empty()) return Status::Ok();
 
   const int db_raw = open(path.c_str(), O_RDONLY | O_CLOEXEC);
