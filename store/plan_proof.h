@@ -9,11 +9,13 @@
 // closes that: a leaf is accepted only when a fresh built-in fuser of the kind its state names
 // (engine/fuse/builtin_fusers.h, with the CPU backend's binding limit), fed the plan's ops at the
 // leaf's positions in the leaf's order, accepts every one of them, is ready, reports the leaf's
-// score, and finishes with a state byte-identical to the stored one. So the stored state is
-// exactly what exploration would make of these ops again, and no byte of it can change what
-// the plan computes: a changed byte fails to decode, or gives a state that differs from the
-// re-derived one, or lies in bits that no field uses (padding, which Cap'n Proto's canonical
-// check cannot see and decoding ignores), so that the decoded state is the genuine one.
+// score, and finishes with an optimization equal to the decoded one (name, len, score, trace:
+// equal values are byte-identical canonical states, Note [Canonical messages] in
+// engine/trace/trace_codec.h). So the stored state is exactly what exploration would make of
+// these ops again, and no byte of it can change what the plan computes: a changed byte fails
+// to decode, or gives a state that differs from the re-derived one, or lies in bits that no
+// field uses (padding, which Cap'n Proto's canonical check cannot see and decoding ignores),
+// so that the decoded state is the genuine one.
 //
 // Why a genuine plan always passes (no false rejection costs a user the warm start):
 //   * a fuser is a pure function of the relative ops it is fed; it sees nothing else (no
