@@ -56,17 +56,7 @@ ExecutionPlan MeanPlan() {
   });
 }
 
-ExecutionPlan SoftmaxPlan() {
-  const Shape r = {4, 8}, p = {4, 1};
-  return Explored({
-      ir::Scalar(OpKind::kMulScalar, T(1, r), ScalarIr::Float(0.7), Out(2, r)),
-      ir::ReduceDim(OpKind::kMaxDim, T(2, r), 1, Out(3, p)),
-      ir::Binary(OpKind::kSub, Rw(2, r), Rw(3, p), Out(4, r)),
-      ir::Unary(OpKind::kExp, Rw(4, r), Out(5, r)),
-      ir::ReduceDim(OpKind::kSumDim, T(5, r), 1, Out(6, p)),
-      ir::Binary(OpKind::kDiv, Rw(5, r), Rw(6, p), Out(7, r)),
-  });
-}
+ExecutionPlan SoftmaxPlan() { return Explored(ir_test::SoftmaxProgram()); }
 
 ExecutionPlan MatmulPlan() {
   return Explored({
