@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <string>
 #include <utility>
 
 #include "store/clock.h"
@@ -35,6 +36,39 @@ struct KernelRecord {
   int64_t checksum = 0;
   int64_t created = 0;
 };
+
+// A bundle that PlanDatabase::Open refused, named as what it is. The opener is the plan
+// database's (store/plan_database.h), so its messages call the file a plan database and advise
+// configuring another database path; the reason itself (missing, empty, truncated, not SQLite,
+// untrusted) is kept. issue 13, part 7.
+Status UnreadableBundle(const std::string& path, const Status& opened) {
+  std::string text = opened.message();
+  auto replace = [&text](const std::string& from, const std::string& to) {
+    for (size_t at = text.find(from); at != std::string::npos;
+         at = text.find(from, at + to.size())) {
+      text.replace(at, from.size(), to);
+    }
+  };
+  replace("; ember does not modify it: move it away or configure another plan database path",
+          "; ember does not modify it: export the bundle again");
+  replace("plan database path " + path, path);
+  replace("plan database " + path, path);
+  if (text.starts_with(path)) {
+    text = "plan bundle " + text;
+  } else {
+    text = fmt::format("plan bundle {}: {}", path, text);
+  }
+  switch (opened.code()) {
+    case Status::Code::kNotFound: return Status::NotFound(text);
+    case Status::Code::kCorruption: return Status::Corruption(text);
+    case Status::Code::kIoError: return Status::IoError(text);
+    case Status::Code::kUnavailable: return Status::Unavailable(text);
+    case Status::Code::kResourceExhausted: return Status::ResourceExhausted(text);
+    case Status::Code::kOk:
+    case Status::Code::kInvalidArgument: break;
+  }
+  return Status::InvalidArgument(text);
+}
 
 // The kernels linked to a plan (plan_id not NULL).
 Status ReadPlanKernels(SqliteDatabase& db, std::vector<KernelRecord>* out) {
@@ -407,7 +441,7 @@ Status ImportBundle(PlanDatabase& target, const ImportOptions& options, ImportRe
                                .create = false,
                                .allow_shared_writable = options.allow_shared_writable};
   if (Status s = PlanDatabase::Open(bundle_options, &bundle); !s.ok()) {
-    return s;
+    return UnreadableBundle(options.bundle_path, s);
   }
   if (bundle->schema_version() > LatestSchemaVersion()) {
     return Status::InvalidArgument(fmt::format(

@@ -13,6 +13,7 @@
 #include "engine/fuse/optimization_factory.h"
 #include "engine/trace/trace_codec.h"
 #include "schema/plan.capnp.h"
+#include "store/plan_proof.h"
 
 namespace ember {
 namespace {
@@ -431,7 +432,8 @@ Status ValidatePlan(const ExecutionPlan& plan) {
     return Status::Corruption(
         fmt::format("a fused leaf needs shape id {}, the ops hand out {}", *needed, frame.shapes));
   }
-  return Status::Ok();
+  // Last: re-deriving a leaf needs the positions checked above.
+  return ProveFusedLeaves(plan);
 }
 
 }  // namespace ember

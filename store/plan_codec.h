@@ -75,7 +75,9 @@ uint64_t FirstOpHash(std::span<const OperationIr> ops);
 //   * a fused leaf covers as many positions as its optimization's len() (OrderedExecution
 //     counts len() ops as executed), at least one;
 //   * no fused leaf refers to a relative shape id the plan's ops did not hand out;
-//   * Composed nests at most kMaxStrategyDepth deep.
+//   * Composed nests at most kMaxStrategyDepth deep;
+//   * every fused leaf is what a fresh fuser of its kind makes of the ops at its positions,
+//     byte for byte (Note [Optimization proof], store/plan_proof.h).
 Status ValidatePlan(const ExecutionPlan& plan);
 
 }  // namespace ember

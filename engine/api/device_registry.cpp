@@ -2,7 +2,6 @@
 // act on a whole device (Sync, Seed, ReleaseDevice).
 #include <cstdio>
 #include <cstdlib>
-#include <limits>
 #include <map>
 #include <mutex>
 
@@ -10,6 +9,7 @@
 
 #include "engine/api/device_server.h"
 #include "engine/core/config.h"
+#include "engine/fuse/builtin_fusers.h"
 #include "engine/fuse/elementwise_fuser.h"
 #include "engine/fuse/matmul_fuser.h"
 #include "engine/fuse/reduce_broadcasted_fuser.h"
@@ -46,17 +46,10 @@ std::unique_ptr<Backend> MakeBackend(Device device) {
 // The built-in fusers in registration order (the order breaks score ties, DESIGN.md §4).
 // Their versions go into the plan database's environment: bump one when a fuser's decisions
 // or traces change, so plans it made before stop being used.
+// The plan database re-derives every loaded plan with the same fusers and limit (Note
+// [Optimization proof], store/plan_proof.h).
 FuserFactory BackendFusers(Device) {
-  // The CPU backend has no binding limit (burn's CPU runtime: u32::MAX).
-  static constexpr uint32_t kMaxBindings = std::numeric_limits<uint32_t>::max();
-  return [] {
-    std::vector<std::unique_ptr<OperationFuser>> fusers;
-    fusers.push_back(std::make_unique<ElementWiseFuser>(kMaxBindings));
-    fusers.push_back(std::make_unique<MatmulFuser>(kMaxBindings));
-    fusers.push_back(std::make_unique<ReduceFuser>(kMaxBindings));
-    fusers.push_back(std::make_unique<ReduceBroadcastedFuser>(kMaxBindings));
-    return fusers;
-  };
+  return [] { return BuiltinFusers(kCpuMaxBindings); };
 }
 
 std::vector<FuserVersion> BackendFuserVersions(Device) {

@@ -1,5 +1,7 @@
 #include "engine/fuse/matmul_fuser.h"
 
+#include <utility>
+
 #include "engine/fuse/trace_optimization.h"
 
 namespace ember {
@@ -35,9 +37,12 @@ void MatmulFuser::Fuse(const OperationIr& op) {
     matmul_ = MatmulStage{.lhs = lhs.pos, .rhs = rhs.pos, .output = out};
     return;
   }
-  if (fuser_.CanFuse(op) && fallback_.CanFuse(op)) {
-    fuser_.Fuse(op);
-    fallback_.Fuse(op);
+  // CanFuse on copies that are kept when both take the op (as ReduceFuser::OnElementwise).
+  TraceOpFuser fused = fuser_;
+  TraceOpFuser fused_fallback = fallback_;
+  if (fused.Fuse(op) && fused_fallback.Fuse(op)) {
+    fuser_ = std::move(fused);
+    fallback_ = std::move(fused_fallback);
   } else {
     fuser_.Close();
     fallback_.Close();

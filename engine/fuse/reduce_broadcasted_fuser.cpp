@@ -39,30 +39,39 @@ FuserStatus ReduceBroadcastedFuser::status() const {
   return blocks_.back().fuser.status();
 }
 
-FuserProperties ReduceBroadcastedFuser::properties() const {
+bool ReduceBroadcastedFuser::Ready() const {
   bool ready = true;
   if (state_ == State::kStarting || state_ == State::kAbort) ready = false;
   if (state_ == State::kClosed && blocks_.size() == 1) ready = blocks_[0].reduce_index.has_value();
-  FuserProperties props{.score = 0, .ready = ready};
   for (const Block& block : blocks_) {
-    FuserProperties p = block.fuser.properties();
-    if (!block.reduce_index) p.ready = true;  // an elementwise block can always run
-    props.score += p.score;
-    props.ready = props.ready && p.ready;
+    // An elementwise block can always run; a reduce block once its fuser holds the reduce
+    // (ReduceFuser::properties).
+    ready = ready && (!block.reduce_index || block.fuser.reduce().has_value());
   }
+  return ready;
+}
+
+FuserProperties ReduceBroadcastedFuser::properties() const {
+  FuserProperties props{.score = 0, .ready = Ready()};
+  for (const Block& block : blocks_) props.score += block.fuser.properties().score;
   return props;
 }
 
-ReduceBroadcastedFuser::Analysis ReduceBroadcastedFuser::Analyze(const Block& block,
-                                                                 const OperationIr& op) const {
-  if (block.fuser.CanFuse(op)) return Analysis::kAccept;
+ReduceBroadcastedFuser::Analysis ReduceBroadcastedFuser::Analyze(
+    const Block& block, const OperationIr& op, std::optional<ReduceFuser>* taken) const {
+  // ReduceFuser::CanFuse, on a copy that is kept: FuseNoCheck installs it rather than fusing
+  // the op again (the fusers are deterministic, so it is the same state).
+  taken->emplace(block.fuser);
+  (*taken)->Fuse(op);
+  if ((*taken)->len() > block.fuser.len()) return Analysis::kAccept;
   // Only a block holding a reduce can be followed by another.
   if (!block.fuser.reduce()) return Analysis::kRefuse;
   // burn refuses a new block after one that fused a view, as its reference layout could be a
   // view where the reduce needs a contiguous one (the reduce's input is always handed over).
   if (block.fuser.fuser().num_views() > 0) return Analysis::kRefuse;
   if (state_ != State::kInit) return Analysis::kRefuse;
-  ReduceFuser fresh = default_;
+  taken->emplace(default_);
+  ReduceFuser& fresh = **taken;
   const size_t before = fresh.len();
   fresh.Fuse(op);
   if (fresh.len() <= before) return Analysis::kRefuse;
@@ -76,9 +85,10 @@ ReduceBroadcastedFuser::Analysis ReduceBroadcastedFuser::Analyze(const Block& bl
 void ReduceBroadcastedFuser::FuseNoCheck(const OperationIr& op) {
   Block& last = blocks_.back();
   const ReduceFuser* informing = nullptr;
-  switch (Analyze(last, op)) {
+  std::optional<ReduceFuser> taken;
+  switch (Analyze(last, op, &taken)) {
     case Analysis::kAccept:
-      last.fuser.Fuse(op);
+      last.fuser = std::move(*taken);
       last.ops.push_back(op);
       if (last.fuser.reduce() && !last.reduce_index) last.reduce_index = last.ops.size() - 1;
       ++num_ops_;
@@ -87,9 +97,8 @@ void ReduceBroadcastedFuser::FuseNoCheck(const OperationIr& op) {
     case Analysis::kRefuse: state_ = State::kClosed; return;
     case Analysis::kNewBlock: {
       // burn updates the state from the block that was just completed.
-      blocks_.push_back(Block{default_, {op}, std::nullopt});
+      blocks_.push_back(Block{std::move(*taken), {op}, std::nullopt});
       Block& added = blocks_.back();
-      added.fuser.Fuse(op);
       if (added.fuser.reduce()) added.reduce_index = 0;
       ++num_ops_;
       informing = &blocks_[blocks_.size() - 2].fuser;
@@ -113,14 +122,15 @@ void ReduceBroadcastedFuser::Fuse(const OperationIr& op) {
   if (state_ == State::kClosed || state_ == State::kAbort) return;
   ReduceBroadcastedFuser next = *this;
   next.FuseNoCheck(op);
-  if (next.properties().ready && !next.IsConsistent()) {
+  // Ready() rather than properties(): the scores, each a whole trace built, are not needed.
+  if (next.Ready() && !next.IsConsistent()) {
     state_ = State::kClosed;
     return;
   }
   *this = std::move(next);
 }
 
-ReduceBroadcastedFuser::FullTrace ReduceBroadcastedFuser::BuildFullTrace() const {
+ReduceBroadcastedFuser::FullTrace ReduceBroadcastedFuser::BuildFullTrace(bool with_trace) const {
   FullTrace out;
   TraceOpFuser full(max_bindings_, kFullReadSettings);
   std::vector<ReduceStage> stages;
@@ -148,18 +158,19 @@ ReduceBroadcastedFuser::FullTrace ReduceBroadcastedFuser::BuildFullTrace() const
     }
   }
   out.num_ops_fused = full.len() + stages.size();
+  if (!with_trace) return out;
   out.trace = full.Finish();
   out.trace.reduces = std::move(stages);
   return out;
 }
 
 bool ReduceBroadcastedFuser::IsConsistent() const {
-  const FullTrace full = BuildFullTrace();
+  const FullTrace full = BuildFullTrace(/*with_trace=*/false);
   return full.num_ops_fused == full.num_ops;
 }
 
 std::shared_ptr<Optimization> ReduceBroadcastedFuser::Finish() {
-  FullTrace full = BuildFullTrace();
+  FullTrace full = BuildFullTrace(/*with_trace=*/true);
   return std::make_shared<TraceOptimization>(std::string(kName), std::move(full.trace),
                                              full.num_ops, properties().score);
 }

@@ -65,9 +65,14 @@ class ReduceBroadcastedFuser final : public OperationFuser {
   Shape init_shape_;
   int64_t init_axis_ = 0;
 
-  Analysis Analyze(const Block& block, const OperationIr& op) const;
+  // *taken: the fuser that took `op` (the block's, for kAccept; a fresh one, for kNewBlock).
+  Analysis Analyze(const Block& block, const OperationIr& op,
+                   std::optional<ReduceFuser>* taken) const;
   void FuseNoCheck(const OperationIr& op);
-  FullTrace BuildFullTrace() const;
+  // properties().ready without the scores.
+  bool Ready() const;
+  // The counts always; the trace only `with_trace` (building it is most of the cost).
+  FullTrace BuildFullTrace(bool with_trace) const;
   bool IsConsistent() const;
 };
 

@@ -1,5 +1,7 @@
 #include "engine/fuse/reduce_fuser.h"
 
+#include <utility>
+
 #include "engine/fuse/trace_optimization.h"
 
 namespace ember {
@@ -84,9 +86,13 @@ void ReduceFuser::OnReduce(const OperationIr& op) {
 }
 
 void ReduceFuser::OnElementwise(const OperationIr& op, TraceOpFuser& fallback) {
-  if (fuser_.CanFuse(op) && fallback.CanFuse(op)) {
-    fuser_.Fuse(op);
-    fallback.Fuse(op);
+  // CanFuse on copies that are kept when both take the op (fusing it again would give the
+  // same state).
+  TraceOpFuser fused = fuser_;
+  TraceOpFuser fused_fallback = fallback;
+  if (fused.Fuse(op) && fused_fallback.Fuse(op)) {
+    fuser_ = std::move(fused);
+    fallback = std::move(fused_fallback);
   } else {
     fuser_.Close();
     fallback.Close();

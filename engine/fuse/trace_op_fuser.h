@@ -13,8 +13,9 @@
 //   * Gather, Select and Cat (burn's "indexed inputs") are not fused yet; they close the fuser.
 //
 // A rejected op closes the fuser for good (until Reset). Every op but the first is tried on a
-// copy of the builder, kept only if it succeeds within the limits, so a rejection leaves the
-// trace as it was.
+// copy of the builder, kept only if it succeeds within the limits, and the reference shape is
+// put back, so a rejection leaves the trace as it was (unlike burn, which keeps a reference
+// grown by the rejected op's output).
 #pragma once
 
 #include <cstdint>

@@ -202,6 +202,24 @@ TEST(ElementWiseFuser, TheOpLimitStopsAtSixtyFiveOps) {
   EXPECT_EQ(fuser.status(), FuserStatus::kClosed);
 }
 
+TEST(ElementWiseFuser, AnOpRefusedAtTheLimitLeavesTheReferenceShape) {
+  // 65 ops on a [1, n] row, then one whose output would grow the reference to [m, n]: it passes
+  // the shape check but the op limit refuses it. The trace keeps the row's shape (burn keeps
+  // the grown one), so that it depends on the fused ops alone (Note [Optimization proof],
+  // store/plan_proof.h).
+  const Shape row = {0, 1}, full = {2, 1};
+  ElementWiseFuser fuser(kUnlimited);
+  for (TensorId i = 0; i < 65; ++i) {
+    fuser.Fuse(ir::Unary(OpKind::kExp, i == 0 ? Ro(0, row) : Rw(i, row), Out(i + 1, row)));
+  }
+  fuser.Fuse(ir::Binary(OpKind::kAdd, Rw(65, row), Ro(66, full), Out(67, full)));
+  EXPECT_EQ(fuser.len(), 65u);
+  EXPECT_EQ(fuser.status(), FuserStatus::kClosed);
+  auto opt = std::dynamic_pointer_cast<TraceOptimization>(fuser.Finish());
+  ASSERT_NE(opt, nullptr);
+  EXPECT_EQ(opt->trace().blocks.back().shape_ref, row);
+}
+
 TEST(ElementWiseFuser, TheBindingLimitRefusesAnOpThatNeedsOneMoreBuffer) {
   // 1 (metadata) + inputs + written outputs: with 4 bindings, exp(a) + b fits (a, b, out),
   // a third input does not.

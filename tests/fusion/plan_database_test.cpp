@@ -21,6 +21,8 @@
 #include <ember/ember.h>
 
 #include "tests/fusion/child_process.h"
+#include "tests/fusion/forgeable_program.h"
+#include "tests/store/forged_plans.h"
 #include "tests/store/sqlite_test_util.h"
 
 namespace ember {
@@ -84,9 +86,10 @@ double ManySegments() {
 
 TEST(DISABLED_PlanDatabaseChild, Run) {
   const std::string workload = std::getenv("EMBER_TEST_WORKLOAD");
-  const double checksum = workload == "shapes" ? ChangingShapes()
-                          : workload == "many" ? ManySegments()
-                                               : SeedAndSoftmax();
+  const double checksum = workload == "shapes"      ? ChangingShapes()
+                          : workload == "many"      ? ManySegments()
+                          : workload == "forgeable" ? forge::ForgeableProgram()
+                                                    : SeedAndSoftmax();
   Sync();
   const Stats s = GetStats();
   std::ofstream out(std::getenv("EMBER_TEST_OUT"));
@@ -259,6 +262,45 @@ TEST(PlanDatabase, DamagedRowsAreQuarantinedAndResultsStayRight) {
   EXPECT_GT(warm.at("rows_quarantined"), 0);
   EXPECT_GT(warm.at("explorations"), 0);
   EXPECT_EQ(warm.at("checksum"), cold.at("checksum"));
+}
+
+// issue 13, part 3: a fused trace edited by one byte, its row checksum recomputed, used to load
+// and compute something else. Note [Optimization proof] (store/plan_proof.h) quarantines the
+// row; the program explores that segment again and computes what it computed before.
+TEST(PlanDatabase, AForgedTraceIsQuarantinedAndResultsStayRight) {
+  const std::vector<std::pair<std::string, forge::TraceEdit>> forgeries = {
+      {"Mean made ArgMax", forge::MeanToArgMax},
+      {"scalar placeholder redirected", forge::RedirectScalar},
+      {"output hidden", forge::HideAnOutput}};
+  for (const auto& [name, edit] : forgeries) {
+    SCOPED_TRACE(name);
+    TempDir dir;
+    const std::string path = dir.path().string() + "/plans.db";
+    const std::vector<std::string> env = {"EMBER_PLAN_DB=" + path, "EMBER_TEST_WORKLOAD=forgeable"};
+    const Report cold = RunChild(dir.path().string(), env);
+    int64_t forged = 0;
+    std::vector<uint8_t> forged_blob;
+    {
+      sqlite_test::RawDb raw(path);
+      forged = forge::ForgeRow(raw, edit);
+      ASSERT_NE(forged, 0);
+      forged_blob = raw.Blob("SELECT plan_blob FROM plans WHERE id = " + std::to_string(forged));
+    }
+    const Report warm = RunChild(dir.path().string(), env);
+    EXPECT_EQ(warm.at("rows_quarantined"), 1);
+    EXPECT_EQ(warm.at("explorations"), 1);
+    EXPECT_EQ(warm.at("checksum"), cold.at("checksum"));
+    // The forged bytes are never served again: the row stays quarantined, or the exploration's
+    // genuine plan repaired it (which of the writer's two writes lands last varies).
+    sqlite_test::RawDb raw(path);
+    const std::string row = " FROM plans WHERE id = " + std::to_string(forged);
+    if (raw.Text("SELECT status" + row) == "ok") {
+      EXPECT_NE(raw.Blob("SELECT plan_blob" + row), forged_blob);
+    }
+    const Report third = RunChild(dir.path().string(), env);
+    EXPECT_EQ(third.at("checksum"), cold.at("checksum"));
+    EXPECT_EQ(third.at("rows_quarantined"), 0);
+  }
 }
 
 TEST(PlanDatabase, AnUnusableFileLeavesTheProgramInMemory) {

@@ -43,6 +43,24 @@ inline std::vector<OperationIr> SeedProgram(TensorId base, Shape shape, double s
   };
 }
 
+// A softmax over the rows of a [4, 8] tensor, scaled first: x * 0.7, max, subtract, exp, sum,
+// divide, as the API queues it (the scaled x and the exp are each read twice). ReduceBroadcasted
+// fuses all six ops. Global ids 1 (the input, kept by the user) .. 7 (the result).
+inline std::vector<OperationIr> SoftmaxProgram() {
+  const Shape r = {4, 8}, p = {4, 1};
+  const auto rw = [](TensorId id, Shape shape) {
+    return T(id, std::move(shape), TensorStatus::kReadWrite);
+  };
+  return {
+      ir::Scalar(OpKind::kMulScalar, T(1, r), ScalarIr::Float(0.7), Out(2, r)),
+      ir::ReduceDim(OpKind::kMaxDim, T(2, r), 1, Out(3, p)),
+      ir::Binary(OpKind::kSub, rw(2, r), rw(3, p), Out(4, r)),
+      ir::Unary(OpKind::kExp, rw(4, r), Out(5, r)),
+      ir::ReduceDim(OpKind::kSumDim, T(5, r), 1, Out(6, p)),
+      ir::Binary(OpKind::kDiv, rw(5, r), rw(6, p), Out(7, r)),
+  };
+}
+
 // Global ids start at 100 so that relative ids (0, 1, ...) can never coincide with them.
 inline OperationIr SampleOp(OpKind kind) {
   const TensorIr x = T(100, {4, 8});

@@ -193,5 +193,38 @@ TEST_F(PlansBundles, NewerSchemasAndPlainDatabasesAreRefused) {
   EXPECT_EQ(Json(PlansOn(fleet, {"stats", "--json"}))["plans"], 0);
 }
 
+// issue 13, part 7: an unreadable bundle is named a plan bundle, and --json prints the error as
+// a JSON object (like every other --json failure) instead of nothing.
+TEST_F(PlansBundles, AnUnreadableBundleIsReportedAsABundleAlsoInJson) {
+  const std::string healthy = ReadFile(Export("healthy.bundle"));
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"garbage.bundle", std::string(8192, 'x')},
+      {"truncated.bundle", healthy.substr(0, healthy.size() / 2)},
+      {"empty.bundle", ""},
+  };
+  std::vector<std::string> paths = {scratch_.File("missing.bundle"), scratch_.File("a.directory")};
+  std::filesystem::create_directory(paths.back());
+  for (const auto& [name, bytes] : cases) {
+    paths.push_back(scratch_.File(name));
+    std::ofstream(paths.back(), std::ios::binary) << bytes;
+    std::filesystem::permissions(
+        paths.back(), std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  }
+  const std::string fleet = scratch_.File("fleet.db");
+  for (const std::string& path : paths) {
+    SCOPED_TRACE(path);
+    const PlansRun run = PlansOn(fleet, {"--json", "import", path});
+    EXPECT_EQ(run.code, 1);
+    const nlohmann::json error = Json(run);
+    ASSERT_TRUE(error.contains("error")) << run.out;
+    const std::string message = error["error"];
+    EXPECT_EQ(error["usable"], true);  // the target database opened
+    EXPECT_NE(message.find("plan bundle " + path), std::string::npos) << message;
+    EXPECT_EQ(message.find("plan database"), std::string::npos) << message;
+    EXPECT_NE(run.err.find(message), std::string::npos) << run.err;
+  }
+  EXPECT_EQ(Json(PlansOn(fleet, {"stats", "--json"}))["plans"], 0);
+}
+
 }  // namespace
 }  // namespace ember::plans_test

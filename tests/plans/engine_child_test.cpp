@@ -4,7 +4,8 @@
 //   seed:   the seed's expression and a softmax at 64x64 and 32x32 (fused ElementWise and
 //           reduce plans);
 //   stream: keeps publishing new plans for about a second (chains of 1..8 ops on ranks 1..5),
-//           for the tests that read while a process writes.
+//           for the tests that read while a process writes;
+//   forgeable: the Reduce plans issue 13's forgeries edit (tests/fusion/forgeable_program.h).
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -13,6 +14,8 @@
 #include <gtest/gtest.h>
 
 #include <ember/ember.h>
+
+#include "tests/fusion/forgeable_program.h"
 
 namespace ember {
 namespace {
@@ -50,6 +53,8 @@ TEST(DISABLED_PlansEngineChild, Run) {
   ASSERT_NE(program, nullptr);
   if (std::string(program) == "stream") {
     Stream();
+  } else if (std::string(program) == "forgeable") {
+    (void)forge::ForgeableProgram();
   } else {
     Seed();
   }

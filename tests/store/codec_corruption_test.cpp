@@ -16,6 +16,7 @@
 #include "engine/ir/relative.h"
 #include "engine/trace/trace_codec.h"
 #include "store/plan_codec.h"
+#include "tests/ir/sample_ops.h"
 
 namespace ember {
 namespace {
@@ -33,21 +34,12 @@ TensorIr Out(TensorId id, Shape shape) {
 // A softmax fused by ReduceBroadcasted (a five-block trace with two reduce stages, nested as
 // bytes inside the plan), then an op left unfused, with a trigger of each kind.
 ExecutionPlan SoftmaxPlan() {
-  const Shape r = {4, 8}, p = {4, 1};
+  std::vector<OperationIr> global = ir_test::SoftmaxProgram();
+  global.push_back(ir::SliceOp(Rw(7, {4, 8}), {Slice{1, 3, 1}}, Out(8, {2, 8})));
+  global.push_back(ir::Unary(OpKind::kNeg, Ro(8, {2, 8}), Out(9, {2, 8})));
   OperationConverter converter;
   std::vector<OperationIr> ops;
-  for (const OperationIr& op : {
-           ir::Scalar(OpKind::kMulScalar, Ro(1, r), ScalarIr::Float(0.7), Out(2, r)),
-           ir::ReduceDim(OpKind::kMaxDim, Ro(2, r), 1, Out(3, p)),
-           ir::Binary(OpKind::kSub, Rw(2, r), Rw(3, p), Out(4, r)),
-           ir::Unary(OpKind::kExp, Rw(4, r), Out(5, r)),
-           ir::ReduceDim(OpKind::kSumDim, Ro(5, r), 1, Out(6, p)),
-           ir::Binary(OpKind::kDiv, Rw(5, r), Rw(6, p), Out(7, r)),
-           ir::SliceOp(Rw(7, r), {Slice{1, 3, 1}}, Out(8, {2, 8})),
-           ir::Unary(OpKind::kNeg, Ro(8, {2, 8}), Out(9, {2, 8})),
-       }) {
-    ops.push_back(converter.ToRelative(op));
-  }
+  for (const OperationIr& op : global) ops.push_back(converter.ToRelative(op));
   ReduceBroadcastedFuser fuser(0xffffffffu);
   for (size_t i = 0; i < 6; ++i) fuser.Fuse(ops[i]);
   EXPECT_TRUE(fuser.properties().ready);

@@ -22,7 +22,7 @@ int RunExport(const GlobalOptions& global, const std::string& file,
                               .workload = workload,
                               .engine_version = EMBER_VERSION,
                               .allow_shared_writable = global.allow_shared_writable};
-  if (Status s = ExportBundle(*db, options, &result); !s.ok()) return ReportFailure(s);
+  if (Status s = ExportBundle(*db, options, &result); !s.ok()) return ReportFailure(global, s);
   const BundleManifest& m = result.manifest;
   if (global.json) {
     const nlohmann::ordered_json out = {{"bundle", file},
@@ -56,7 +56,9 @@ int RunImport(const GlobalOptions& global, const std::string& file) {
   ImportResult result;
   const ImportOptions options{.bundle_path = file,
                               .allow_shared_writable = global.allow_shared_writable};
-  if (Status s = ImportBundle(*db, options, &result); !s.ok()) return ReportFailure(s);
+  // An unreadable bundle, a newer one, one that disagrees with its manifest (issue 13, part 7:
+  // --json printed nothing).
+  if (Status s = ImportBundle(*db, options, &result); !s.ok()) return ReportFailure(global, s);
   // Live workers' shared segments answer for SQLite on the first ops they know (Note [Shared
   // plan segment]); marking them broken makes the workers start fresh ones that see the import.
   size_t invalidated = 0;

@@ -83,4 +83,12 @@ int ReportFailure(const Status& status) {
   return kExitProblems;
 }
 
+int ReportFailure(const GlobalOptions& global, const Status& status) {
+  if (global.json) {
+    const nlohmann::ordered_json error = {{"error", status.message()}, {"usable", true}};
+    std::cout << error.dump(2) << "\n";
+  }
+  return ReportFailure(status);
+}
+
 }  // namespace ember::plans

@@ -51,5 +51,8 @@ Status OpenForWriting(const GlobalOptions& global, bool create, std::unique_ptr<
 int ReportOpenFailure(const GlobalOptions& global, const Status& status);
 // Prints "ember-plans: <message>" on stderr and returns kExitProblems.
 int ReportFailure(const Status& status);
+// The same, and with --json an {"error": ..., "usable": true} object on stdout (the database
+// opened; the command failed), as ReportOpenFailure prints for a database that did not.
+int ReportFailure(const GlobalOptions& global, const Status& status);
 
 }  // namespace ember::plans

@@ -1,0 +1,36 @@
+// The built-in fusers (DESIGN.md §4) in registration order, and the fresh fuser that makes an
+// optimization of a given name. The one list both the engine (engine/api/device_registry.cpp)
+// and the plan database's proof (Note [Optimization proof], store/plan_proof.h) build fusers
+// from: a loaded plan is re-derived by exactly the fusers that explored it.
+//
+// `max_bindings` is the backend's limit on the buffers one kernel may take (burn's
+// max_bindings). It decides acceptance only (TraceOpFuser rejects an op whose binding estimate
+// exceeds it), but acceptance shapes the result: ReduceBroadcasted opens a new block where its
+// last block refuses an op, so the same ops can give another trace under another limit. Plans
+// must therefore be re-derived with the limit they were explored with: kCpuMaxBindings for the
+// CPU backend, ember's only one.
+//
+// Pure factories; callable from any thread.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "engine/fuse/fuser.h"
+
+namespace ember {
+
+// burn's CPU runtime: u32::MAX, no limit.
+inline constexpr uint32_t kCpuMaxBindings = std::numeric_limits<uint32_t>::max();
+
+// ElementWise, Matmul, Reduce, ReduceBroadcasted: the order breaks score ties.
+std::vector<std::unique_ptr<OperationFuser>> BuiltinFusers(uint32_t max_bindings);
+
+// A fresh fuser whose Finish() gives optimizations named `name` (ElementWiseFuser::kName, ...),
+// or null for a name no built-in fuser gives.
+std::unique_ptr<OperationFuser> BuiltinFuser(std::string_view name, uint32_t max_bindings);
+
+}  // namespace ember
