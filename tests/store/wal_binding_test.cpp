@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,27 @@ void InsertPlans(PlanRepository& repo, uint64_t first, uint64_t last) {
   }
 }
 
+// The plans of first op 7 as a read-only open sees them; `while_open` runs before it closes.
+size_t PlansReadOnly(const std::string& path, const std::function<void()>& while_open = [] {}) {
+  PlanDbOptions options = OptionsFor(path);
+  options.read_only = true;
+  std::unique_ptr<PlanRepository> repo;
+  const Status s = PlanRepository::Open(options, &repo);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  if (!s.ok()) return 0;
+  LoadedPlans loaded;
+  EXPECT_TRUE(repo->LoadPlansByFirstOp(1, 7, &loaded).ok());
+  while_open();
+  return loaded.plans.size();
+}
+
+// A run that inserts plans first..last-1 and exits cleanly.
+void WritePlansAndClose(const std::string& path, uint64_t first, uint64_t last) {
+  std::unique_ptr<PlanRepository> repo = OpenRepository(path);
+  ASSERT_NE(repo, nullptr);
+  InsertPlans(*repo, first, last);
+}
+
 int64_t CountPlans(const std::string& path) {
   std::unique_ptr<PlanRepository> repo = OpenRepository(path);
   if (repo == nullptr) return -1;
@@ -66,46 +88,13 @@ int64_t CountPlans(const std::string& path) {
   return std::stoll(text);
 }
 
-// A writer process that inserts plans first..last-1 and is killed with SIGKILL while its
-// connection is open, leaving its log behind. With `checkpoint_after`, it checkpoints (part of
-// the log is then in the file) after that many plans.
-void KilledWriter(const std::string& path, uint64_t first, uint64_t last,
-                  int checkpoint_after = -1) {
-  int ready[2];
-  ASSERT_EQ(pipe(ready), 0);
-  const pid_t pid = ForkChild([&] {
-    close(ready[0]);
-    std::unique_ptr<PlanRepository> repo;
-    if (!PlanRepository::Open(OptionsFor(path), &repo).ok()) return 2;
-    EnvironmentRowId env = 0;
-    if (!repo->EnsureEnvironment(SampleEnvironment(), &env).ok()) return 3;
-    for (uint64_t n = first; n < last; ++n) {
-      InsertResult result;
-      if (!repo->InsertPlan(env, SamplePlan(n), &result).ok()) return 4;
-      if (static_cast<int>(n - first + 1) == checkpoint_after) {
-        repo->database().sqlite().Exec("PRAGMA wal_checkpoint(PASSIVE)", "checkpoint");
-      }
-    }
-    const char byte = 1;
-    if (write(ready[1], &byte, 1) != 1) return 5;
-    pause();  // killed here, its connection open
-    return 0;
-  });
-  close(ready[1]);
-  char byte = 0;
-  ASSERT_EQ(read(ready[0], &byte, 1), 1) << "the writer failed";
-  close(ready[0]);
-  kill(pid, SIGKILL);
-  EXPECT_EQ(WaitChild(pid), 1000 + SIGKILL);
-  ASSERT_TRUE(Exists(path + "-wal"));
-  ASSERT_GT(fs::file_size(path + "-wal"), 0u);
-}
-
-// A writer in another process that inserts plans first..last-1, then holds its connection open
-// until Finish(), which makes it insert one more plan and exit (its exit code is returned).
+// A writer in another process that inserts plans first..last-1 (one transaction each; with
+// `checkpoint_after`, it checkpoints after that many, so part of its log is in the file), then
+// holds its connection open until Finish(), which makes it insert one more plan and exit (its
+// exit code is returned), or Kill().
 class LiveWriter {
  public:
-  LiveWriter(const std::string& path, uint64_t first, uint64_t last) {
+  LiveWriter(const std::string& path, uint64_t first, uint64_t last, int checkpoint_after = -1) {
     int ready[2], go[2];
     EXPECT_EQ(pipe(ready), 0);
     EXPECT_EQ(pipe(go), 0);
@@ -119,6 +108,9 @@ class LiveWriter {
       InsertResult result;
       for (uint64_t n = first; n < last; ++n) {
         if (!repo->InsertPlan(env, SamplePlan(n), &result).ok()) return 4;
+        if (static_cast<int>(n - first + 1) == checkpoint_after) {
+          repo->database().sqlite().Exec("PRAGMA wal_checkpoint(PASSIVE)", "checkpoint");
+        }
       }
       char byte = 1;
       if (write(ready[1], &byte, 1) != 1 || read(go[0], &byte, 1) != 1) return 5;
@@ -134,6 +126,13 @@ class LiveWriter {
   ~LiveWriter() {
     if (go_ >= 0) Finish();
   }
+  // SIGKILL, its connection open; returns how it ended.
+  int Kill() {
+    kill(pid_, SIGKILL);
+    close(go_);
+    go_ = -1;
+    return WaitChild(pid_);
+  }
   int Finish() {
     const char byte = 1;
     EXPECT_EQ(write(go_, &byte, 1), 1);
@@ -146,6 +145,15 @@ class LiveWriter {
   pid_t pid_ = 0;
   int go_ = -1;
 };
+
+// A writer killed with SIGKILL while its connection is open, leaving its log behind.
+void KilledWriter(const std::string& path, uint64_t first, uint64_t last,
+                  int checkpoint_after = -1) {
+  LiveWriter writer(path, first, last, checkpoint_after);
+  EXPECT_EQ(writer.Kill(), 1000 + SIGKILL);
+  ASSERT_TRUE(Exists(path + "-wal"));
+  ASSERT_GT(fs::file_size(path + "-wal"), 0u);
+}
 
 // Another program's database, in rollback-journal mode as the sqlite3 shell makes it.
 void WriteOtherProgramsDatabase(const std::string& path) {
@@ -170,22 +178,12 @@ TEST(WalBinding, ClosingTheLastConnectionLeavesNoCompanions) {
 TEST(WalBinding, AReadOnlyOpenRemovesTheCompanionsItCreated) {
   TempDir dir;
   const std::string path = dir.File("plans.db");
-  {
-    std::unique_ptr<PlanRepository> repo = OpenRepository(path);
-    ASSERT_NE(repo, nullptr);
-    InsertPlans(*repo, 1, 3);
-  }
+  WritePlansAndClose(path, 1, 3);
   ASSERT_FALSE(Exists(path + "-wal"));
-  PlanDbOptions options = OptionsFor(path);
-  options.read_only = true;
-  {
-    std::unique_ptr<PlanRepository> repo;
-    ASSERT_TRUE(PlanRepository::Open(options, &repo).ok());
-    LoadedPlans loaded;
-    ASSERT_TRUE(repo->LoadPlansByFirstOp(1, 7, &loaded).ok());
-    EXPECT_EQ(loaded.plans.size(), 2u);
-    EXPECT_TRUE(Exists(path + "-shm"));  // SQLite made them to read a WAL database
-  }
+  EXPECT_EQ(PlansReadOnly(path, /*while_open=*/[&] {
+              EXPECT_TRUE(Exists(path + "-shm"));  // SQLite made them to read a WAL database
+            }),
+            2u);
   EXPECT_FALSE(Exists(path + "-wal"));
   EXPECT_FALSE(Exists(path + "-shm"));
 }
@@ -194,15 +192,7 @@ TEST(WalBinding, AReadOnlyOpenBesideALiveWriterLeavesItsCompanionsAlone) {
   TempDir dir;
   const std::string path = dir.File("plans.db");
   LiveWriter writer(path, 1, 3);
-  {
-    PlanDbOptions options = OptionsFor(path);
-    options.read_only = true;
-    std::unique_ptr<PlanRepository> repo;
-    ASSERT_TRUE(PlanRepository::Open(options, &repo).ok());
-    LoadedPlans loaded;
-    ASSERT_TRUE(repo->LoadPlansByFirstOp(1, 7, &loaded).ok());
-    EXPECT_EQ(loaded.plans.size(), 2u);
-  }
+  EXPECT_EQ(PlansReadOnly(path), 2u);
   // The writer's log and index are its own: closing the reader removed neither.
   EXPECT_TRUE(Exists(path + "-wal"));
   EXPECT_TRUE(Exists(path + "-shm"));
@@ -268,16 +258,9 @@ TEST(WalBinding, AKilledWritersLogIsNotReplayedOntoAnotherProgramsDatabase) {
 TEST(WalBinding, AKilledWritersLogIsNotReplayedOntoARestoredBackup) {
   TempDir dir;
   const std::string path = dir.File("plans.db");
-  {
-    std::unique_ptr<PlanRepository> repo = OpenRepository(path);
-    ASSERT_NE(repo, nullptr);
-    InsertPlans(*repo, 1, 7);
-  }
+  WritePlansAndClose(path, 1, 7);
   fs::copy_file(path, dir.File("backup.db"));
-  {
-    std::unique_ptr<PlanRepository> repo = OpenRepository(path);  // later runs that exited
-    InsertPlans(*repo, 7, 10);
-  }
+  WritePlansAndClose(path, 7, 10);
   KilledWriter(path, 10, 40);
   fs::copy_file(dir.File("backup.db"), path, fs::copy_options::overwrite_existing);
   ScopedLogCapture capture(LogLevel::kDisabled);
@@ -296,11 +279,7 @@ TEST(WalBinding, ACopyOfTheStateTheLogStartedFromGetsTheLogsCommits) {
   // replayed — the database as the killed run left it, not another database's pages.
   TempDir dir;
   const std::string path = dir.File("plans.db");
-  {
-    std::unique_ptr<PlanRepository> repo = OpenRepository(path);
-    ASSERT_NE(repo, nullptr);
-    InsertPlans(*repo, 1, 7);
-  }
+  WritePlansAndClose(path, 1, 7);
   fs::copy_file(path, dir.File("base.db"));
   KilledWriter(path, 7, 20);
   fs::copy_file(dir.File("base.db"), path, fs::copy_options::overwrite_existing);
@@ -311,16 +290,9 @@ TEST(WalBinding, ACopyOfTheStateTheLogStartedFromGetsTheLogsCommits) {
 TEST(WalBinding, AReadOnlyOpenRefusesAForeignLogAndTouchesNeitherFile) {
   TempDir dir;
   const std::string path = dir.File("plans.db");
-  {
-    std::unique_ptr<PlanRepository> repo = OpenRepository(path);
-    ASSERT_NE(repo, nullptr);
-    InsertPlans(*repo, 1, 4);
-  }
+  WritePlansAndClose(path, 1, 4);
   fs::copy_file(path, dir.File("backup.db"));
-  {
-    std::unique_ptr<PlanRepository> repo = OpenRepository(path);
-    InsertPlans(*repo, 4, 6);
-  }
+  WritePlansAndClose(path, 4, 6);
   KilledWriter(path, 6, 30);
   fs::copy_file(dir.File("backup.db"), path, fs::copy_options::overwrite_existing);
   const std::string wal_before = sqlite_test::ReadBytes(path + "-wal");
@@ -339,11 +311,7 @@ TEST(WalBinding, AReadOnlyOpenRefusesAForeignLogAndTouchesNeitherFile) {
 TEST(WalBinding, ALogInUseByALiveProcessIsNeverMoved) {
   TempDir dir;
   const std::string path = dir.File("plans.db");
-  {
-    std::unique_ptr<PlanRepository> repo = OpenRepository(path);
-    ASSERT_NE(repo, nullptr);
-    InsertPlans(*repo, 1, 3);
-  }
+  WritePlansAndClose(path, 1, 3);
   fs::copy_file(path, dir.File("backup.db"));
   LiveWriter writer(path, 3, 30);
   // The file is replaced under the running writer; its log does not belong to the backup, but
