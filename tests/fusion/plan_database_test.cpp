@@ -82,11 +82,30 @@ double ManySegments() {
   return checksum;
 }
 
+double RunWorkload(const std::string& workload) {
+  return workload == "shapes" ? ChangingShapes()
+         : workload == "many" ? ManySegments()
+                              : SeedAndSoftmax();
+}
+
+// EMBER_TEST_VANISH: the database file vanishes mid-run — between "shapes" and the workload,
+// it is deleted ("delete") or the file this names is moved over it (a backup restored). Nothing
+// happens to a database that is off.
+double RunAndVanish(const std::string& vanish, const std::string& workload) {
+  double checksum = ChangingShapes();
+  Sync();
+  const std::string db = std::getenv("EMBER_PLAN_DB");
+  if (db != "off") {
+    const int rc = vanish == "delete" ? unlink(db.c_str()) : rename(vanish.c_str(), db.c_str());
+    EXPECT_EQ(rc, 0) << vanish << " " << db;
+  }
+  return checksum + RunWorkload(workload);
+}
+
 TEST(DISABLED_PlanDatabaseChild, Run) {
   const std::string workload = std::getenv("EMBER_TEST_WORKLOAD");
-  const double checksum = workload == "shapes" ? ChangingShapes()
-                          : workload == "many" ? ManySegments()
-                                               : SeedAndSoftmax();
+  const char* vanish = std::getenv("EMBER_TEST_VANISH");
+  const double checksum = vanish != nullptr ? RunAndVanish(vanish, workload) : RunWorkload(workload);
   Sync();
   const Stats s = GetStats();
   std::ofstream out(std::getenv("EMBER_TEST_OUT"));
