@@ -81,6 +81,19 @@ inline Report Collect(const Child& child) {
   return report;
 }
 
+// `warm`, a run after the `cold` one on its database, explored nothing: every hit ran a plan
+// read from the database, nothing new was stored, and the results are the cold run's.
+inline void ExpectWarmStart(const Report& cold, const Report& warm) {
+  EXPECT_GT(cold.at("explorations"), 0);
+  EXPECT_EQ(warm.at("explorations"), 0);
+  EXPECT_GT(warm.at("plans_loaded_from_sqlite"), 0);
+  EXPECT_EQ(warm.at("plans_published"), 0);
+  EXPECT_GT(warm.at("cache_hits"), 0);
+  EXPECT_EQ(warm.at("cache_hits_from_sqlite"), warm.at("cache_hits"));
+  EXPECT_EQ(warm.at("fused_executions"), cold.at("fused_executions"));
+  EXPECT_EQ(warm.at("checksum"), cold.at("checksum"));
+}
+
 inline Report RunChild(const std::string& dir, const std::vector<std::string>& env,
                        const std::string& err_file = "") {
   return Collect(SpawnChild(dir, env, err_file));

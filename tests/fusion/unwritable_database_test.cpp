@@ -18,12 +18,12 @@
 namespace ember {
 namespace {
 
-using sqlite_test::EnterPrivateMountNamespace;
 using sqlite_test::FillFilesystem;
+using sqlite_test::HasCompanions;
 using sqlite_test::ImmutableFile;
 using sqlite_test::MountTmpfs;
 using sqlite_test::ReadBytes;
-using sqlite_test::RunInForkedChild;
+using sqlite_test::RunInMountNamespace;
 using sqlite_test::TempDir;
 using test::Report;
 using test::RunChild;
@@ -41,23 +41,6 @@ std::vector<std::string> LinesWith(const std::string& path, const std::string& t
   return lines;
 }
 
-bool HasCompanions(const std::string& path) {
-  return std::filesystem::exists(path + "-wal") || std::filesystem::exists(path + "-shm");
-}
-
-// The cold run's plans, all read from the database and none explored or stored; the cold run's
-// results.
-void ExpectWarmFromSqlite(const Report& cold, const Report& warm) {
-  EXPECT_GT(cold.at("explorations"), 0);
-  EXPECT_EQ(warm.at("explorations"), 0);
-  EXPECT_GT(warm.at("plans_loaded_from_sqlite"), 0);
-  EXPECT_GT(warm.at("cache_hits"), 0);
-  EXPECT_EQ(warm.at("cache_hits_from_sqlite"), warm.at("cache_hits"));
-  EXPECT_EQ(warm.at("fused_executions"), cold.at("fused_executions"));
-  EXPECT_EQ(warm.at("plans_published"), 0);
-  EXPECT_EQ(warm.at("checksum"), cold.at("checksum"));
-}
-
 TEST(UnwritablePlanDatabase, ImmutableWarmDatabaseStartsWarmAndSaysOnceThatNothingIsStored) {
   TempDir dir;
   const std::string path = dir.File("plans.db");
@@ -68,7 +51,7 @@ TEST(UnwritablePlanDatabase, ImmutableWarmDatabaseStartsWarmAndSaysOnceThatNothi
   if (!immutable.why_not().empty()) GTEST_SKIP() << immutable.why_not();
   const std::string err = dir.File("warm.err");
   const Report warm = RunChild(dir.path().string(), env, err);
-  ExpectWarmFromSqlite(cold, warm);
+  test::ExpectWarmStart(cold, warm);
   EXPECT_THAT(LinesWith(err, "nothing new can be stored"),
               ElementsAre(AllOf(HasSubstr(path), HasSubstr("marked immutable"))));
   EXPECT_FALSE(HasCompanions(path));
@@ -84,15 +67,14 @@ TEST(UnwritablePlanDatabase, WarmDatabaseOnAFullDiskStartsWarmAndSaysOnceThatNot
   const std::string path = fs + "/plans.db";
   const std::string err = dir.File("warm.err");
   // The forked child only mounts, copies and spawns: no lock another thread may hold is needed.
-  const std::string skipped = RunInForkedChild([&] {
-    if (const std::string why = EnterPrivateMountNamespace(); !why.empty()) GTEST_SKIP() << why;
+  const std::string skipped = RunInMountNamespace([&] {
     ASSERT_EQ(MountTmpfs(fs, size_t{1} << 20), "");
     std::filesystem::copy_file(warm_db, path);
     ASSERT_EQ(chmod(path.c_str(), 0600), 0);
     FillFilesystem(fs);
     const Report warm = RunChild(dir.path().string(),
                                  {"EMBER_PLAN_DB=" + path, "EMBER_TEST_WORKLOAD=seed"}, err);
-    ExpectWarmFromSqlite(cold, warm);
+    test::ExpectWarmStart(cold, warm);
     EXPECT_FALSE(HasCompanions(path));
   });
   if (!skipped.empty()) GTEST_SKIP() << skipped;

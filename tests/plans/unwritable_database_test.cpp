@@ -14,13 +14,9 @@ namespace ember::plans_test {
 namespace {
 
 using sqlite_test::BindReadOnly;
-using sqlite_test::EnterPrivateMountNamespace;
+using sqlite_test::HasCompanions;
 using sqlite_test::ImmutableFile;
-using sqlite_test::RunInForkedChild;
-
-bool HasCompanions(const std::string& path) {
-  return std::filesystem::exists(path + "-wal") || std::filesystem::exists(path + "-shm");
-}
+using sqlite_test::RunInMountNamespace;
 
 class PlansUnwritable : public EngineDatabaseSuite {
  protected:
@@ -70,8 +66,7 @@ TEST_F(PlansUnwritable, DatabaseOnAReadOnlyMountIsRead) {
   const std::string volume = copies_.File("volume");
   std::filesystem::create_directory(volume);
   const std::string db = CopyDatabase(db_, volume + "/plans.db");
-  const std::string skipped = RunInForkedChild([&] {
-    if (const std::string why = EnterPrivateMountNamespace(); !why.empty()) GTEST_SKIP() << why;
+  const std::string skipped = RunInMountNamespace([&] {
     ASSERT_EQ(BindReadOnly(volume), "");
     ExpectReadWithoutCompanions(db);
   });

@@ -137,6 +137,11 @@ struct FileSnapshot {
   bool operator==(const FileSnapshot&) const = default;
 };
 
+// Whether SQLite's -wal or -shm of the database `path` exists.
+inline bool HasCompanions(const std::string& path) {
+  return std::filesystem::exists(path + "-wal") || std::filesystem::exists(path + "-shm");
+}
+
 inline mode_t ModeOf(const std::string& path) {
   struct stat st {};
   EXPECT_EQ(stat(path.c_str(), &st), 0) << path;
@@ -259,8 +264,16 @@ inline std::string EnterPrivateMountNamespace() {
   return "";
 }
 
-// After EnterPrivateMountNamespace: the directory `dir` mounted read-only over itself. Empty, or
-// why not.
+// RunInForkedChild, the child in a mount namespace of its own (EnterPrivateMountNamespace) before
+// `body` runs; skipped when it cannot have one.
+inline std::string RunInMountNamespace(const std::function<void()>& body) {
+  return RunInForkedChild([&] {
+    if (const std::string why = EnterPrivateMountNamespace(); !why.empty()) GTEST_SKIP() << why;
+    body();
+  });
+}
+
+// In RunInMountNamespace: the directory `dir` mounted read-only over itself. Empty, or why not.
 inline std::string BindReadOnly(const std::string& dir) {
   if (mount(dir.c_str(), dir.c_str(), nullptr, MS_BIND, nullptr) != 0 ||
       mount(nullptr, dir.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY, nullptr) != 0) {
@@ -269,7 +282,7 @@ inline std::string BindReadOnly(const std::string& dir) {
   return "";
 }
 
-// After EnterPrivateMountNamespace: a new tmpfs of `bytes` at the existing directory `dir`, its
+// In RunInMountNamespace: a new tmpfs of `bytes` at the existing directory `dir`, its
 // root 0700 (a plan database's directory must not be writable by others). Empty, or why not.
 inline std::string MountTmpfs(const std::string& dir, size_t bytes) {
   const std::string data = "size=" + std::to_string(bytes) + ",mode=0700";

@@ -4,7 +4,7 @@
 // use. PersistentPlans serves every plan the file has, keeps the exploration budget in memory,
 // and says once on stderr (ember::Warn, which a ScopedLogCapture receives) what is not stored.
 // Mounts and user switches happen in forked children (RunInForkedChild), mounts in the child's
-// own mount namespace, so nothing outlives the test.
+// own mount namespace (RunInMountNamespace), so nothing outlives the test.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -28,14 +28,15 @@ namespace ember {
 namespace {
 
 using sqlite_test::BindReadOnly;
-using sqlite_test::EnterPrivateMountNamespace;
 using sqlite_test::FileSnapshot;
 using sqlite_test::FillFilesystem;
+using sqlite_test::HasCompanions;
 using sqlite_test::ImmutableFile;
 using sqlite_test::MountTmpfs;
 using sqlite_test::OptionsFor;
 using sqlite_test::RawDb;
 using sqlite_test::RunInForkedChild;
+using sqlite_test::RunInMountNamespace;
 using sqlite_test::SampleEnvironment;
 using sqlite_test::TempDir;
 using testing::AllOf;
@@ -91,7 +92,15 @@ void MakeWarmDatabase(const std::string& path) {
   plans->OnExploration();
   plans->Close();
   EXPECT_EQ(plans->counters().plans_published, kKinds.size());
-  EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
+  EXPECT_FALSE(HasCompanions(path));
+}
+
+// A new directory `dir` with a warm database (MakeWarmDatabase) in it; returns its path.
+std::string MakeWarmDatabaseIn(const std::string& dir) {
+  std::filesystem::create_directory(dir);
+  const std::string path = dir + "/plans.db";
+  MakeWarmDatabase(path);
+  return path;
 }
 
 // How many plans `plans` hands over for the first ops of `kinds`; each must be the one stored.
@@ -111,10 +120,6 @@ int SpendBudget(PersistentPlans& plans) {
   int explored = 0;
   for (; explored < 10 && plans.ExplorationAllowed(); ++explored) plans.OnExploration();
   return explored;
-}
-
-bool HasCompanions(const std::string& path) {
-  return std::filesystem::exists(path + "-wal") || std::filesystem::exists(path + "-shm");
 }
 
 // A warm database opened where it cannot be written: every plan is served, the budget left (3,
@@ -166,16 +171,13 @@ class UnwritableDatabaseMount : public testing::TestWithParam<const char*> {};
 TEST_P(UnwritableDatabaseMount, ReadOnlyMountServesEveryPlanAndSaysSoOnce) {
   TempDir dir;
   const std::string volume = dir.File("volume");
-  std::filesystem::create_directory(volume);
-  const std::string path = volume + "/plans.db";
-  MakeWarmDatabase(path);
+  const std::string path = MakeWarmDatabaseIn(volume);
   {
     RawDb raw(path);
     EXPECT_EQ(raw.Text(std::string("PRAGMA journal_mode = ") + GetParam()), GetParam());
   }
   ASSERT_FALSE(HasCompanions(path));
-  const std::string skipped = RunInForkedChild([&] {
-    if (const std::string why = EnterPrivateMountNamespace(); !why.empty()) GTEST_SKIP() << why;
+  const std::string skipped = RunInMountNamespace([&] {
     ASSERT_EQ(BindReadOnly(volume), "");
     ScopedLogCapture capture(LogLevel::kDisabled);
     ExpectReadOnlyBecause(path, "read-only filesystem");
@@ -206,9 +208,7 @@ TEST_P(UnwritableDatabasePermissions, NoWritePermissionServesEveryPlanAndSaysSoO
   TempDir dir;
   ASSERT_EQ(chmod(dir.path().c_str(), 0711), 0);  // the other user may pass through
   const std::string theirs = dir.File("theirs");
-  std::filesystem::create_directory(theirs);
-  const std::string path = theirs + "/plans.db";
-  MakeWarmDatabase(path);
+  const std::string path = MakeWarmDatabaseIn(theirs);
   for (const std::string& file : {theirs, path}) {
     ASSERT_EQ(chown(file.c_str(), test::kOtherUser, test::kOtherUser), 0) << file;
   }
@@ -246,8 +246,7 @@ class DiskFull : public testing::Test {
 
   // Runs `body` in a child where `fs_` is a new, empty tmpfs of kSmallFilesystem bytes.
   void InSmallFilesystem(const std::function<void()>& body) {
-    const std::string skipped = RunInForkedChild([&] {
-      if (const std::string why = EnterPrivateMountNamespace(); !why.empty()) GTEST_SKIP() << why;
+    const std::string skipped = RunInMountNamespace([&] {
       ASSERT_EQ(MountTmpfs(fs_, kSmallFilesystem), "");
       body();
     });
