@@ -106,7 +106,8 @@ double RunAndVanish(const std::string& vanish, const std::string& workload) {
 TEST(DISABLED_PlanDatabaseChild, Run) {
   const std::string workload = std::getenv("EMBER_TEST_WORKLOAD");
   const char* vanish = std::getenv("EMBER_TEST_VANISH");
-  const double checksum = vanish != nullptr ? RunAndVanish(vanish, workload) : RunWorkload(workload);
+  const double checksum =
+      vanish != nullptr ? RunAndVanish(vanish, workload) : RunWorkload(workload);
   Sync();
   const Stats s = GetStats();
   std::ofstream out(std::getenv("EMBER_TEST_OUT"));

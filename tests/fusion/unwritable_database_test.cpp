@@ -72,8 +72,8 @@ TEST(UnwritablePlanDatabase, WarmDatabaseOnAFullDiskStartsWarmAndSaysOnceThatNot
     std::filesystem::copy_file(warm_db, path);
     ASSERT_EQ(chmod(path.c_str(), 0600), 0);
     FillFilesystem(fs);
-    const Report warm = RunChild(dir.path().string(),
-                                 {"EMBER_PLAN_DB=" + path, "EMBER_TEST_WORKLOAD=seed"}, err);
+    const Report warm =
+        RunChild(dir.path().string(), {"EMBER_PLAN_DB=" + path, "EMBER_TEST_WORKLOAD=seed"}, err);
     test::ExpectWarmStart(cold, warm);
     EXPECT_FALSE(HasCompanions(path));
   });
@@ -101,9 +101,9 @@ TEST_P(VanishedPlanDatabase, FileGoneMidRunIsSaidOnceAndResultsStayRight) {
   const std::string backup = dir_.File("backup.db");
   RunChild(dir_.path().string(), {"EMBER_PLAN_DB=" + backup, "EMBER_TEST_WORKLOAD=seed"});
   const std::string backup_bytes = ReadBytes(backup);
-  const Report reference = RunChild(
-      dir_.path().string(),
-      {"EMBER_PLAN_DB=off", "EMBER_TEST_WORKLOAD=many", "EMBER_TEST_VANISH=" + Vanish()});
+  const Report reference =
+      RunChild(dir_.path().string(),
+               {"EMBER_PLAN_DB=off", "EMBER_TEST_WORKLOAD=many", "EMBER_TEST_VANISH=" + Vanish()});
   const std::string err = dir_.File("run.err");
   const Report run = RunChild(
       dir_.path().string(),

@@ -25,7 +25,7 @@ class PlansUnwritable : public EngineDatabaseSuite {
     const nlohmann::json plans = Json(PlansOn(db_, {"ls", "--json", "--limit", "1"}));
     EXPECT_EQ(plans.size(), 1u);
     const std::string id = plans.empty() ? "1" : std::to_string(plans[0]["id"].get<int64_t>());
-    return {{"stats"}, {"ls"},     {"show", id},       {"dot", id},
+    return {{"stats"},     {"ls"},     {"show", id},        {"dot", id},
             {"workloads"}, {"verify"}, {"quarantine", "ls"}};
   }
   static int64_t PlanCount(const std::string& db) {

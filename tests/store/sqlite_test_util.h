@@ -17,8 +17,8 @@
 
 #include <cerrno>
 #include <cstdint>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -257,7 +257,9 @@ class ImmutableFile {
 // In a forked child only (RunInForkedChild): gives it a mount namespace of its own, whose mounts
 // no other process sees and which vanish with it. Empty, or why not (no CAP_SYS_ADMIN).
 inline std::string EnterPrivateMountNamespace() {
-  if (unshare(CLONE_NEWNS) != 0) return std::string("unshare(CLONE_NEWNS): ") + std::strerror(errno);
+  if (unshare(CLONE_NEWNS) != 0) {
+    return std::string("unshare(CLONE_NEWNS): ") + std::strerror(errno);
+  }
   if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
     return std::string("making / private: ") + std::strerror(errno);
   }

@@ -54,10 +54,9 @@ const std::vector<OpKind> kKinds = {OpKind::kExp, OpKind::kTanh, OpKind::kSqrt,
 
 OperationIr FirstOp(OpKind kind) {
   OperationConverter converter;
-  return converter.ToRelative(ir::Unary(kind, TensorIr{.id = 100, .shape = {4, 8}},
-                                        TensorIr{.id = 101,
-                                                 .shape = {4, 8},
-                                                 .status = TensorStatus::kNotInit}));
+  return converter.ToRelative(
+      ir::Unary(kind, TensorIr{.id = 100, .shape = {4, 8}},
+                TensorIr{.id = 101, .shape = {4, 8}, .status = TensorStatus::kNotInit}));
 }
 
 ExecutionPlan PlanStartingWith(OpKind kind) {
@@ -66,8 +65,8 @@ ExecutionPlan PlanStartingWith(OpKind kind) {
 
 // Workload "serve" with a budget of 3 explorations ([fusion.search] max_explorations).
 PersistentPlansOptions OptionsAt(const std::string& path) {
-  return {.path = path, .environment = SampleEnvironment(), .workload = "serve",
-          .max_explorations = 3};
+  return {
+      .path = path, .environment = SampleEnvironment(), .workload = "serve", .max_explorations = 3};
 }
 
 std::unique_ptr<PersistentPlans> OpenPlans(const std::string& path) {
@@ -123,8 +122,8 @@ int SpendBudget(PersistentPlans& plans) {
 }
 
 // A warm database opened where it cannot be written: every plan is served, the budget left (3,
-// one spent in the file) is spent in memory, a plan found here is not stored, and `capture` got
-// the one warning (checked by the caller).
+// one spent in the file) is spent in memory, and a plan found here is not stored. The caller
+// checks what was said.
 void ExpectServedReadOnly(const std::string& path) {
   std::unique_ptr<PersistentPlans> plans = OpenPlans(path);
   ASSERT_NE(plans, nullptr);
@@ -154,13 +153,12 @@ TEST(UnwritableDatabase, ImmutableFileServesEveryPlanAndSaysSoOnce) {
   if (!immutable.why_not().empty()) GTEST_SKIP() << immutable.why_not();
   ScopedLogCapture capture(LogLevel::kDisabled);
   ExpectReadOnlyBecause(path, "marked immutable");
-  // Twice: the second open in this process serves as much, its budget is whole again (nothing
-  // was counted in the file), and nothing more is said.
+  // Twice: the second open in this process serves as much, finds the budget the file has (the
+  // first open's explorations were counted in memory only), and says nothing more.
   ExpectServedReadOnly(path);
   ExpectServedReadOnly(path);
-  EXPECT_THAT(capture.messages(),
-              ElementsAre(AllOf(HasSubstr(kNothingStored), HasSubstr(path),
-                                HasSubstr("marked immutable"))));
+  EXPECT_THAT(capture.messages(), ElementsAre(AllOf(HasSubstr(kNothingStored), HasSubstr(path),
+                                                    HasSubstr("marked immutable"))));
   EXPECT_FALSE(HasCompanions(path));  // the reads' -wal and -shm are removed
 }
 
@@ -228,7 +226,9 @@ TEST_P(UnwritableDatabasePermissions, NoWritePermissionServesEveryPlanAndSaysSoO
 INSTANTIATE_TEST_SUITE_P(
     Modes, UnwritableDatabasePermissions,
     testing::Values(Permissions{.name = "ReadOnlyDirectory",
-                                .dir_mode = 0500, .file_mode = 0600, .reason = "its directory"},
+                                .dir_mode = 0500,
+                                .file_mode = 0600,
+                                .reason = "its directory"},
                     // Not checked here, a defect reported with this test: the read-only open
                     // leaves the -wal and -shm it created (with the file's mode, 0400), so the
                     // database stays read-only ("its -wal file cannot be written") after the
@@ -272,7 +272,8 @@ TEST_F(DiskFull, FullFilesystemAtStartServesEveryPlanAndSaysSoOnce) {
     FillFilesystem(fs_);  // not even a -shm fits
     ScopedLogCapture capture(LogLevel::kDisabled);
     ExpectServedReadOnly(path_);
-    EXPECT_THAT(capture.messages(), ElementsAre(AllOf(HasSubstr(kNothingStored), HasSubstr(path_))));
+    EXPECT_THAT(capture.messages(),
+                ElementsAre(AllOf(HasSubstr(kNothingStored), HasSubstr(path_))));
     EXPECT_FALSE(HasCompanions(path_));
   });
 }
@@ -299,7 +300,10 @@ TEST_F(DiskFull, DiskFillingWhilePublishingIsSaidOnceAndCommittedPlansStay) {
                   ElementsAre(AllOf(HasSubstr(path_), HasSubstr("publishing plans failed"),
                                     HasSubstr("plans committed before are kept"))));
     }
-    // Once there is room again, the next process reads what was committed.
+    // Once there is room again, the next process reads what was committed. (While the disk is
+    // still full it does not: its open's migration transaction commits a commit-counter bump,
+    // which fails with SQLITE_FULL and fails PersistentPlans::Open — a defect reported with this
+    // test, not checked here.)
     std::filesystem::remove(fs_ + "/filler");
     ScopedLogCapture capture(LogLevel::kDisabled);
     std::unique_ptr<PersistentPlans> plans = OpenPlans(path_);
@@ -352,7 +356,8 @@ TEST_F(VanishedDatabase, DeletedFileIsSaidOnceNamingIt) {
 
 TEST_F(VanishedDatabase, MovedFileIsSaidOnceNamingIt) {
   ASSERT_EQ(rename(path_.c_str(), dir_.File("moved.db").c_str()), 0);
-  EXPECT_THAT(PublishTheRest(), ElementsAre(AllOf(HasSubstr(path_), HasSubstr("deleted or moved"))));
+  EXPECT_THAT(PublishTheRest(),
+              ElementsAre(AllOf(HasSubstr(path_), HasSubstr("deleted or moved"))));
 }
 
 TEST_F(VanishedDatabase, ReplacedFileIsSaidOnceAndLeftUntouched) {
