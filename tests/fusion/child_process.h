@@ -4,8 +4,10 @@
 // writes "name value" lines (its ember::Stats and a checksum) to EMBER_TEST_OUT.
 #pragma once
 
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <map>
@@ -27,8 +29,9 @@ struct Child {
 
 // Starts a child with `env` added to this process's environment (minus its EMBER_ settings).
 // The shared-memory tier is off unless `env` sets EMBER_SHM: segments outlive processes, and
-// the SQLite tests must read SQLite.
-inline Child SpawnChild(const std::string& dir, const std::vector<std::string>& env) {
+// the SQLite tests must read SQLite. With `err_file`, the child's stderr goes there.
+inline Child SpawnChild(const std::string& dir, const std::vector<std::string>& env,
+                        const std::string& err_file = "") {
   static int runs = 0;
   Child child{.out = dir + "/report-" + std::to_string(runs++) + ".txt"};
   std::vector<std::string> strings = {"/proc/self/exe",
@@ -52,8 +55,15 @@ inline Child SpawnChild(const std::string& dir, const std::vector<std::string>& 
   argv.push_back(nullptr);
   for (std::string& s : environment) envp.push_back(s.data());
   envp.push_back(nullptr);
-  EXPECT_EQ(posix_spawn(&child.pid, "/proc/self/exe", nullptr, nullptr, argv.data(), envp.data()),
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (!err_file.empty()) {
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_file.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  }
+  EXPECT_EQ(posix_spawn(&child.pid, "/proc/self/exe", &actions, nullptr, argv.data(), envp.data()),
             0);
+  posix_spawn_file_actions_destroy(&actions);
   return child;
 }
 
@@ -71,8 +81,22 @@ inline Report Collect(const Child& child) {
   return report;
 }
 
-inline Report RunChild(const std::string& dir, const std::vector<std::string>& env) {
-  return Collect(SpawnChild(dir, env));
+// `warm`, a run after the `cold` one on its database, explored nothing: every hit ran a plan
+// read from the database, nothing new was stored, and the results are the cold run's.
+inline void ExpectWarmStart(const Report& cold, const Report& warm) {
+  EXPECT_GT(cold.at("explorations"), 0);
+  EXPECT_EQ(warm.at("explorations"), 0);
+  EXPECT_GT(warm.at("plans_loaded_from_sqlite"), 0);
+  EXPECT_EQ(warm.at("plans_published"), 0);
+  EXPECT_GT(warm.at("cache_hits"), 0);
+  EXPECT_EQ(warm.at("cache_hits_from_sqlite"), warm.at("cache_hits"));
+  EXPECT_EQ(warm.at("fused_executions"), cold.at("fused_executions"));
+  EXPECT_EQ(warm.at("checksum"), cold.at("checksum"));
+}
+
+inline Report RunChild(const std::string& dir, const std::vector<std::string>& env,
+                       const std::string& err_file = "") {
+  return Collect(SpawnChild(dir, env, err_file));
 }
 
 }  // namespace ember::test

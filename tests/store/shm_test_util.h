@@ -85,15 +85,18 @@ inline constexpr uid_t kOtherUser = 65534;
 // RunAsOtherUser's exit status when this process cannot switch users (not root, no CAP_SETUID).
 inline constexpr int kCannotSwitchUser = 77;
 
-// Runs `body` in a forked child that has become kOtherUser (uid and gid, no supplementary
-// groups). Returns the child's exit status: 0 when body returned true, 1 when false,
-// kCannotSwitchUser when the switch was refused.
+// In a forked child only: makes this process kOtherUser (uid and gid, no supplementary groups).
+// False when the switch was refused.
+inline bool BecomeOtherUser() {
+  return ::setgroups(0, nullptr) == 0 && ::setgid(kOtherUser) == 0 && ::setuid(kOtherUser) == 0 &&
+         ::geteuid() == kOtherUser;
+}
+
+// Runs `body` in a forked child that has become kOtherUser. Returns the child's exit status: 0
+// when body returned true, 1 when false, kCannotSwitchUser when the switch was refused.
 inline int RunAsOtherUser(const std::function<bool()>& body) {
   const int status = Reap(Fork([&] {
-    if (::setgroups(0, nullptr) != 0 || ::setgid(kOtherUser) != 0 || ::setuid(kOtherUser) != 0 ||
-        ::geteuid() != kOtherUser) {
-      ::_exit(kCannotSwitchUser);
-    }
+    if (!BecomeOtherUser()) ::_exit(kCannotSwitchUser);
     return body();
   }));
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -1,16 +1,24 @@
 // Helpers for the SQLite plan-store tests: scratch directories (mkdtemp), a raw SQLite handle
 // for poking at files the way another program or a bit flip would, forked children, file
-// snapshots, and sample rows. Everything works on real files.
+// snapshots, sample rows, and what makes a database unwritable (an immutable file, a read-only
+// or full filesystem in a child's own mount namespace). Everything works on real files.
 #pragma once
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/fs.h>
+#include <sched.h>
 #include <sqlite3.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -129,6 +137,11 @@ struct FileSnapshot {
   bool operator==(const FileSnapshot&) const = default;
 };
 
+// Whether SQLite's -wal or -shm of the database `path` exists.
+inline bool HasCompanions(const std::string& path) {
+  return std::filesystem::exists(path + "-wal") || std::filesystem::exists(path + "-shm");
+}
+
 inline mode_t ModeOf(const std::string& path) {
   struct stat st {};
   EXPECT_EQ(stat(path.c_str(), &st), 0) << path;
@@ -159,6 +172,142 @@ inline int WaitChild(pid_t pid) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 1000 + WTERMSIG(status);
   return -1;
+}
+
+// Runs `body` in a forked child in which gtest assertions work as in the calling test: a failure
+// prints there and fails the calling test (through the child's exit code), and a GTEST_SKIP()
+// there comes back as its message (empty when nothing was skipped). For what the test process
+// itself must not do: switch users, mount.
+// REQUIRES: the calling process has no other threads (as ForkChild).
+inline std::string RunInForkedChild(const std::function<void()>& body) {
+  constexpr int kSkipped = 77;
+  int pipe_fds[2] = {-1, -1};
+  EXPECT_EQ(pipe(pipe_fds), 0);
+  const testing::TestResult& result =
+      *testing::UnitTest::GetInstance()->current_test_info()->result();
+  const pid_t pid = ForkChild([&] {
+    close(pipe_fds[0]);
+    const int before = result.total_part_count();
+    body();
+    int code = 0;
+    std::string skipped;
+    for (int i = before; i < result.total_part_count(); ++i) {
+      const testing::TestPartResult& part = result.GetTestPartResult(i);
+      if (part.failed()) code = 1;
+      if (part.skipped()) skipped = part.message();
+    }
+    if (code == 0 && !skipped.empty()) {
+      code = kSkipped;
+      (void)!write(pipe_fds[1], skipped.data(), skipped.size());
+    }
+    fflush(nullptr);
+    return code;
+  });
+  close(pipe_fds[1]);
+  std::string skipped;
+  char buffer[512];
+  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;) skipped.append(buffer, n);
+  close(pipe_fds[0]);
+  const int code = WaitChild(pid);
+  EXPECT_TRUE(code == 0 || code == kSkipped)
+      << "the forked child failed (exit " << code << "); its failures are printed above";
+  return code == kSkipped ? skipped : "";
+}
+
+// While alive, the file `path` is marked immutable (chattr +i): nobody, root included, may
+// write, rename or remove it. why_not() says why it could not be marked (no
+// CAP_LINUX_IMMUTABLE, a filesystem without the flag); then nothing was changed.
+// REQUIRES at construction and destruction: no SQLite connection of this process has `path`
+// open (closing the descriptor used here would drop its locks).
+class ImmutableFile {
+ public:
+  explicit ImmutableFile(std::string path) : path_(std::move(path)) {
+    if (!SetFlag(true)) why_not_ = "cannot chattr +i " + path_ + ": " + std::strerror(errno);
+  }
+  ~ImmutableFile() {
+    if (why_not_.empty()) {
+      EXPECT_TRUE(SetFlag(false)) << "chattr -i " << path_;
+    }
+  }
+  ImmutableFile(const ImmutableFile&) = delete;
+  ImmutableFile& operator=(const ImmutableFile&) = delete;
+
+  const std::string& why_not() const { return why_not_; }
+
+ private:
+  bool SetFlag(bool on) const {
+    const int fd = open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return false;
+    int flags = 0;
+    bool ok = ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
+    if (ok) {
+      flags = on ? flags | FS_IMMUTABLE_FL : flags & ~FS_IMMUTABLE_FL;
+      ok = ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0;
+    }
+    const int error = errno;
+    close(fd);
+    errno = error;
+    return ok;
+  }
+
+  std::string path_;
+  std::string why_not_;
+};
+
+// In a forked child only (RunInForkedChild): gives it a mount namespace of its own, whose mounts
+// no other process sees and which vanish with it. Empty, or why not (no CAP_SYS_ADMIN).
+inline std::string EnterPrivateMountNamespace() {
+  if (unshare(CLONE_NEWNS) != 0) {
+    return std::string("unshare(CLONE_NEWNS): ") + std::strerror(errno);
+  }
+  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+    return std::string("making / private: ") + std::strerror(errno);
+  }
+  return "";
+}
+
+// RunInForkedChild, the child in a mount namespace of its own (EnterPrivateMountNamespace) before
+// `body` runs; skipped when it cannot have one.
+inline std::string RunInMountNamespace(const std::function<void()>& body) {
+  return RunInForkedChild([&] {
+    if (const std::string why = EnterPrivateMountNamespace(); !why.empty()) GTEST_SKIP() << why;
+    body();
+  });
+}
+
+// In RunInMountNamespace: the directory `dir` mounted read-only over itself. Empty, or why not.
+inline std::string BindReadOnly(const std::string& dir) {
+  if (mount(dir.c_str(), dir.c_str(), nullptr, MS_BIND, nullptr) != 0 ||
+      mount(nullptr, dir.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY, nullptr) != 0) {
+    return "read-only bind mount of " + dir + ": " + std::strerror(errno);
+  }
+  return "";
+}
+
+// In RunInMountNamespace: a new tmpfs of `bytes` at the existing directory `dir`, its
+// root 0700 (a plan database's directory must not be writable by others). Empty, or why not.
+inline std::string MountTmpfs(const std::string& dir, size_t bytes) {
+  const std::string data = "size=" + std::to_string(bytes) + ",mode=0700";
+  if (mount("tmpfs", dir.c_str(), "tmpfs", 0, data.c_str()) != 0) {
+    return "tmpfs at " + dir + ": " + std::strerror(errno);
+  }
+  return "";
+}
+
+// Fills the filesystem of the directory `dir` with the file `dir`/filler, until a write fails
+// for want of space.
+inline void FillFilesystem(const std::string& dir) {
+  const std::string filler = dir + "/filler";
+  const int fd = open(filler.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  ASSERT_GE(fd, 0) << filler << ": " << std::strerror(errno);
+  const std::string block(4096, 'f');
+  for (size_t size = block.size(); size > 0; size /= 2) {
+    while (write(fd, block.data(), size) == static_cast<ssize_t>(size)) {
+    }
+  }
+  const int error = errno;
+  close(fd);
+  EXPECT_EQ(error, ENOSPC) << filler;
 }
 
 inline EnvironmentFingerprint SampleEnvironment(std::string device = "Test CPU") {
