@@ -124,7 +124,8 @@ Status PlanWriter::CheckStillAtPath() const {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) {
     return Status::NotFound(fmt::format(
-        "the file was deleted or moved away while this process was using it ({})",
+        "the file was deleted or moved away while this process was using it ({}; what was "
+        "committed went with it)",
         std::strerror(errno)));
   }
   if (st.st_dev != device_ || st.st_ino != inode_) {
@@ -135,8 +136,16 @@ Status PlanWriter::CheckStillAtPath() const {
 }
 
 void PlanWriter::Apply(std::vector<Message>& batch) {
-  // Writing into a file that is no longer at its path would store nothing anyone reads.
-  if (!Check(CheckStillAtPath(), "writing")) return;
+  // Writing into a file that is no longer at its path would store nothing anyone reads. Its
+  // log, though, is still at the path, beside whatever is there now: copy it into the file it
+  // belongs to and empty it, so that no SQLite program replays it onto the newcomer (Note
+  // [Write-ahead log binding]), and a moved file keeps every plan committed to it.
+  if (Status moved = CheckStillAtPath(); !moved.ok()) {
+    repository_->database().sqlite().Exec("PRAGMA wal_checkpoint(TRUNCATE)",
+                                          "emptying the write-ahead log");
+    Check(moved, "writing");
+    return;
+  }
   // Bindings first: everything later in the batch may refer to a loaded plan.
   for (const Message& m : batch) {
     if (m.kind == Message::Kind::kBind) rows_[m.id] = m.row;

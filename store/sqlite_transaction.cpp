@@ -27,12 +27,14 @@ Status SqliteTransaction::Begin(TransactionKind kind) {
   const char* sql = kind == TransactionKind::kWrite ? "BEGIN IMMEDIATE" : "BEGIN";
   if (Status s = db_.Exec(sql, "starting a transaction"); !s.ok()) return s;
   kind_ = kind;
+  changes_at_begin_ = sqlite3_total_changes64(db_.handle());
   open_ = true;
   return Status::Ok();
 }
 
 Status SqliteTransaction::Commit() {
-  if (kind_ == TransactionKind::kWrite) {
+  if (kind_ == TransactionKind::kWrite &&
+      sqlite3_total_changes64(db_.handle()) != changes_at_begin_) {
     if (Status s = BumpCommitCounter(db_); !s.ok()) return s;
   }
   Status s = db_.Exec("COMMIT", "committing a transaction");

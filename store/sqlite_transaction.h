@@ -11,6 +11,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <string_view>
 
@@ -36,12 +37,14 @@ class SqliteTransaction {
   // REQUIRES: not begun yet.
   Status Begin(TransactionKind kind);
   // REQUIRES: begun and not yet committed. On failure the destructor rolls back what is left.
-  // A write transaction bumps the commit counter first (Note [Write-ahead log binding]).
+  // A write transaction that changed rows bumps the commit counter first (Note [Write-ahead
+  // log binding]); one that changed nothing writes nothing (a full disk does not fail it).
   Status Commit();
 
  private:
   SqliteDatabase& db_;
   TransactionKind kind_ = TransactionKind::kRead;
+  int64_t changes_at_begin_ = 0;  // sqlite3_total_changes64 when the transaction began
   bool open_ = false;
 };
 

@@ -169,13 +169,24 @@ class IndexLock {
                  db.st_mode & 0666);
       created_ = raw >= 0;
     }
-    if (raw < 0) return;
-    fd_.emplace(raw);
     struct flock lock {};
     lock.l_type = F_WRLCK;
     lock.l_whence = SEEK_SET;
     lock.l_start = kShmDmsByte;
     lock.l_len = 1;
+    if (raw < 0 && (errno == EACCES || errno == EROFS) && !create) {
+      // An index this process may not write (made read-only, with its database's mode, by a
+      // read-only open): a write lock cannot be taken, so ask whether anyone holds one. Nobody
+      // who could use it can be starting now either: opening it needs write permission too,
+      // or finds it unusable, as this process did.
+      raw = open(shm_path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+      if (raw < 0) return;
+      fd_.emplace(raw);
+      held_ = fcntl(fd_->get(), F_GETLK, &lock) == 0 && lock.l_type == F_UNLCK;
+      return;
+    }
+    if (raw < 0) return;
+    fd_.emplace(raw);
     held_ = fcntl(fd_->get(), F_SETLK, &lock) == 0;
   }
   ~IndexLock() {

@@ -113,6 +113,12 @@ TEST_P(VanishedPlanDatabase, FileGoneMidRunIsSaidOnceAndResultsStayRight) {
   EXPECT_THAT(LinesWith(err, "ember:"), ElementsAre(AllOf(HasSubstr(path), HasSubstr(Said()))));
   if (GetParam() != std::string("delete")) {
     EXPECT_EQ(ReadBytes(path), backup_bytes);  // the restored file: nothing written into it
+    // Nor will anything be: the run's log, left at the path, was emptied into the file it
+    // belonged to, so a SQLite program opening the path replays nothing onto the newcomer.
+    EXPECT_TRUE(!std::filesystem::exists(path + "-wal") ||
+                std::filesystem::file_size(path + "-wal") == 0);
+    sqlite_test::RawDb(path).Exec("SELECT COUNT(*) FROM plans");
+    EXPECT_EQ(ReadBytes(path), backup_bytes);
   }
 }
 

@@ -219,6 +219,9 @@ TEST_P(UnwritableDatabasePermissions, NoWritePermissionServesEveryPlanAndSaysSoO
     ExpectServedReadOnly(path);
     EXPECT_THAT(capture.messages(), ElementsAre(AllOf(HasSubstr(kNothingStored), HasSubstr(path),
                                                       HasSubstr(GetParam().reason))));
+    // Nothing is left behind that would keep the database read-only once the owner makes it
+    // writable again (SQLite gives the companions the file's mode).
+    EXPECT_FALSE(HasCompanions(path));
   });
   if (!skipped.empty()) GTEST_SKIP() << skipped;
 }
@@ -229,10 +232,6 @@ INSTANTIATE_TEST_SUITE_P(
                                 .dir_mode = 0500,
                                 .file_mode = 0600,
                                 .reason = "its directory"},
-                    // Not checked here, a defect reported with this test: the read-only open
-                    // leaves the -wal and -shm it created (with the file's mode, 0400), so the
-                    // database stays read-only ("its -wal file cannot be written") after the
-                    // owner makes it writable again, until they are removed.
                     Permissions{.name = "ReadOnlyFile",
                                 .dir_mode = 0700,
                                 .file_mode = 0400,
@@ -300,10 +299,17 @@ TEST_F(DiskFull, DiskFillingWhilePublishingIsSaidOnceAndCommittedPlansStay) {
                   ElementsAre(AllOf(HasSubstr(path_), HasSubstr("publishing plans failed"),
                                     HasSubstr("plans committed before are kept"))));
     }
-    // Once there is room again, the next process reads what was committed. (While the disk is
-    // still full it does not: its open's migration transaction commits a commit-counter bump,
-    // which fails with SQLITE_FULL and fails PersistentPlans::Open — a defect reported with this
-    // test, not checked here.)
+    // The next process, on the still full disk, serves what was committed and says that
+    // nothing new can be stored.
+    {
+      ScopedLogCapture capture(LogLevel::kDisabled);
+      std::unique_ptr<PersistentPlans> plans = OpenPlans(path_);
+      ASSERT_NE(plans, nullptr);
+      EXPECT_EQ(LoadPlans(*plans, before), before.size());
+      plans->Close();
+      EXPECT_THAT(capture.messages(), ElementsAre(HasSubstr("nothing new can be stored")));
+    }
+    // Once there is room again, the next process reads what was committed and stores again.
     std::filesystem::remove(fs_ + "/filler");
     ScopedLogCapture capture(LogLevel::kDisabled);
     std::unique_ptr<PersistentPlans> plans = OpenPlans(path_);
