@@ -30,6 +30,10 @@ class OpenDatabaseFile {
   // Whether a connection of this process has the file at `path` open.
   static bool InUse(const std::string& path);
 
+  // The file registered (device and inode; both 0 when `path` could not be stat'ed).
+  uint64_t device() const { return device_; }
+  uint64_t inode() const { return inode_; }
+
  private:
   uint64_t device_ = 0;
   uint64_t inode_ = 0;

@@ -214,6 +214,21 @@ Status PlanDatabase::CheckWritable(std::string_view what) const {
       fmt::format("plan database {}: refusing {}: {}", path(), what, read_only_reason_));
 }
 
+Status PlanDatabase::CheckStillAtPath() const {
+  struct stat st {};
+  if (stat(path().c_str(), &st) != 0) {
+    return Status::NotFound(fmt::format(
+        "the file was deleted or moved away while this process was using it ({}; what was "
+        "committed went with it)",
+        std::strerror(errno)));
+  }
+  if (st.st_dev != in_use_->device() || st.st_ino != in_use_->inode()) {
+    return Status::NotFound(
+        "the file at its path was replaced by another one while this process was using it");
+  }
+  return Status::Ok();
+}
+
 PlanDatabase::~PlanDatabase() {
   // A read-only connection cannot delete the -wal and -shm it created, as the last connection
   // of a writer does (Note [Write-ahead log binding]); once it is closed, this process removes
@@ -298,11 +313,10 @@ Status PlanDatabase::Open(const PlanDbOptions& options, std::unique_ptr<PlanData
         "its schema version {} is newer than this binary's {}, so it is read-only here "
         "(upgrade ember to write to it)",
         recorded, latest);
-    LogFusion(LogLevel::kBasic, [&] {
-      return fmt::format("[store] plan database {}: {}", path, pdb->read_only_reason_);
-    });
   } else if (!unwritable.empty()) {
     pdb->read_only_reason_ = fmt::format("it cannot be written here: {}", unwritable);
+  }
+  if (!options.read_only && !pdb->writable()) {
     LogFusion(LogLevel::kBasic, [&] {
       return fmt::format("[store] plan database {}: {}", path, pdb->read_only_reason_);
     });

@@ -58,6 +58,9 @@ class PlanDatabase {
   bool writable() const { return read_only_reason_.empty(); }
   // Empty when writable; otherwise why this database is read-only.
   const std::string& read_only_reason() const { return read_only_reason_; }
+  // OK while the file at path() is still the one this database opened; NotFound when it was
+  // deleted, moved away or replaced since (writing on would store nothing anyone reads).
+  Status CheckStillAtPath() const;
   // OK when writable; otherwise Unavailable with read_only_reason(). Write APIs start with it.
   Status CheckWritable(std::string_view what) const;
 

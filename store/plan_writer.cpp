@@ -1,10 +1,6 @@
 #include "store/plan_writer.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <optional>
 #include <utility>
 
@@ -20,11 +16,6 @@ PlanWriter::PlanWriter(std::unique_ptr<PlanRepository> repository, EnvironmentRo
   if (repository_ == nullptr) {
     closed_ = true;
     return;
-  }
-  struct stat st {};
-  if (stat(repository_->database().path().c_str(), &st) == 0) {
-    device_ = st.st_dev;
-    inode_ = st.st_ino;
   }
   thread_ = std::thread([this] { Run(); });
 }
@@ -119,28 +110,12 @@ bool PlanWriter::Check(const Status& status, const char* what) {
   return false;
 }
 
-Status PlanWriter::CheckStillAtPath() const {
-  const std::string& path = repository_->database().path();
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) {
-    return Status::NotFound(fmt::format(
-        "the file was deleted or moved away while this process was using it ({}; what was "
-        "committed went with it)",
-        std::strerror(errno)));
-  }
-  if (st.st_dev != device_ || st.st_ino != inode_) {
-    return Status::NotFound(
-        "the file at its path was replaced by another one while this process was using it");
-  }
-  return Status::Ok();
-}
-
 void PlanWriter::Apply(std::vector<Message>& batch) {
   // Writing into a file that is no longer at its path would store nothing anyone reads. Its
   // log, though, is still at the path, beside whatever is there now: copy it into the file it
   // belongs to and empty it, so that no SQLite program replays it onto the newcomer (Note
   // [Write-ahead log binding]), and a moved file keeps every plan committed to it.
-  if (Status moved = CheckStillAtPath(); !moved.ok()) {
+  if (Status moved = repository_->database().CheckStillAtPath(); !moved.ok()) {
     repository_->database().sqlite().Exec("PRAGMA wal_checkpoint(TRUNCATE)",
                                           "emptying the write-ahead log");
     Check(moved, "writing");

@@ -109,16 +109,11 @@ class PlanWriter {
   std::atomic<uint64_t> published_{0};
   std::atomic<bool> failed_{false};
   std::thread thread_;
-  // Where the database was when the writer started (Apply checks it is still there).
-  uint64_t device_ = 0;
-  uint64_t inode_ = 0;
 
   void Enqueue(Message message);
   void Stop();
   void Run();
   void Apply(std::vector<Message>& batch);
-  // OK while the database file is still the one at its path.
-  Status CheckStillAtPath() const;
   // Says the first failure (Warn) and stops writing; returns false when `status` failed.
   bool Check(const Status& status, const char* what);
 };
