@@ -136,7 +136,7 @@ class MarkOutputsOptimization final : public Optimization {
   }
   size_t len() const override { return len_; }
   std::string_view name() const override { return "MarkOutputs"; }
-  OptimizationState ToState() const override { return {.name = "MarkOutputs", .bytes = {}}; }
+  OptimizationState ToState() const override { return {.name = "MarkOutputs", .trace = {}}; }
 
  private:
   size_t len_;

@@ -17,16 +17,19 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/trace/trace_state.h"
+
 namespace ember {
 
 struct Context;
 class OrderedExecution;
 
-// The serialized form of an optimization (burn's cubecl OptimizationState {name, bytes}):
-// `name` says which implementation can rebuild it. Written and read by the plan database.
+// What an optimization saves so that it can be rebuilt (burn's cubecl OptimizationState, which
+// burn serializes with serde): `name` says which implementation can rebuild it, `trace` is its
+// state as plain data. The plan database turns it into bytes and back (store/codec/).
 struct OptimizationState {
   std::string name;
-  std::vector<uint8_t> bytes;
+  TraceState trace;
 
   bool operator==(const OptimizationState&) const = default;
 };

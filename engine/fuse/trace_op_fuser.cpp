@@ -42,7 +42,7 @@ bool TraceOpFuser::Fuse(const OperationIr& op) {
   // OutputIsCompatible may grow the reference before the builder refuses the op (the 64-op
   // limit, a view it cannot fuse). burn keeps the grown shape; ember restores it, so that the
   // trace is a function of the ops it fused alone: the plan database re-derives a plan from
-  // those (Note [Optimization proof], store/plan_proof.h). No decision depends on it: the
+  // those (Note [Optimization proof], store/codec/plan_proof.h). No decision depends on it: the
   // fuser is closed from here on, and scores count reads and writes, not positions.
   const Shape shape_before = current_output_shape_;
   const std::string_view reason = TryFuse(op);

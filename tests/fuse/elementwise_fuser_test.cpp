@@ -206,7 +206,7 @@ TEST(ElementWiseFuser, AnOpRefusedAtTheLimitLeavesTheReferenceShape) {
   // 65 ops on a [1, n] row, then one whose output would grow the reference to [m, n]: it passes
   // the shape check but the op limit refuses it. The trace keeps the row's shape (burn keeps
   // the grown one), so that it depends on the fused ops alone (Note [Optimization proof],
-  // store/plan_proof.h).
+  // store/codec/plan_proof.h).
   const Shape row = {0, 1}, full = {2, 1};
   ElementWiseFuser fuser(kUnlimited);
   for (TensorId i = 0; i < 65; ++i) {

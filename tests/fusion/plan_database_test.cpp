@@ -279,7 +279,7 @@ TEST(PlanDatabase, DamagedRowsAreQuarantinedAndResultsStayRight) {
 }
 
 // issue 13, part 3: a fused trace edited by one byte, its row checksum recomputed, used to load
-// and compute something else. Note [Optimization proof] (store/plan_proof.h) quarantines the
+// and compute something else. Note [Optimization proof] (store/codec/plan_proof.h) quarantines the
 // row; the program explores that segment again and computes what it computed before.
 TEST(PlanDatabase, AForgedTraceIsQuarantinedAndResultsStayRight) {
   const std::vector<std::pair<std::string, forge::TraceEdit>> forgeries = {

@@ -8,8 +8,8 @@
 #include <chrono>
 #include <fstream>
 
-#include "store/shared_segment.h"
-#include "store/shared_segment_layout.h"
+#include "store/shm/shared_segment.h"
+#include "store/shm/shared_segment_layout.h"
 #include "tests/fusion/child_process.h"
 #include "tests/store/shm_test_util.h"
 #include "tests/store/sqlite_test_util.h"

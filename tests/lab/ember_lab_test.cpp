@@ -14,7 +14,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "store/shared_segment.h"
+#include "store/shm/shared_segment.h"
 #include "tests/temp_dir.h"
 
 namespace ember {

@@ -5,8 +5,8 @@
 #include <map>
 #include <set>
 
-#include "store/process_token.h"
-#include "store/shared_segment_layout.h"
+#include "store/shm/process_token.h"
+#include "store/shm/shared_segment_layout.h"
 #include "tests/store/shm_test_util.h"
 
 namespace ember {

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "store/shared_plan_tier.h"
-#include "store/shared_segment_layout.h"
+#include "store/shm/shared_plan_tier.h"
+#include "store/shm/shared_segment_layout.h"
 #include "tests/temp_dir.h"
 
 namespace ember::test {

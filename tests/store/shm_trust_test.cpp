@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 
-#include "store/shared_segment_info.h"
-#include "store/shared_segment_layout.h"
+#include "store/shm/shared_segment_info.h"
+#include "store/shm/shared_segment_layout.h"
 #include "tests/store/shm_test_util.h"
 
 namespace ember {

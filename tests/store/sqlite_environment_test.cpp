@@ -5,7 +5,7 @@
 
 #include <set>
 
-#include "store/environment_fingerprint.h"
+#include "store/codec/environment_fingerprint.h"
 #include "tests/store/sqlite_test_util.h"
 
 namespace ember {

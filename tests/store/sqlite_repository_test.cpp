@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "engine/core/log.h"
-#include "store/column_encoding.h"
-#include "store/row_checksum.h"
-#include "store/sqlite_database.h"
+#include "store/sqlite/column_encoding.h"
+#include "store/codec/row_checksum.h"
+#include "store/sqlite/sqlite_database.h"
 #include "tests/store/sqlite_test_util.h"
 
 namespace ember {

@@ -28,9 +28,9 @@
 #include <string_view>
 #include <vector>
 
-#include "store/environment_fingerprint.h"
-#include "store/plan_repository.h"
-#include "store/plan_rows.h"
+#include "store/codec/environment_fingerprint.h"
+#include "store/repository/plan_repository.h"
+#include "store/repository/plan_rows.h"
 #include "tests/temp_dir.h"
 
 namespace ember::sqlite_test {
