@@ -43,7 +43,7 @@ message(STATUS "ember: ${CMAKE_BUILD_TYPE} build; CUDA=${EMBER_WITH_CUDA} tests=
 function(ember_add_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PUBLIC_INCLUDE" ${ARGN})
   add_library(${name} STATIC ${ARG_SOURCES})
-  # Internal headers are included by path from the project root (e.g. "engine/ir/op.h");
+  # Internal headers are included by path from the project root (e.g. "engine/ir/operation_ir.h");
   # only the public headers under include/ember/ are installed.
   target_include_directories(${name} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>)
   foreach(inc IN LISTS ARG_PUBLIC_INCLUDE)
