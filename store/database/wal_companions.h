@@ -41,8 +41,6 @@
 
 namespace ember {
 
-class SqliteDatabase;
-
 // What CheckWalBelongs did with a log that is not the file's.
 struct WalSetAside {
   std::string why;       // how the log and the file differ; empty when nothing was done
