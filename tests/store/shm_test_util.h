@@ -22,7 +22,7 @@
 
 #include "store/shared_plan_tier.h"
 #include "store/shared_segment_layout.h"
-#include "tests/temp_dir.h"
+#include "tests/common/temp_dir.h"
 
 namespace ember::test {
 

@@ -31,7 +31,7 @@
 #include "store/environment_fingerprint.h"
 #include "store/plan_repository.h"
 #include "store/plan_rows.h"
-#include "tests/temp_dir.h"
+#include "tests/common/temp_dir.h"
 
 namespace ember::sqlite_test {
 

@@ -6,7 +6,7 @@
 #include "store/migrations.h"
 #include "store/shared_plan_tier.h"
 #include "store/shared_segment.h"
-#include "tests/plans/plans_test_util.h"
+#include "tests/tools/plans/plans_test_util.h"
 
 namespace ember::plans_test {
 namespace {

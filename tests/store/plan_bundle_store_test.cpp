@@ -10,7 +10,7 @@
 #include "store/plan_inventory.h"
 #include "store/plan_repository.h"
 #include "store/plan_verification.h"
-#include "tests/temp_dir.h"
+#include "tests/common/temp_dir.h"
 
 namespace ember {
 namespace {
