@@ -1,5 +1,6 @@
 // Bad input at the API throws ember::Error naming the op, the operands and what was expected,
-// and queues nothing.
+// and queues nothing: a composite operator (a scalar on the left) is rejected as a whole, and
+// tensors of a released engine and its successor do not mix.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -162,6 +163,34 @@ TEST(ApiErrors, TensorOfAReleasedDeviceSaysSo) {
     // The device works again with a fresh engine.
     Tensor b = Tensor::Full({2}, 5.0, DType::kF32);
     EXPECT_EQ(b.ToVector<float>(), (std::vector<float>{5, 5}));
+  });
+}
+
+TEST(CompositeOperators, RejectedScalarOnTheLeftQueuesNothing) {
+  OnFreshStream([] {
+    Tensor i = Tensor::Ones({2}, DType::kI32);
+    Tensor b = Tensor::Ones({2}, DType::kBool);
+    const size_t before = CurrentQueue().global.size();
+    EXPECT_THROW((void)(0.5 - i), Error);
+    EXPECT_THROW((void)(1.0 / b), Error);
+    EXPECT_THROW((void)(2.5 / i), Error);
+    EXPECT_EQ(CurrentQueue().global.size(), before);
+    EXPECT_EQ((3.0 - i).ToVector<int32_t>(), (std::vector<int32_t>{2, 2}));
+  });
+}
+
+TEST(ReleasedDevice, MixingEnginesOfOneDeviceIsAnError) {
+  OnFreshStream([] {
+    Tensor old_engine = Tensor::Ones({2}, DType::kF32);
+    ReleaseDevice(Device::Cpu());
+    Tensor new_engine = Tensor::Ones({2}, DType::kF32);
+    try {
+      (void)(new_engine + new_engine);
+      (void)(old_engine + new_engine);
+      ADD_FAILURE() << "expected ember::Error";
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr("released"));
+    }
   });
 }
 

@@ -1,6 +1,10 @@
 // Liveness as burn defines it: ReadWrite for the only reference, ReadOnly otherwise, Drop when
 // the last reference goes without a last use; and the queue holding global and relative forms.
+// An operand stays alive until its op is queued, even when another thread drops it meanwhile;
+// reading a temporary consumes it.
 #include <gtest/gtest.h>
+
+#include <thread>
 
 #include "engine/ir/format.h"
 #include "tests/api/api_test_util.h"
@@ -126,6 +130,33 @@ TEST(Liveness, RelativeFormIsRebuiltFromTheNewHeadAfterExecution) {
     EXPECT_EQ(q.relative[0].inputs[0].id, 0u);  // a is relative 0 in the new frame
     EXPECT_EQ(q.relative[0].scalars[0], ScalarIr::UInt(0));
     EXPECT_EQ(b.ToVector<float>(), (std::vector<float>{3, 6}));
+  });
+}
+
+TEST(Operands, ReadOnlyOperandDroppedConcurrentlyIsFreedAfterItsOp) {
+  // Thread A consumes x while thread B drops its own reference at the same moment. Whatever
+  // the interleaving, x must be freed after the Exp that reads it, never before.
+  for (int round = 0; round < 200; ++round) {
+    OnFreshStream([] {
+      Tensor x = Tensor::Full({64}, 1.0, DType::kF32);
+      Sync();
+      Tensor copy = x;
+      std::thread other([c = std::move(copy)]() mutable { c = Tensor(); });
+      Tensor y = std::move(x).Exp();
+      other.join();
+      EXPECT_FLOAT_EQ(y.ToVector<float>()[63], std::exp(1.0f));
+    });
+  }
+}
+
+TEST(ConsumingRead, TemporaryIsFreedByItsReadAndQueuesNoDrop) {
+  OnFreshStream([] {
+    Tensor a = Tensor::Full({3}, 2.0, DType::kF32);
+    EXPECT_EQ((a * 3.0).ToVector<float>(), (std::vector<float>{6, 6, 6}));
+    EXPECT_TRUE(CurrentQueue().global.empty()) << "the read consumed it: no Drop to run";
+    Tensor kept = a * 4.0;
+    EXPECT_EQ(kept.ToVector<float>(), (std::vector<float>{8, 8, 8}));
+    EXPECT_EQ(std::move(kept).ToVector<float>(), (std::vector<float>{8, 8, 8}));
   });
 }
 

@@ -1,6 +1,7 @@
 // Tensors passed between threads (burn §3.2): every thread queues on its own stream; a tensor
 // used on another thread becomes a shared view there; drops and reads from other threads never
-// alter the home thread's pending ops unless the tensor is not materialized yet.
+// alter the home thread's pending ops unless the tensor is not materialized yet. A thread that
+// exits leaves no stream and no handle behind, and what it handed out is still computed.
 #include <gtest/gtest.h>
 
 #include <thread>
@@ -103,6 +104,46 @@ TEST(Threads, HandOffThroughAChainOfThreads) {
   }
   // [[1,2],[3,4]] x ones -> rows sum duplicated; each hop multiplies the row sums by 2.
   EXPECT_EQ(x.ToVector<float>(), (std::vector<float>{24, 24, 56, 56}));
+}
+
+TEST(ThreadExit, ExitedThreadsLeaveNoStreamsOrHandles) {
+  auto server = ServerFor(Device::Cpu());
+  OnFreshStream([] {});  // settle anything a previous test left on its own exited thread
+  const size_t streams = server->NumStreams();
+  const size_t handles = server->NumHandles();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 6; ++t) {
+    threads.emplace_back([] {
+      Tensor x = Tensor::Full({32, 32}, 1.0, DType::kF32);
+      for (int i = 0; i < 10; ++i) x = std::move(x) * 2.0;
+      Tensor unused = x.Sum();  // never read: still queued when the thread ends
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(server->NumStreams(), streams);
+  EXPECT_EQ(server->NumHandles(), handles);
+}
+
+TEST(ThreadExit, ResultHandedToAnotherThreadIsStillComputed) {
+  Tensor y;
+  std::thread([&y] { y = Tensor::Full({4}, 3.0, DType::kF32) * 2.0; }).join();
+  EXPECT_EQ(y.ToVector<float>(), (std::vector<float>{6, 6, 6, 6}));
+}
+
+TEST(ForeignCopy, CopyOnAnotherThreadIsASharedViewThere) {
+  OnFreshStream([] {
+    Tensor a = Tensor::FromVector<float>({1, 2}, {2});
+    Sync();
+    Tensor pending = a * 5.0;
+    const auto before = CurrentQueue().global;
+    std::thread([&a] {
+      Tensor local = a;  // a copy made here lives here
+      EXPECT_NE(local.node()->id, a.node()->id);
+      EXPECT_EQ(std::move(local).Exp().ToVector<float>()[0], std::exp(1.0f));
+    }).join();
+    EXPECT_EQ(CurrentQueue().global, before) << "the foreign copy touched the home queue";
+    EXPECT_EQ(pending.ToVector<float>(), (std::vector<float>{5, 10}));
+  });
 }
 
 }  // namespace

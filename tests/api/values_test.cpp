@@ -1,5 +1,7 @@
 // Every Tensor method once, end to end through the queue and the CPU backend, against
-// hand-computed values. (The kernels themselves are tested in depth in tests/runtime.)
+// hand-computed values, and the edge cases of a few (a seed orders with the random ops queued
+// before it, a slice step that does not divide its range). (The kernels themselves are tested
+// in depth in tests/runtime.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,6 +14,7 @@ namespace {
 using F = std::vector<float>;
 using I = std::vector<int64_t>;
 using B = std::vector<bool>;
+using testing::OnFreshStream;
 
 Tensor M23() { return Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, {2, 3}); }
 
@@ -184,6 +187,26 @@ TEST(Values, LongProgramWithoutSyncComputesEveryStep) {
     for (int i = 0; i < 3000; ++i) x = x + 1.0;
     EXPECT_EQ(x.ToVector<float>()[0], 3000.0f);
   });
+}
+
+TEST(Seed, SeedOrdersWithQueuedRandomOps) {
+  OnFreshStream([] {
+    Seed(Device::Cpu(), 7);
+    Tensor a = Tensor::RandomUniform({256}, DType::kF32);
+    Seed(Device::Cpu(), 7);  // a was queued under seed 7 and must run with it
+    Tensor b = Tensor::RandomUniform({256}, DType::kF32);
+    EXPECT_EQ(a.ToVector<float>(), b.ToVector<float>());
+    Seed(Device::Cpu(), 8);
+    Tensor c = Tensor::RandomUniform({256}, DType::kF32);
+    EXPECT_NE(a.ToVector<float>(), c.ToVector<float>());
+  });
+}
+
+TEST(SliceValues, NegativeStepThatDoesNotDivideTheRange) {
+  Tensor a = Tensor::FromVector<float>({0, 1, 2, 3, 4}, {5});
+  EXPECT_EQ(a.Slice({Slice{0, 3, -2}}).ToVector<float>(), (std::vector<float>{2, 0}));
+  EXPECT_EQ(a.Slice({Slice{-4, std::nullopt, -3}}).ToVector<float>(),
+            (std::vector<float>{4, 1}));
 }
 
 }  // namespace

@@ -14,7 +14,7 @@
 #include <string_view>
 
 #include "engine/core/config.h"
-#include "tests/temp_dir.h"
+#include "tests/common/temp_dir.h"
 
 namespace ember::config_test {
 

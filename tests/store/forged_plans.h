@@ -4,8 +4,8 @@
 // store/codec/row_checksum.h), which is no secret. Note [Optimization proof] (store/codec/plan_proof.h)
 // says why every such plan must be refused.
 //
-// Header-only: shared by tests/store, tests/plans and tests/fusion (the engine's forgeable
-// program is tests/fusion/forgeable_program.h).
+// Header-only: shared by tests/store, tests/tools/plans and tests/end_to_end (the engine's
+// forgeable program is tests/end_to_end/forgeable_program.h).
 #pragma once
 
 #include <cstdint>

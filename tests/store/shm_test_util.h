@@ -22,7 +22,7 @@
 
 #include "store/shm/shared_plan_tier.h"
 #include "store/shm/shared_segment_layout.h"
-#include "tests/temp_dir.h"
+#include "tests/common/temp_dir.h"
 
 namespace ember::test {
 

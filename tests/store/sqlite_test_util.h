@@ -31,7 +31,7 @@
 #include "store/codec/environment_fingerprint.h"
 #include "store/repository/plan_repository.h"
 #include "store/repository/plan_rows.h"
-#include "tests/temp_dir.h"
+#include "tests/common/temp_dir.h"
 
 namespace ember::sqlite_test {
 

@@ -1,5 +1,5 @@
 // The program issue 13's forgeries edit (tests/store/forged_plans.h), run by the engine
-// children of tests/fusion and tests/plans: (x * 0.5 + 3).mean(1) * 2 on a [16, 8] and an
+// children of tests/end_to_end and tests/tools/plans: (x * 0.5 + 3).mean(1) * 2 on a [16, 8] and an
 // [8, 8] input, each fused by the Reduce fuser into one plan whose trace holds a Mean and
 // three scalar placeholders. Returns a checksum of the results that weighs every value by its
 // position, so a forged plan that computes anything else shows.

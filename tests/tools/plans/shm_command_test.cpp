@@ -11,7 +11,7 @@
 #include "engine/core/clock.h"
 #include "store/shm/shared_plan_tier.h"
 #include "store/shm/shared_segment.h"
-#include "tests/plans/plans_test_util.h"
+#include "tests/tools/plans/plans_test_util.h"
 
 namespace ember::plans_test {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/plans/plans_test_util.h"
+#include "tests/tools/plans/plans_test_util.h"
 
 namespace ember::plans_test {
 namespace {

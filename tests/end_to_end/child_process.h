@@ -1,5 +1,5 @@
 // Child processes for the end-to-end plan-store tests: this test binary re-executed with
-// --gtest_filter=DISABLED_PlanDatabaseChild.Run (tests/fusion/plan_database_test.cpp), which
+// --gtest_filter=DISABLED_PlanDatabaseChild.Run (tests/end_to_end/plan_database_test.cpp), which
 // runs the workload named by EMBER_TEST_WORKLOAD on the database named by EMBER_PLAN_DB and
 // writes "name value" lines (its ember::Stats and a checksum) to EMBER_TEST_OUT.
 #pragma once

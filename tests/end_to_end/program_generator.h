@@ -1,5 +1,5 @@
 // RandomProgram: seeded random programs over the public Tensor API, for the differential fusion
-// test (differential_test.cpp). Header-only: the suite builds every tests/fusion/*_test.cpp,
+// test (differential_test.cpp). Header-only: the suite builds every tests/end_to_end/*_test.cpp,
 // and a helper .cpp there would need that suffix.
 //
 // A program is generated *while* it runs. Every decision comes from the seed and from shapes,

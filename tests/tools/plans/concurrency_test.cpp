@@ -4,7 +4,7 @@
 
 #include <xxhash.h>
 
-#include "tests/plans/plans_test_util.h"
+#include "tests/tools/plans/plans_test_util.h"
 
 namespace ember::plans_test {
 namespace {

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "store/shm/shared_segment.h"
-#include "tests/temp_dir.h"
+#include "tests/common/temp_dir.h"
 
 namespace ember {
 namespace {

@@ -37,7 +37,7 @@
 #include "engine/core/config.h"
 #include "engine/core/log.h"
 #include "tests/api/api_test_util.h"
-#include "tests/fusion/program_generator.h"
+#include "tests/end_to_end/program_generator.h"
 
 namespace ember {
 namespace {

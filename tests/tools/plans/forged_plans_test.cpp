@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "tests/plans/plans_test_util.h"
+#include "tests/tools/plans/plans_test_util.h"
 #include "tests/store/forged_plans.h"
 
 namespace ember::plans_test {

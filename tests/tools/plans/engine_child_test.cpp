@@ -5,7 +5,7 @@
 //           reduce plans);
 //   stream: keeps publishing new plans for about a second (chains of 1..8 ops on ranks 1..5),
 //           for the tests that read while a process writes;
-//   forgeable: the Reduce plans issue 13's forgeries edit (tests/fusion/forgeable_program.h).
+//   forgeable: the Reduce plans issue 13's forgeries edit (tests/end_to_end/forgeable_program.h).
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -15,7 +15,7 @@
 
 #include <ember/ember.h>
 
-#include "tests/fusion/forgeable_program.h"
+#include "tests/end_to_end/forgeable_program.h"
 
 namespace ember {
 namespace {

@@ -10,7 +10,7 @@
 #include "store/admin/plan_inventory.h"
 #include "store/repository/plan_repository.h"
 #include "store/admin/plan_verification.h"
-#include "tests/temp_dir.h"
+#include "tests/common/temp_dir.h"
 
 namespace ember {
 namespace {

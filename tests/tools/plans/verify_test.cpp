@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "store/codec/row_checksum.h"
-#include "tests/plans/plans_test_util.h"
+#include "tests/tools/plans/plans_test_util.h"
 
 namespace ember::plans_test {
 namespace {

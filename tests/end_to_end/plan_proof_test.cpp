@@ -25,7 +25,7 @@
 #include "tests/store/sqlite_test_util.h"
 
 #include "tests/api/api_test_util.h"
-#include "tests/fusion/program_generator.h"
+#include "tests/end_to_end/program_generator.h"
 
 namespace ember {
 namespace {

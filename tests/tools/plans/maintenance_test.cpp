@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "store/shm/shared_segment.h"
-#include "tests/plans/plans_test_util.h"
+#include "tests/tools/plans/plans_test_util.h"
 
 namespace ember::plans_test {
 namespace {

@@ -20,8 +20,8 @@
 
 #include <ember/ember.h>
 
-#include "tests/fusion/child_process.h"
-#include "tests/fusion/forgeable_program.h"
+#include "tests/end_to_end/child_process.h"
+#include "tests/end_to_end/forgeable_program.h"
 #include "tests/store/forged_plans.h"
 #include "tests/store/sqlite_test_util.h"
 

@@ -6,7 +6,7 @@
 #include "store/database/plan_database.h"
 #include "store/admin/plan_inventory.h"
 #include "store/repository/plan_row_check.h"
-#include "tests/plans/plans_test_util.h"
+#include "tests/tools/plans/plans_test_util.h"
 
 namespace ember::plans_test {
 namespace {

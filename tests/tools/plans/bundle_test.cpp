@@ -6,7 +6,7 @@
 #include "store/database/migrations.h"
 #include "store/shm/shared_plan_tier.h"
 #include "store/shm/shared_segment.h"
-#include "tests/plans/plans_test_util.h"
+#include "tests/tools/plans/plans_test_util.h"
 
 namespace ember::plans_test {
 namespace {

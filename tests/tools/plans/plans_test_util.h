@@ -21,8 +21,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/common/temp_dir.h"
 #include "tests/store/sqlite_test_util.h"
-#include "tests/temp_dir.h"
 
 extern char** environ;
 

@@ -10,7 +10,7 @@
 
 #include "store/shm/shared_segment.h"
 #include "store/shm/shared_segment_layout.h"
-#include "tests/fusion/child_process.h"
+#include "tests/end_to_end/child_process.h"
 #include "tests/store/shm_test_util.h"
 #include "tests/store/sqlite_test_util.h"
 
