@@ -1,4 +1,4 @@
-// The fusion trace table (burn's stream/execution/trace.rs; burn note §7.3): what one execution
+// The fusion trace table (burn-fusion's stream/execution/trace.rs): what one execution
 // of a strategy ran, block by block, as logged at LogLevel::kFull on every
 // OperationQueue::ExecuteOptimization (cached plan, shape-check fallback and unfused run alike).
 // `ember-plans show` prints stored plans with the same functions (STYLE.md, habit 11).
