@@ -1,5 +1,5 @@
 // Optimization: an executable plan for a run of queued ops that a fuser built (burn's
-// Optimization + NumOperations). A resource interface (STYLE.md, habit 3): one implementation
+// Optimization + NumOperations). An interface because it is a plug-in: one implementation
 // per fuser kind (fused elementwise trace, matmul with epilogue, reduce, ...).
 //
 // An optimization is built from *relative* ops and executed against the global ops of the
