@@ -7,7 +7,7 @@
 add_library(ember_flags INTERFACE)
 set(_ember_warnings -Wall -Wextra -Wpedantic -Wshadow=local -Wnon-virtual-dtor
   # A switch over an enum must name every case: adding an op must fail to build until every
-  # backend, codec and converter handles it (STYLE.md, habit 2).
+  # backend, codec and converter handles it, so a switch over OpKind has no `default:`.
   -Werror=switch -Werror=return-type
   # Aggregates with default member initializers (ember::Slice{2}, designated initializers)
   # are the intended way to build plain-data IR; GCC 12 warns about the fields left out.

@@ -51,7 +51,7 @@ std::unique_ptr<Backend> MakeBackend(Device device) {
               ": this build of ember has no CUDA backend; use Device::Cpu()");
 }
 
-// The built-in fusers in registration order (the order breaks score ties, DESIGN.md §4).
+// The built-in fusers in registration order (the order breaks score ties: docs/FUSERS.md).
 // Their versions go into the plan database's environment: bump one when a fuser's decisions
 // or traces change, so plans it made before stop being used.
 // The plan database re-derives every loaded plan with the same fusers and limit (Note

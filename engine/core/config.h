@@ -1,5 +1,5 @@
 // Config: ember's settings, read once per process from defaults, then `ember.toml`, then the
-// environment (DESIGN.md §8; docs/CONFIGURATION.md lists every key). burn reads the same knobs
+// environment (docs/CONFIGURATION.md lists every key). burn reads the same knobs
 // from burn.toml and BURN_FUSION_* (burn-std config/base.rs, config/fusion.rs).
 //
 // Two ways in:

@@ -1,5 +1,5 @@
 // Optimization: an executable plan for a run of queued ops that a fuser built (burn's
-// Optimization + NumOperations). A resource interface (STYLE.md, habit 3): one implementation
+// Optimization + NumOperations). An interface because it is a plug-in: one implementation
 // per fuser kind (fused elementwise trace, matmul with epilogue, reduce, ...).
 //
 // An optimization is built from *relative* ops and executed against the global ops of the
@@ -41,11 +41,12 @@ class Optimization {
   // Runs the covered ops. REQUIRES: called through OrderedExecution::ExecuteOptimization.
   virtual void Execute(Context& context, OrderedExecution& execution) = 0;
   // The number of relative ops it covers; authoritative for how much of the queue it drains
-  // (burn §9 item 23).
+  // (as in burn: Block::optimize and OrderedExecution count len(), not the ordering's length).
   virtual size_t len() const = 0;
   // Shown in the fusion trace ("ElementWise").
   virtual std::string_view name() const = 0;
-  // The highest relative shape id its code refers to, if any (the safety check of burn §6.1).
+  // The highest relative shape id its code refers to, if any (the safety check of
+  // OperationQueue::Execute, engine/stream/operation_queue.h).
   virtual std::optional<size_t> max_relative_shape_id() const { return std::nullopt; }
   // The serialized state (implemented by each optimization for the plan database; rebuilding
   // from it is the job of the backend's optimization factory).

@@ -95,7 +95,8 @@ bool TraceOpFuser::Transaction(const std::function<bool(TraceBuilder&)>& add) {
   return true;
 }
 
-// burn's output_is_compatible (§2.2): on relative ids, where 0 means size 1.
+// burn's TraceOperationFuser::output_is_compatible (burn-cubecl-fusion's engine/fuser.rs): on
+// relative ids, where 0 means size 1.
 bool TraceOpFuser::OutputIsCompatible(const TensorIr& out) {
   if (current_output_shape_.empty()) {
     current_output_shape_ = out.shape;

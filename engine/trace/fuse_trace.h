@@ -1,7 +1,8 @@
 // The fused-trace IR: what a fuser builds and a backend runs (burn's FuseTrace, FuseBlock,
-// FuseOp and FuseArg; reference note burn-cubecl-fusion.md §2.3 and §4.1). Plain data in
-// relative ids and relative shape ids: the plan database serializes it, the CPU backend
-// interprets it (engine/runtime/cpu/fused_*.cpp) and the CUDA code generator reads it.
+// FuseOp and FuseArg, in burn-cubecl-fusion's engine/trace/base.rs, engine/trace/block.rs and
+// engine/codegen/ir.rs). Plain data in relative ids and relative shape ids: the plan database
+// serializes it, the CPU backend interprets it (engine/runtime/cpu/fused_*.cpp) and the CUDA
+// code generator reads it.
 //
 // Note [Fused trace]
 // A trace is a list of blocks over shared resources. One block is one loop over the positions
@@ -108,8 +109,9 @@ struct FuseOp {
   bool operator==(const FuseOp& o) const;
 };
 
-// An input read through a view fused into the kernel (burn's TensorView, §2.4): the original
-// is resources.inputs[input]; the view's relative shape is `shape`.
+// An input read through a view fused into the kernel (burn's TensorView, in burn-cubecl-fusion's
+// engine/trace/base.rs): the original is resources.inputs[input]; the view's relative shape is
+// `shape`.
 struct FuseView {
   enum class Kind : uint8_t { kReshape = 0, kSwapDims = 1 };
   Kind kind = Kind::kReshape;
@@ -188,7 +190,9 @@ struct FuseTrace {
   bool operator==(const FuseTrace&) const = default;
 };
 
-// The highest relative shape id the trace refers to (the plan safety check, burn §6.1).
+// The highest relative shape id the trace refers to (the plan safety check of
+// OperationQueue::Execute, engine/stream/operation_queue.h: a plan that names a shape id its own
+// ops did not assign runs its ops unfused).
 std::optional<size_t> MaxRelativeShapeId(const FuseTrace& trace);
 
 // A multi-line listing for logs, tests and `ember-plans show`.

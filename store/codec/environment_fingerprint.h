@@ -1,11 +1,12 @@
 // EnvironmentFingerprint: everything a stored plan depends on, so that a plan is only ever seen
-// by the environment that made it (DESIGN.md §5, Environment).
+// by the environment that made it (docs/PLAN_DATABASE.md, "Environments").
 //
 // Note [Environment fingerprint]: the fields are the engine version, the plan schema version,
 // the backend, the device model and compute capability, the fusers with their versions, and
 // max_blocks. The device ordinal is deliberately absent: the same model in slot 0 or slot 3
 // makes the same plans, and keying on the ordinal splits caches across ranks
-// (plan-cache-anchors.md §4 item 12). The fusers keep the engine's order, because that order
+// (as the device index in PyTorch Inductor's cache keys did: pytorch/pytorch issue #170621,
+// pull request #196153). The fusers keep the engine's order, because that order
 // breaks ties between equally scored plans and so changes plans.
 //
 // The canonical text is compact JSON with the keys in the order of the struct, stored as

@@ -1,6 +1,6 @@
 // The plan codec: ExecutionPlan <-> canonical Cap'n Proto bytes (schema/plan.capnp), and the
-// keys the plan database files plans under. The to_state/from_state half of the store
-// (DESIGN.md §5): fused leaves travel as their OptimizationState (Optimization::ToState) and
+// keys the plan database files plans under (docs/PLAN_DATABASE.md). The to_state/from_state
+// half of the store: fused leaves travel as their OptimizationState (Optimization::ToState) and
 // come back through OptimizationFromState (engine/fuse/optimization_factory.h).
 //
 // Encoding is canonical (Note [Canonical messages], store/codec/canonical_message.h): equal plans
@@ -71,7 +71,7 @@ uint64_t FirstOpHash(std::span<const OperationIr> ops);
 //     1; 0 is dim value 1) in order of first appearance (Note [Relative form]);
 //   * triggers are deduplicated; OnOperations carries ops, the other kinds none;
 //   * the block ordering is a permutation of 0..n-1 for the plan's n ops, equal to the leaves'
-//     orderings concatenated (covered prefix, burn §4.7);
+//     orderings concatenated (covered prefix, engine/search/strategy.h);
 //   * a fused leaf covers as many positions as its optimization's len() (OrderedExecution
 //     counts len() ops as executed), at least one;
 //   * no fused leaf refers to a relative shape id the plan's ops did not hand out;

@@ -1,4 +1,5 @@
-// Checksums of stored blobs, verified on every load (DESIGN.md §5, Never trusted blindly).
+// Checksums of stored blobs, verified on every load: a row that fails is quarantined, never
+// used (docs/PLAN_DATABASE.md, "The trust model").
 //
 // Note [Row checksums]: plans.checksum is XXH3-64 (seed 0) over, in order, the length of
 // ops_blob as 8 little-endian bytes, ops_blob, then plan_blob — the length keeps bytes from

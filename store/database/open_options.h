@@ -1,7 +1,7 @@
 // PlanDbOptions: how to open a plan database (PlanDatabase::Open, PlanRepository::Open).
 //
 // Note [Plan database trust]: a plan database is as trusted as the program's own files — it can
-// hold compiled kernels, which are code (DESIGN.md §5, Trust). So a new database is created with
+// hold compiled kernels, which are code (docs/PLAN_DATABASE.md). So a new database is created with
 // mode 0600 in a directory created 0700, and an existing database is refused when another user
 // could have written it: the file (or its -wal, -shm or -journal companion) or its directory is
 // writable by the group or by others, or is owned by a user other than this one or root. The

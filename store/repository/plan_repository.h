@@ -1,6 +1,6 @@
 // PlanRepository: the SQLite tier of the plan store — environments, plans and their triggers,
 // workloads and their exploration ledger, plan use per workload, compiled kernels
-// (DESIGN.md §5; the schema is migrations/0001_plan_store.sql).
+// (docs/PLAN_DATABASE.md; the schema is migrations/0001_plan_store.sql).
 //
 // Every method returns a Status and never throws or aborts on a database problem (Note [SQLite
 // errors]): the engine then degrades to memory-only. Writes run in short BEGIN IMMEDIATE

@@ -1,5 +1,6 @@
 // PlanRepository's compiled kernels: a binary is only ever returned when its source hash,
-// architecture, compiler version and checksum all match (DESIGN.md §5, issue 5 "Kernels").
+// architecture, compiler version and checksum all match (issue 5 "Kernels"; test
+// SqliteKernels.KernelIsFoundOnlyByItsExactKey).
 #include <fmt/format.h>
 
 #include "engine/core/log.h"

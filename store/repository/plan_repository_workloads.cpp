@@ -1,5 +1,6 @@
 // PlanRepository's workload ledger: per-workload exploration counts and counters, persisted so
-// that a budget spent yesterday is spent today (DESIGN.md §5, max_explorations per workload).
+// that a budget spent yesterday is spent today (max_explorations per workload:
+// docs/PLAN_DATABASE.md, "Budgets"; test SqliteWorkloads.BudgetSpentYesterdayIsSpentToday).
 #include <fmt/format.h>
 
 #include "engine/core/clock.h"

@@ -57,7 +57,8 @@ struct LoadedPlans {
   size_t quarantined = 0;
 };
 
-// What InsertPlan did with a plan (the "existing plan wins" rule, DESIGN.md §5).
+// What InsertPlan did with a plan (the "existing plan wins" rule: the first publication of a
+// plan keeps its row; docs/PLAN_DATABASE.md, "Two processes, one segment").
 enum class InsertOutcome {
   kInserted,             // A new row.
   kExisting,             // Another publication of the same ops was first; its id is returned.

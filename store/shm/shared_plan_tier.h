@@ -1,7 +1,8 @@
 // SharedPlanTier: plans shared between the worker processes of one host, between the
-// in-memory store and SQLite (DESIGN.md §6). A plan found by any worker is published here the
+// in-memory store and SQLite. A plan found by any worker is published here the
 // moment its exploration completes, before the write-behind commits it to SQLite, and a sibling
-// that meets the same first op reads it from here instead of SQLite or exploring.
+// that meets the same first op reads it from here instead of SQLite or exploring (what workers
+// see: docs/PLAN_DATABASE.md, "The shared-memory tier").
 //
 // Note [Shared plan segment]
 // The segment (shared_segment.h) is an append-only arena of immutable entries, one per

@@ -1,5 +1,5 @@
 // SqliteTransaction and RunTransaction: short transactions with rollback on every failure path
-// and bounded retries when another process holds the lock (DESIGN.md §5, Concurrency).
+// and bounded retries when another process holds the lock (Note [Busy handling], below).
 //
 // Note [Busy handling]: every connection has a busy timeout (SQLite sleeps and retries a lock
 // itself). Writers start with BEGIN IMMEDIATE, so the write lock is taken up front and a

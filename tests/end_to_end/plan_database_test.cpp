@@ -1,4 +1,4 @@
-// The plan database end to end (CONFORMANCE.md §D1, D3-D6): real processes (this test binary
+// The plan database end to end (docs/PLAN_DATABASE.md): real processes (this test binary
 // re-executed as a child), a real SQLite file, the real fusers and CPU backend. Each child runs
 // one small workload on the database named by EMBER_PLAN_DB and writes its ember::Stats and a
 // checksum of its results to EMBER_TEST_OUT; the parent compares runs.

@@ -1,5 +1,5 @@
-// Traces built by the real fusers survive to_state/from_state unchanged, and CONFORMANCE.md
-// §D9: from_state(to_state(x)) executes identically to x. Both run through the queue on the
+// Traces built by the real fusers survive to_state/from_state unchanged, and the round-trip
+// rule: from_state(to_state(x)) executes identically to x. Both run through the queue on the
 // CPU backend over the same inputs, next to the same ops unfused; outputs are compared bit for
 // bit and the execution counters (fused kernel or fallback, launches) must match, so the test
 // means the same whether the backend runs the trace fused or falls back to the ops one by one.
