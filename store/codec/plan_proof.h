@@ -33,7 +33,7 @@
 //   * the fusers, their versions and the binding limit are pinned by the environment
 //     fingerprint (engine/api/device_registry.cpp): a plan is only read by the environment
 //     that made it.
-// tests/fusion/plan_proof_test.cpp re-derives every plan the explorer makes of the
+// tests/end_to_end/plan_proof_test.cpp re-derives every plan the explorer makes of the
 // differential test's random programs.
 //
 // Pure function; callable from any thread. Costs one fusion per fused leaf (warm-start figures

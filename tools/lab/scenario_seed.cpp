@@ -1,4 +1,4 @@
-// The seed's two walk-throughs (README.md, "ember-lab"; tests/fusion/seed_walkthrough_test.cpp
+// The seed's two walk-throughs (README.md, "ember-lab"; tests/end_to_end/seed_walkthrough_test.cpp
 // checks the same runs):
 //   reuse      (a * b + c * s).exp() on 64x64 (n iterations), another scalar, 32x32, 64x32;
 //   unrelated  five independent chains of eight unary/scalar ops before one sync.
