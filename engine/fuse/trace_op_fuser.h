@@ -4,11 +4,11 @@
 // output_is_compatible), limits (bindings and 64 fused ops, burn's TryTraceFuser) and keeps the
 // Scoring.
 //
-// Accepted ops (burn's TraceOperationFuser::fuse, mapped onto ember's op list): Add Sub Mul Div Rem
-// (and *Scalar), Powf (and PowfScalar), Abs, Exp Log Log1p Sqrt Recip Sin Cos Tanh Erf, Equal Lower
-// Greater LowerEqual GreaterEqual (and *Elem), Clamp, MaskWhere, MaskFill, Cast, Full, Zeros, Ones,
-// Reshape and SwapDims (as views of inputs already read in the kernel), and Drop (not as the first
-// op). Any other op closes the fuser. Two knowing differences from burn:
+// Accepted ops (burn's TraceOperationFuser::fuse, mapped onto ember's op list): every op with a
+// fused op (the Fused column of engine/ir/op_list.def: arithmetic, math and comparisons with
+// their scalar forms, Clamp, MaskWhere, MaskFill, Cast, Full, Zeros, Ones), Reshape and SwapDims
+// (as views of inputs already read in the kernel), and Drop (not as the first op). Any other op
+// closes the fuser. Two knowing differences from burn:
 //   * Neg is accepted (as FuseOp Neg). burn never sees a Neg op - its frontend emits
 //     MulScalar(-1) - so fusing it keeps ember's decisions equal to burn's for the same program.
 //   * Gather, Select and Cat (burn's "indexed inputs") are not fused yet; they close the fuser.

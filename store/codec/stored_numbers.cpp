@@ -39,34 +39,9 @@ bool Known(ExecutionTrigger::Kind kind) {
 }
 
 bool Known(FuseOpKind kind) {
-  switch (kind) {
-    case FuseOpKind::kAssign:
-    case FuseOpKind::kAdd:
-    case FuseOpKind::kSub:
-    case FuseOpKind::kMul:
-    case FuseOpKind::kDiv:
-    case FuseOpKind::kRem:
-    case FuseOpKind::kPowf:
-    case FuseOpKind::kAbs:
-    case FuseOpKind::kNeg:
-    case FuseOpKind::kExp:
-    case FuseOpKind::kLog:
-    case FuseOpKind::kLog1p:
-    case FuseOpKind::kSqrt:
-    case FuseOpKind::kRecip:
-    case FuseOpKind::kSin:
-    case FuseOpKind::kCos:
-    case FuseOpKind::kTanh:
-    case FuseOpKind::kErf:
-    case FuseOpKind::kEqual:
-    case FuseOpKind::kLower:
-    case FuseOpKind::kGreater:
-    case FuseOpKind::kLowerEqual:
-    case FuseOpKind::kGreaterEqual:
-    case FuseOpKind::kClamp:
-    case FuseOpKind::kConditionalAssign: return true;
-  }
-  return false;
+  // The fused ops are numbered 0, 1, 2, ... in engine/ir/op_list.def (checked at compile time
+  // in engine/trace/fuse_trace.cpp), so a number is known exactly when it is below their count.
+  return static_cast<int>(kind) < kNumFuseOpKinds;
 }
 
 bool Known(FuseArgKind kind) {
