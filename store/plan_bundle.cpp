@@ -1,7 +1,5 @@
 #include "store/plan_bundle.h"
 
-#include <xxhash.h>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -15,6 +13,7 @@
 
 #include "store/clock.h"
 #include "store/column_encoding.h"
+#include "store/environment_fingerprint.h"
 #include "store/migrations.h"
 #include "store/plan_inventory.h"
 #include "store/plan_row_check.h"
@@ -95,11 +94,6 @@ Status ReadPlanKernels(SqliteDatabase& db, std::vector<KernelRecord>* out) {
                       .created = stmt.ColumnInt64(8)});
     }
   });
-}
-
-std::string StableIdOf(const std::string& description) {
-  const XXH128_hash_t h = XXH3_128bits(description.data(), description.size());
-  return fmt::format("env-{:016x}{:016x}", h.high64, h.low64);
 }
 
 Status InsertManifest(SqliteDatabase& db, const BundleManifest& m) {
@@ -264,7 +258,7 @@ void RemoveBundleFiles(const std::string& path) {
 Status MatchEnvironment(SqliteDatabase& db, const EnvironmentRecord& e, int64_t now,
                         std::optional<EnvironmentRowId>* id, std::string* refusal) {
   id->reset();
-  if (StableIdOf(e.description) != e.fingerprint) {
+  if (EnvironmentStableIdOfText(e.description) != e.fingerprint) {
     *refusal = "its stable id is not the hash of its description";
     return Status::Ok();
   }
