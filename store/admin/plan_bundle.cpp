@@ -1,7 +1,5 @@
 #include "store/admin/plan_bundle.h"
 
-#include <xxhash.h>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -15,6 +13,7 @@
 
 #include "engine/core/clock.h"
 #include "store/sqlite/column_encoding.h"
+#include "store/codec/environment_fingerprint.h"
 #include "store/database/migrations.h"
 #include "store/admin/plan_inventory.h"
 #include "store/repository/plan_row_check.h"
@@ -97,11 +96,6 @@ Status ReadPlanKernels(SqliteDatabase& db, std::vector<KernelRecord>* out) {
   });
 }
 
-std::string StableIdOf(const std::string& description) {
-  const XXH128_hash_t h = XXH3_128bits(description.data(), description.size());
-  return fmt::format("env-{:016x}{:016x}", h.high64, h.low64);
-}
-
 Status InsertManifest(SqliteDatabase& db, const BundleManifest& m) {
   if (Status s = db.Exec("CREATE TABLE bundle_manifest (key TEXT PRIMARY KEY, value TEXT NOT "
                          "NULL)",
@@ -174,12 +168,7 @@ Status WriteBundle(const ExportContents& contents, BundleManifest* manifest,
       manifest->environment_ids.push_back(e.fingerprint);
     }
     SqliteStatement plan;
-    if (Status r = db.Prepare(
-            "INSERT INTO plans (environment_id, first_op_hash, plan_key, ops_blob, plan_blob, "
-            "checksum, ops_bytes, plan_bytes, num_ops, explore_ms, created, origin) "
-            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-            "writing a plan", &plan);
-        !r.ok()) {
+    if (Status r = db.Prepare(kInsertPlanColumns, "writing a plan", &plan); !r.ok()) {
       return r;
     }
     SqliteStatement trigger;
@@ -191,18 +180,18 @@ Status WriteBundle(const ExportContents& contents, BundleManifest* manifest,
     }
     for (const PlanRecord& p : contents.plans) {
       plan.Reset();
-      plan.BindInt64(1, env_ids.at(p.environment_id));
-      plan.BindInt64(2, p.first_op_hash);
-      plan.BindBlob(3, p.plan_key);
-      plan.BindBlob(4, p.ops_blob);
-      plan.BindBlob(5, p.plan_blob);
-      plan.BindInt64(6, p.checksum);
-      plan.BindInt64(7, p.ops_bytes);
-      plan.BindInt64(8, p.plan_bytes);
-      plan.BindInt64(9, p.num_ops);
-      plan.BindDouble(10, p.explore_ms);
-      plan.BindInt64(11, p.created);
-      plan.BindText(12, p.origin);
+      BindPlanColumns(plan, {.environment_id = env_ids.at(p.environment_id),
+                             .first_op_hash = p.first_op_hash,
+                             .plan_key = p.plan_key,
+                             .ops_blob = p.ops_blob,
+                             .plan_blob = p.plan_blob,
+                             .checksum = p.checksum,
+                             .ops_bytes = p.ops_bytes,
+                             .plan_bytes = p.plan_bytes,
+                             .num_ops = p.num_ops,
+                             .explore_ms = p.explore_ms,
+                             .created = p.created,
+                             .origin = p.origin});
       if (Status r = plan.Run(); !r.ok()) return r;
       const PlanRowId id = db.last_insert_rowid();
       plan_ids[p.id] = id;
@@ -264,7 +253,7 @@ void RemoveBundleFiles(const std::string& path) {
 Status MatchEnvironment(SqliteDatabase& db, const EnvironmentRecord& e, int64_t now,
                         std::optional<EnvironmentRowId>* id, std::string* refusal) {
   id->reset();
-  if (StableIdOf(e.description) != e.fingerprint) {
+  if (EnvironmentStableIdOfText(e.description) != e.fingerprint) {
     *refusal = "its stable id is not the hash of its description";
     return Status::Ok();
   }

@@ -1,12 +1,11 @@
 #include "store/admin/plan_verification.h"
 
-#include <xxhash.h>
-
 #include <fmt/format.h>
 
 #include <functional>
 
 #include "store/sqlite/column_encoding.h"
+#include "store/codec/environment_fingerprint.h"
 #include "store/admin/plan_inventory.h"
 #include "store/repository/plan_row_check.h"
 #include "store/codec/row_checksum.h"
@@ -42,8 +41,7 @@ void CheckEnvironments(SqliteDatabase& db, VerificationReport* report) {
   }
   for (const EnvironmentRecord& e : environments) {
     ++report->environments_checked;
-    const XXH128_hash_t h = XXH3_128bits(e.description.data(), e.description.size());
-    const std::string expected = fmt::format("env-{:016x}{:016x}", h.high64, h.low64);
+    const std::string expected = EnvironmentStableIdOfText(e.description);
     if (e.fingerprint != expected) {
       report->problems.push_back(
           {fmt::format("environment {}", e.id),

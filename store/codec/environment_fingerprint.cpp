@@ -72,8 +72,11 @@ std::string CanonicalEnvironmentText(const EnvironmentFingerprint& fp) {
 }
 
 std::string EnvironmentStableId(const EnvironmentFingerprint& fingerprint) {
-  const std::string text = CanonicalEnvironmentText(fingerprint);
-  const XXH128_hash_t h = XXH3_128bits(text.data(), text.size());
+  return EnvironmentStableIdOfText(CanonicalEnvironmentText(fingerprint));
+}
+
+std::string EnvironmentStableIdOfText(std::string_view canonical_text) {
+  const XXH128_hash_t h = XXH3_128bits(canonical_text.data(), canonical_text.size());
   return fmt::format("env-{:016x}{:016x}", h.high64, h.low64);
 }
 

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ember {
@@ -48,5 +49,9 @@ std::string CanonicalEnvironmentText(const EnvironmentFingerprint& fingerprint);
 // "env-" followed by 32 lowercase hex digits: XXH3-128 (seed 0) of the canonical text, high
 // half first. Never forced to 0 by EMBER_HASH_ZERO (it is an identity, not a lookup hash).
 std::string EnvironmentStableId(const EnvironmentFingerprint& fingerprint);
+
+// The same recipe over a canonical text already at hand (a stored environments.description),
+// for checking a stored or shipped stable id against its description.
+std::string EnvironmentStableIdOfText(std::string_view canonical_text);
 
 }  // namespace ember

@@ -10,58 +10,69 @@ namespace ember {
 
 namespace {
 
-// Puts `plan`'s contents into a quarantined row `id`, which becomes 'ok' again.
-Status RepairQuarantined(SqliteDatabase& db, PlanRowId id, const NewPlan& plan, int64_t now) {
+// `plan`'s columns for `environment`, with its checksum and sizes computed; `key` is
+// PlanKeyBytes(plan.plan_key).
+PlanColumns ColumnsOf(EnvironmentRowId environment, const NewPlan& plan, const Blob& key,
+                      int64_t now) {
+  return {.environment_id = environment,
+          .first_op_hash = ToColumn(plan.first_op_hash),
+          .plan_key = key,
+          .ops_blob = plan.ops_blob,
+          .plan_blob = plan.plan_blob,
+          .checksum = ToColumn(PlanChecksum(plan.ops_blob, plan.plan_blob)),
+          .ops_bytes = static_cast<int64_t>(plan.ops_blob.size()),
+          .plan_bytes = static_cast<int64_t>(plan.plan_blob.size()),
+          .num_ops = plan.num_ops,
+          .explore_ms = plan.explore_ms,
+          .created = now,
+          .origin = plan.origin};
+}
+
+// Puts `row` into the quarantined row of its environment and key, which becomes 'ok' again.
+Status RepairQuarantined(SqliteDatabase& db, const PlanColumns& row) {
   SqliteStatement update;
   if (Status s = db.Prepare(
-          "UPDATE plans SET first_op_hash = ?2, ops_blob = ?3, plan_blob = ?4, checksum = ?5, "
-          "ops_bytes = ?6, plan_bytes = ?7, num_ops = ?8, explore_ms = ?9, created = ?10, "
-          "origin = ?11, status = 'ok', quarantine_reason = NULL WHERE id = ?1",
+          "UPDATE plans SET first_op_hash = ?2, ops_blob = ?4, plan_blob = ?5, checksum = ?6, "
+          "ops_bytes = ?7, plan_bytes = ?8, num_ops = ?9, explore_ms = ?10, created = ?11, "
+          "origin = ?12, status = 'ok', quarantine_reason = NULL "
+          "WHERE environment_id = ?1 AND plan_key = ?3",
           "repairing a quarantined plan", &update);
       !s.ok()) {
     return s;
   }
-  update.BindInt64(1, id);
-  update.BindInt64(2, ToColumn(plan.first_op_hash));
-  update.BindBlob(3, plan.ops_blob);
-  update.BindBlob(4, plan.plan_blob);
-  update.BindInt64(5, ToColumn(PlanChecksum(plan.ops_blob, plan.plan_blob)));
-  update.BindInt64(6, static_cast<int64_t>(plan.ops_blob.size()));
-  update.BindInt64(7, static_cast<int64_t>(plan.plan_blob.size()));
-  update.BindInt64(8, plan.num_ops);
-  update.BindDouble(9, plan.explore_ms);
-  update.BindInt64(10, now);
-  update.BindText(11, plan.origin);
+  BindPlanColumns(update, row);
   return update.Run();
 }
 
 }  // namespace
 
+void BindPlanColumns(SqliteStatement& stmt, const PlanColumns& row) {
+  stmt.BindInt64(1, row.environment_id);
+  stmt.BindInt64(2, row.first_op_hash);
+  stmt.BindBlob(3, row.plan_key);
+  stmt.BindBlob(4, row.ops_blob);
+  stmt.BindBlob(5, row.plan_blob);
+  stmt.BindInt64(6, row.checksum);
+  stmt.BindInt64(7, row.ops_bytes);
+  stmt.BindInt64(8, row.plan_bytes);
+  stmt.BindInt64(9, row.num_ops);
+  stmt.BindDouble(10, row.explore_ms);
+  stmt.BindInt64(11, row.created);
+  stmt.BindText(12, row.origin);
+}
+
 Status InsertPlanRow(SqliteDatabase& db, EnvironmentRowId environment, const NewPlan& plan,
                      int64_t now, InsertResult* result) {
   const Blob key = PlanKeyBytes(plan.plan_key);
+  const PlanColumns columns = ColumnsOf(environment, plan, key, now);
   SqliteStatement insert;
   if (Status s = db.Prepare(
-          "INSERT INTO plans (environment_id, first_op_hash, plan_key, ops_blob, plan_blob, "
-          "checksum, ops_bytes, plan_bytes, num_ops, explore_ms, created, origin) "
-          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
-          "ON CONFLICT (environment_id, plan_key) DO NOTHING",
+          fmt::format("{} ON CONFLICT (environment_id, plan_key) DO NOTHING", kInsertPlanColumns),
           "inserting a plan", &insert);
       !s.ok()) {
     return s;
   }
-  insert.BindInt64(1, environment);
-  insert.BindInt64(2, ToColumn(plan.first_op_hash));
-  insert.BindBlob(3, key);
-  insert.BindBlob(4, plan.ops_blob);
-  insert.BindBlob(5, plan.plan_blob);
-  insert.BindInt64(6, ToColumn(PlanChecksum(plan.ops_blob, plan.plan_blob)));
-  insert.BindInt64(7, static_cast<int64_t>(plan.ops_blob.size()));
-  insert.BindInt64(8, static_cast<int64_t>(plan.plan_blob.size()));
-  insert.BindInt64(9, plan.num_ops);
-  insert.BindDouble(10, plan.explore_ms);
-  insert.BindInt64(11, now);
-  insert.BindText(12, plan.origin);
+  BindPlanColumns(insert, columns);
   if (Status s = insert.Run(); !s.ok()) return s;
   if (db.changes() == 1) {
     *result = {db.last_insert_rowid(), InsertOutcome::kInserted};
@@ -86,7 +97,7 @@ Status InsertPlanRow(SqliteDatabase& db, EnvironmentRowId environment, const New
   }
   const PlanRowId id = existing.ColumnInt64(0);
   if (existing.ColumnText(1) == "quarantined") {
-    if (Status s = RepairQuarantined(db, id, plan, now); !s.ok()) return s;
+    if (Status s = RepairQuarantined(db, columns); !s.ok()) return s;
     *result = {id, InsertOutcome::kReplacedQuarantined};
     return Status::Ok();
   }

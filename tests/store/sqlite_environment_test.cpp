@@ -41,6 +41,17 @@ TEST(EnvironmentFingerprint, StableIdIsPinned) {
   EXPECT_EQ(EnvironmentStableId(Cuda()), "env-5c72483a91727b21de9e9ffdf1314fae");
 }
 
+// Verification and bundle import check a stored id against its stored description with this.
+TEST(EnvironmentFingerprint, StableIdOfTheTextIsTheStableIdOfTheFingerprint) {
+  EXPECT_EQ(EnvironmentStableIdOfText(CanonicalEnvironmentText(Cuda())),
+            "env-5c72483a91727b21de9e9ffdf1314fae");
+  EnvironmentFingerprint other = Cuda();
+  other.max_blocks = 6;
+  EXPECT_EQ(EnvironmentStableIdOfText(CanonicalEnvironmentText(other)), EnvironmentStableId(other));
+  EXPECT_NE(EnvironmentStableIdOfText(CanonicalEnvironmentText(Cuda()) + " "),
+            EnvironmentStableId(Cuda()));
+}
+
 TEST(EnvironmentFingerprint, StringsAreJsonEscaped) {
   EnvironmentFingerprint fp = Cuda();
   fp.device_model = "a\"b\\c\nd\x01";
