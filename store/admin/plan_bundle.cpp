@@ -131,13 +131,126 @@ Status InsertManifest(SqliteDatabase& db, const BundleManifest& m) {
   return Status::Ok();
 }
 
-struct ExportContents {
+// What a bundle carries, as read from its source (export) or from the bundle itself (import).
+struct BundleContents {
   std::vector<EnvironmentRecord> environments;
-  std::vector<PlanRecord> plans;  // checked
+  std::vector<PlanRecord> plans;
   std::vector<KernelRecord> kernels;
 };
 
-Status WriteBundle(const ExportContents& contents, BundleManifest* manifest,
+// The environments, the plans `filter` selects and the kernels linked to a plan, of `db`.
+Status ReadContents(SqliteDatabase& db, const PlanFilter& filter, BundleContents* out) {
+  if (Status s = ListEnvironments(db, &out->environments); !s.ok()) return s;
+  if (Status s = ListPlans(db, filter, &out->plans); !s.ok()) return s;
+  return ReadPlanKernels(db, &out->kernels);
+}
+
+// The environments the plans use, each under a new row id (*env_ids maps the source's to it),
+// their stable ids appended to the manifest's.
+Status WriteEnvironments(SqliteDatabase& db, const BundleContents& contents,
+                         std::map<EnvironmentRowId, EnvironmentRowId>* env_ids,
+                         BundleManifest* manifest) {
+  std::set<EnvironmentRowId> used;
+  for (const PlanRecord& p : contents.plans) used.insert(p.environment_id);
+  SqliteStatement env;
+  if (Status s = db.Prepare(
+          "INSERT INTO environments (fingerprint, description, created) VALUES (?1, ?2, ?3)",
+          "writing an environment", &env);
+      !s.ok()) {
+    return s;
+  }
+  for (const EnvironmentRecord& e : contents.environments) {
+    if (!used.contains(e.id)) continue;
+    env.Reset();
+    env.BindText(1, e.fingerprint);
+    env.BindText(2, e.description);
+    env.BindInt64(3, e.created);
+    if (Status s = env.Run(); !s.ok()) return s;
+    (*env_ids)[e.id] = db.last_insert_rowid();
+    manifest->environment_ids.push_back(e.fingerprint);
+  }
+  return Status::Ok();
+}
+
+// The plans, as stored in the source, with their triggers in position order; *plan_ids maps the
+// source's row ids to the bundle's.
+Status WritePlans(SqliteDatabase& db, const std::vector<PlanRecord>& plans,
+                  const std::map<EnvironmentRowId, EnvironmentRowId>& env_ids,
+                  std::map<PlanRowId, PlanRowId>* plan_ids) {
+  SqliteStatement plan;
+  if (Status s = db.Prepare(kInsertPlanColumns, "writing a plan", &plan); !s.ok()) return s;
+  SqliteStatement trigger;
+  if (Status s = db.Prepare(
+          "INSERT INTO triggers (plan_id, position, kind, ops_blob) VALUES (?1, ?2, ?3, ?4)",
+          "writing a trigger", &trigger);
+      !s.ok()) {
+    return s;
+  }
+  for (const PlanRecord& p : plans) {
+    plan.Reset();
+    BindPlanColumns(plan, {.environment_id = env_ids.at(p.environment_id),
+                           .first_op_hash = p.first_op_hash,
+                           .plan_key = p.plan_key,
+                           .ops_blob = p.ops_blob,
+                           .plan_blob = p.plan_blob,
+                           .checksum = p.checksum,
+                           .ops_bytes = p.ops_bytes,
+                           .plan_bytes = p.plan_bytes,
+                           .num_ops = p.num_ops,
+                           .explore_ms = p.explore_ms,
+                           .created = p.created,
+                           .origin = p.origin});
+    if (Status s = plan.Run(); !s.ok()) return s;
+    const PlanRowId id = db.last_insert_rowid();
+    (*plan_ids)[p.id] = id;
+    for (size_t i = 0; i < p.triggers.size(); ++i) {
+      trigger.Reset();
+      trigger.BindInt64(1, id);
+      trigger.BindInt64(2, static_cast<int64_t>(i));
+      trigger.BindInt64(3, p.triggers[i].kind);
+      trigger.BindBlob(4, p.triggers[i].ops_blob);
+      if (Status s = trigger.Run(); !s.ok()) return s;
+    }
+  }
+  return Status::Ok();
+}
+
+// The kernels linked to a written plan, as stored in the source, except those whose checksum
+// fails (a bundle never ships damage); *written counts the others.
+Status WriteKernels(SqliteDatabase& db, const std::vector<KernelRecord>& kernels,
+                    const std::map<EnvironmentRowId, EnvironmentRowId>& env_ids,
+                    const std::map<PlanRowId, PlanRowId>& plan_ids, int64_t* written) {
+  SqliteStatement kernel;
+  if (Status s = db.Prepare(
+          "INSERT INTO kernels (environment_id, plan_id, source_hash, arch, compiler_version, "
+          "binary, checksum, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+          "writing a kernel", &kernel);
+      !s.ok()) {
+    return s;
+  }
+  for (const KernelRecord& k : kernels) {
+    const auto plan_id = plan_ids.find(k.plan_id);
+    const auto env_id = env_ids.find(k.environment_id);
+    if (plan_id == plan_ids.end() || env_id == env_ids.end()) continue;
+    if (KernelChecksum(k.binary) != FromColumn(k.checksum)) continue;
+    kernel.Reset();
+    kernel.BindInt64(1, env_id->second);
+    kernel.BindInt64(2, plan_id->second);
+    kernel.BindBlob(3, k.key.source_hash);
+    kernel.BindText(4, k.key.arch);
+    kernel.BindText(5, k.key.compiler_version);
+    kernel.BindBlob(6, k.binary);
+    kernel.BindInt64(7, k.checksum);
+    kernel.BindInt64(8, k.created);
+    if (Status s = kernel.Run(); !s.ok()) return s;
+    ++*written;
+  }
+  return Status::Ok();
+}
+
+// Creates the bundle file and writes `contents` (plans already checked) and the manifest into
+// it in one transaction; the manifest's counts and environment ids are filled in here.
+Status WriteBundle(const BundleContents& contents, BundleManifest* manifest,
                    const ExportOptions& export_options) {
   std::unique_ptr<PlanDatabase> bundle;
   PlanDbOptions options{.path = export_options.bundle_path,
@@ -148,87 +261,12 @@ Status WriteBundle(const ExportContents& contents, BundleManifest* manifest,
   Status s = RunTransaction(db, TransactionKind::kWrite, "writing the bundle", [&]() -> Status {
     std::map<EnvironmentRowId, EnvironmentRowId> env_ids;
     std::map<PlanRowId, PlanRowId> plan_ids;
-    std::set<EnvironmentRowId> used;
-    for (const PlanRecord& p : contents.plans) used.insert(p.environment_id);
-    SqliteStatement env;
-    if (Status r = db.Prepare(
-            "INSERT INTO environments (fingerprint, description, created) VALUES (?1, ?2, ?3)",
-            "writing an environment", &env);
-        !r.ok()) {
-      return r;
-    }
-    for (const EnvironmentRecord& e : contents.environments) {
-      if (!used.contains(e.id)) continue;
-      env.Reset();
-      env.BindText(1, e.fingerprint);
-      env.BindText(2, e.description);
-      env.BindInt64(3, e.created);
-      if (Status r = env.Run(); !r.ok()) return r;
-      env_ids[e.id] = db.last_insert_rowid();
-      manifest->environment_ids.push_back(e.fingerprint);
-    }
-    SqliteStatement plan;
-    if (Status r = db.Prepare(kInsertPlanColumns, "writing a plan", &plan); !r.ok()) {
-      return r;
-    }
-    SqliteStatement trigger;
-    if (Status r = db.Prepare(
-            "INSERT INTO triggers (plan_id, position, kind, ops_blob) VALUES (?1, ?2, ?3, ?4)",
-            "writing a trigger", &trigger);
-        !r.ok()) {
-      return r;
-    }
-    for (const PlanRecord& p : contents.plans) {
-      plan.Reset();
-      BindPlanColumns(plan, {.environment_id = env_ids.at(p.environment_id),
-                             .first_op_hash = p.first_op_hash,
-                             .plan_key = p.plan_key,
-                             .ops_blob = p.ops_blob,
-                             .plan_blob = p.plan_blob,
-                             .checksum = p.checksum,
-                             .ops_bytes = p.ops_bytes,
-                             .plan_bytes = p.plan_bytes,
-                             .num_ops = p.num_ops,
-                             .explore_ms = p.explore_ms,
-                             .created = p.created,
-                             .origin = p.origin});
-      if (Status r = plan.Run(); !r.ok()) return r;
-      const PlanRowId id = db.last_insert_rowid();
-      plan_ids[p.id] = id;
-      for (size_t i = 0; i < p.triggers.size(); ++i) {
-        trigger.Reset();
-        trigger.BindInt64(1, id);
-        trigger.BindInt64(2, static_cast<int64_t>(i));
-        trigger.BindInt64(3, p.triggers[i].kind);
-        trigger.BindBlob(4, p.triggers[i].ops_blob);
-        if (Status r = trigger.Run(); !r.ok()) return r;
-      }
-    }
-    SqliteStatement kernel;
-    if (Status r = db.Prepare(
-            "INSERT INTO kernels (environment_id, plan_id, source_hash, arch, compiler_version, "
-            "binary, checksum, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            "writing a kernel", &kernel);
-        !r.ok()) {
-      return r;
-    }
+    if (Status r = WriteEnvironments(db, contents, &env_ids, manifest); !r.ok()) return r;
+    if (Status r = WritePlans(db, contents.plans, env_ids, &plan_ids); !r.ok()) return r;
     manifest->kernels = 0;
-    for (const KernelRecord& k : contents.kernels) {
-      const auto plan_id = plan_ids.find(k.plan_id);
-      const auto env_id = env_ids.find(k.environment_id);
-      if (plan_id == plan_ids.end() || env_id == env_ids.end()) continue;
-      if (KernelChecksum(k.binary) != FromColumn(k.checksum)) continue;  // never ship damage
-      kernel.Reset();
-      kernel.BindInt64(1, env_id->second);
-      kernel.BindInt64(2, plan_id->second);
-      kernel.BindBlob(3, k.key.source_hash);
-      kernel.BindText(4, k.key.arch);
-      kernel.BindText(5, k.key.compiler_version);
-      kernel.BindBlob(6, k.binary);
-      kernel.BindInt64(7, k.checksum);
-      kernel.BindInt64(8, k.created);
-      if (Status r = kernel.Run(); !r.ok()) return r;
-      ++manifest->kernels;
+    if (Status r = WriteKernels(db, contents.kernels, env_ids, plan_ids, &manifest->kernels);
+        !r.ok()) {
+      return r;
     }
     manifest->plans = static_cast<int64_t>(contents.plans.size());
     manifest->environments = static_cast<int64_t>(env_ids.size());
@@ -309,6 +347,143 @@ Status ImportKernels(SqliteDatabase& db, const std::vector<KernelRecord>& kernel
   return Status::Ok();
 }
 
+// Opens the bundle read-only, refusing a file that is no plan database this ember can read.
+Status OpenBundle(const ImportOptions& options, std::unique_ptr<PlanDatabase>* bundle) {
+  PlanDbOptions bundle_options{.path = options.bundle_path,
+                               .read_only = true,
+                               .create = false,
+                               .allow_shared_writable = options.allow_shared_writable};
+  if (Status s = PlanDatabase::Open(bundle_options, bundle); !s.ok()) {
+    return UnreadableBundle(options.bundle_path, s);
+  }
+  if ((*bundle)->schema_version() > LatestSchemaVersion()) {
+    return Status::InvalidArgument(fmt::format(
+        "bundle {} was written with plan-database schema version {}, newer than this ember's "
+        "{}; import it with a newer ember-plans",
+        options.bundle_path, (*bundle)->schema_version(), LatestSchemaVersion()));
+  }
+  return Status::Ok();
+}
+
+// Refuses a manifest of a newer format or schema than this ember's.
+Status CheckManifestVersions(const std::string& path, const BundleManifest& m) {
+  if (m.format_version > kBundleFormatVersion) {
+    return Status::InvalidArgument(fmt::format(
+        "bundle {} has format version {}, newer than this ember's {}; import it with a newer "
+        "ember-plans",
+        path, m.format_version, kBundleFormatVersion));
+  }
+  if (m.schema_version > LatestSchemaVersion()) {
+    return Status::InvalidArgument(fmt::format(
+        "bundle {} declares plan-database schema version {}, newer than this ember's {}; "
+        "import it with a newer ember-plans",
+        path, m.schema_version, LatestSchemaVersion()));
+  }
+  return Status::Ok();
+}
+
+// Refuses a bundle whose environments or plan count are not what its manifest lists.
+Status CheckAgainstManifest(const std::string& path, const BundleManifest& m,
+                            const BundleContents& contents) {
+  std::vector<std::string> stored_ids;
+  for (const EnvironmentRecord& e : contents.environments) stored_ids.push_back(e.fingerprint);
+  if (stored_ids != m.environment_ids || static_cast<int64_t>(contents.plans.size()) != m.plans) {
+    return Status::Corruption(fmt::format(
+        "bundle {} does not hold what its manifest lists (manifest: {} plan(s), environments "
+        "[{}]; file: {} plan(s), environments [{}]); export it again",
+        path, m.plans, fmt::join(m.environment_ids, " "), contents.plans.size(),
+        fmt::join(stored_ids, " ")));
+  }
+  return Status::Ok();
+}
+
+// The bundle's manifest and its 'ok' rows, once the file, its versions and its rows are found
+// importable; the bundle is closed again before returning.
+Status ReadBundle(const ImportOptions& options, BundleManifest* manifest,
+                  BundleContents* contents) {
+  std::unique_ptr<PlanDatabase> bundle;
+  if (Status s = OpenBundle(options, &bundle); !s.ok()) return s;
+  if (Status s = ReadBundleManifest(bundle->sqlite(), manifest); !s.ok()) return s;
+  if (Status s = CheckManifestVersions(options.bundle_path, *manifest); !s.ok()) return s;
+  if (Status s = ReadContents(bundle->sqlite(), PlanFilter{.status = "ok"}, contents); !s.ok()) {
+    return s;
+  }
+  bundle.reset();
+  return CheckAgainstManifest(options.bundle_path, *manifest, *contents);
+}
+
+// Which plans pass CheckPlanRecord; each one that does not is refused, named, in *refusals.
+std::vector<bool> CheckBundlePlans(const std::vector<PlanRecord>& plans,
+                                   std::vector<ImportRefusal>* refusals) {
+  std::vector<bool> plan_ok(plans.size(), false);
+  for (size_t i = 0; i < plans.size(); ++i) {
+    if (Status s = CheckPlanRecord(plans[i], nullptr); !s.ok()) {
+      refusals->push_back({fmt::format("plan {}", plans[i].id), s.message()});
+    } else {
+      plan_ok[i] = true;
+    }
+  }
+  return plan_ok;
+}
+
+// The target's rows for the bundle's environments (*env_ids maps the bundle's row ids to them);
+// each refused environment is named in result->refusals.
+Status MatchEnvironments(SqliteDatabase& db, const std::vector<EnvironmentRecord>& environments,
+                         int64_t now, std::map<EnvironmentRowId, EnvironmentRowId>* env_ids,
+                         ImportResult* result) {
+  for (const EnvironmentRecord& e : environments) {
+    std::optional<EnvironmentRowId> id;
+    std::string refusal;
+    if (Status s = MatchEnvironment(db, e, now, &id, &refusal); !s.ok()) return s;
+    if (id.has_value()) {
+      (*env_ids)[e.id] = *id;
+    } else {
+      result->refusals.push_back({fmt::format("environment {}", e.id), refusal});
+    }
+  }
+  return Status::Ok();
+}
+
+// Publishes one checked bundle plan into the target under the "existing plan wins" rule, then
+// its triggers and kernels; a plan whose environment was refused, or whose key a local plan
+// with other ops holds, is refused.
+Status ImportPlan(SqliteDatabase& db, const PlanRecord& p,
+                  const std::map<EnvironmentRowId, EnvironmentRowId>& env_ids,
+                  const std::string& origin, const std::vector<KernelRecord>& kernels, int64_t now,
+                  ImportResult* result) {
+  const auto env = env_ids.find(p.environment_id);
+  if (env == env_ids.end()) {
+    ++result->refused;
+    result->refusals.push_back({fmt::format("plan {}", p.id), "its environment was refused"});
+    return Status::Ok();
+  }
+  NewPlan plan{.first_op_hash = FromColumn(p.first_op_hash),
+               .plan_key = *PlanKeyFromBytes(p.plan_key),
+               .ops_blob = p.ops_blob,
+               .plan_blob = p.plan_blob,
+               .num_ops = static_cast<uint32_t>(p.num_ops),
+               .explore_ms = p.explore_ms,
+               .origin = origin};
+  InsertResult inserted;
+  if (Status s = InsertPlanRow(db, env->second, plan, now, &inserted); !s.ok()) return s;
+  switch (inserted.outcome) {
+    case InsertOutcome::kInserted:
+    case InsertOutcome::kReplacedQuarantined: ++result->inserted; break;
+    case InsertOutcome::kExisting: ++result->existing; break;
+    case InsertOutcome::kKeyCollision:
+      ++result->refused;
+      result->refusals.push_back(
+          {fmt::format("plan {}", p.id),
+           fmt::format("its key is taken by local plan {} with other ops", inserted.plan_id)});
+      return Status::Ok();
+  }
+  if (Status s = AppendTriggerRows(db, inserted.plan_id, p.triggers, &result->triggers_added);
+      !s.ok()) {
+    return s;
+  }
+  return ImportKernels(db, kernels, p.id, env->second, inserted.plan_id, now, result);
+}
+
 }  // namespace
 
 Status ExportBundle(PlanDatabase& source, const ExportOptions& options, ExportResult* result) {
@@ -319,20 +494,11 @@ Status ExportBundle(PlanDatabase& source, const ExportOptions& options, ExportRe
         "{} already exists; export writes a new bundle file (remove it or pick another name)",
         options.bundle_path));
   }
-  ExportContents contents;
-  SqliteDatabase& db = source.sqlite();
-  if (Status s = ListEnvironments(db, &contents.environments); !s.ok()) return s;
-  PlanFilter filter{.workload = options.workload, .status = "ok"};
-  std::vector<PlanRecord> plans;
-  if (Status s = ListPlans(db, filter, &plans); !s.ok()) return s;
-  for (PlanRecord& p : plans) {
-    if (!CheckPlanRecord(p, nullptr).ok()) {
-      ++result->skipped_damaged;
-      continue;
-    }
-    contents.plans.push_back(std::move(p));
-  }
-  if (Status s = ReadPlanKernels(db, &contents.kernels); !s.ok()) return s;
+  BundleContents contents;
+  const PlanFilter filter{.workload = options.workload, .status = "ok"};
+  if (Status s = ReadContents(source.sqlite(), filter, &contents); !s.ok()) return s;
+  result->skipped_damaged = static_cast<int64_t>(std::erase_if(
+      contents.plans, [](const PlanRecord& p) { return !CheckPlanRecord(p, nullptr).ok(); }));
 
   BundleManifest& m = result->manifest;
   m.format = kBundleFormat;
@@ -424,64 +590,12 @@ Status ReadBundleManifest(SqliteDatabase& bundle, BundleManifest* out) {
 Status ImportBundle(PlanDatabase& target, const ImportOptions& options, ImportResult* result) {
   *result = ImportResult();
   if (Status s = target.CheckWritable("importing a bundle"); !s.ok()) return s;
-  std::unique_ptr<PlanDatabase> bundle;
-  PlanDbOptions bundle_options{.path = options.bundle_path,
-                               .read_only = true,
-                               .create = false,
-                               .allow_shared_writable = options.allow_shared_writable};
-  if (Status s = PlanDatabase::Open(bundle_options, &bundle); !s.ok()) {
-    return UnreadableBundle(options.bundle_path, s);
-  }
-  if (bundle->schema_version() > LatestSchemaVersion()) {
-    return Status::InvalidArgument(fmt::format(
-        "bundle {} was written with plan-database schema version {}, newer than this ember's "
-        "{}; import it with a newer ember-plans",
-        options.bundle_path, bundle->schema_version(), LatestSchemaVersion()));
-  }
-  BundleManifest& m = result->manifest;
-  if (Status s = ReadBundleManifest(bundle->sqlite(), &m); !s.ok()) return s;
-  if (m.format_version > kBundleFormatVersion) {
-    return Status::InvalidArgument(fmt::format(
-        "bundle {} has format version {}, newer than this ember's {}; import it with a newer "
-        "ember-plans",
-        options.bundle_path, m.format_version, kBundleFormatVersion));
-  }
-  if (m.schema_version > LatestSchemaVersion()) {
-    return Status::InvalidArgument(fmt::format(
-        "bundle {} declares plan-database schema version {}, newer than this ember's {}; "
-        "import it with a newer ember-plans",
-        options.bundle_path, m.schema_version, LatestSchemaVersion()));
-  }
-
-  std::vector<EnvironmentRecord> environments;
-  std::vector<PlanRecord> plans;
-  std::vector<KernelRecord> kernels;
-  SqliteDatabase& source = bundle->sqlite();
-  if (Status s = ListEnvironments(source, &environments); !s.ok()) return s;
-  if (Status s = ListPlans(source, PlanFilter{.status = "ok"}, &plans); !s.ok()) return s;
-  if (Status s = ReadPlanKernels(source, &kernels); !s.ok()) return s;
-  bundle.reset();
-  std::vector<std::string> stored_ids;
-  for (const EnvironmentRecord& e : environments) stored_ids.push_back(e.fingerprint);
-  if (stored_ids != m.environment_ids || static_cast<int64_t>(plans.size()) != m.plans) {
-    return Status::Corruption(fmt::format(
-        "bundle {} does not hold what its manifest lists (manifest: {} plan(s), environments "
-        "[{}]; file: {} plan(s), environments [{}]); export it again",
-        options.bundle_path, m.plans, fmt::join(m.environment_ids, " "), plans.size(),
-        fmt::join(stored_ids, " ")));
-  }
-
+  BundleContents contents;
+  if (Status s = ReadBundle(options, &result->manifest, &contents); !s.ok()) return s;
   const std::string origin =
       "import:" + std::filesystem::path(options.bundle_path).filename().string();
   std::vector<ImportRefusal> checked_refusals;
-  std::vector<bool> plan_ok(plans.size(), false);
-  for (size_t i = 0; i < plans.size(); ++i) {
-    if (Status s = CheckPlanRecord(plans[i], nullptr); !s.ok()) {
-      checked_refusals.push_back({fmt::format("plan {}", plans[i].id), s.message()});
-    } else {
-      plan_ok[i] = true;
-    }
-  }
+  const std::vector<bool> plan_ok = CheckBundlePlans(contents.plans, &checked_refusals);
 
   SqliteDatabase& db = target.sqlite();
   return RunTransaction(db, TransactionKind::kWrite, "importing a bundle", [&]() -> Status {
@@ -491,53 +605,14 @@ Status ImportBundle(PlanDatabase& target, const ImportOptions& options, ImportRe
     result->refusals = checked_refusals;
     result->refused = static_cast<int64_t>(checked_refusals.size());
     const int64_t now = NowUnixMillis();
-
     std::map<EnvironmentRowId, EnvironmentRowId> env_ids;
-    for (const EnvironmentRecord& e : environments) {
-      std::optional<EnvironmentRowId> id;
-      std::string refusal;
-      if (Status r = MatchEnvironment(db, e, now, &id, &refusal); !r.ok()) return r;
-      if (id.has_value()) {
-        env_ids[e.id] = *id;
-      } else {
-        result->refusals.push_back({fmt::format("environment {}", e.id), refusal});
-      }
+    if (Status r = MatchEnvironments(db, contents.environments, now, &env_ids, result); !r.ok()) {
+      return r;
     }
-
-    for (size_t i = 0; i < plans.size(); ++i) {
+    for (size_t i = 0; i < contents.plans.size(); ++i) {
       if (!plan_ok[i]) continue;
-      const PlanRecord& p = plans[i];
-      const auto env = env_ids.find(p.environment_id);
-      if (env == env_ids.end()) {
-        ++result->refused;
-        result->refusals.push_back({fmt::format("plan {}", p.id), "its environment was refused"});
-        continue;
-      }
-      NewPlan plan{.first_op_hash = FromColumn(p.first_op_hash),
-                   .plan_key = *PlanKeyFromBytes(p.plan_key),
-                   .ops_blob = p.ops_blob,
-                   .plan_blob = p.plan_blob,
-                   .num_ops = static_cast<uint32_t>(p.num_ops),
-                   .explore_ms = p.explore_ms,
-                   .origin = origin};
-      InsertResult inserted;
-      if (Status r = InsertPlanRow(db, env->second, plan, now, &inserted); !r.ok()) return r;
-      switch (inserted.outcome) {
-        case InsertOutcome::kInserted:
-        case InsertOutcome::kReplacedQuarantined: ++result->inserted; break;
-        case InsertOutcome::kExisting: ++result->existing; break;
-        case InsertOutcome::kKeyCollision:
-          ++result->refused;
-          result->refusals.push_back(
-              {fmt::format("plan {}", p.id),
-               fmt::format("its key is taken by local plan {} with other ops", inserted.plan_id)});
-          continue;
-      }
-      if (Status r = AppendTriggerRows(db, inserted.plan_id, p.triggers, &result->triggers_added);
-          !r.ok()) {
-        return r;
-      }
-      if (Status r = ImportKernels(db, kernels, p.id, env->second, inserted.plan_id, now, result);
+      if (Status r =
+              ImportPlan(db, contents.plans[i], env_ids, origin, contents.kernels, now, result);
           !r.ok()) {
         return r;
       }

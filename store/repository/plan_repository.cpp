@@ -59,24 +59,33 @@ Status PlanRepository::EnsureEnvironment(const EnvironmentFingerprint& fingerpri
     return Status::NotFound(fmt::format("plan database {} has no plans for environment {} ({})",
                                         database_->path(), stable_id, description));
   }
-  return RunTransaction(db(), TransactionKind::kWrite, "adding an environment", [&]() -> Status {
+  return InsertThenFind(
+      "adding an environment",
+      "INSERT INTO environments (fingerprint, description, created) VALUES (?1, ?2, ?3) "
+      "ON CONFLICT (fingerprint) DO NOTHING",
+      [&](SqliteStatement& insert) {
+        insert.BindText(1, stable_id);
+        insert.BindText(2, description);
+        insert.BindInt64(3, NowUnixMillis());
+      },
+      [&](bool* found_now) { return FindEnvironment(db(), stable_id, description, found_now, id); },
+      fmt::format("environment {}", stable_id));
+}
+
+Status PlanRepository::InsertThenFind(std::string_view what, std::string_view insert_sql,
+                                      const std::function<void(SqliteStatement&)>& bind,
+                                      const std::function<Status(bool* found)>& find,
+                                      std::string_view row) {
+  return RunTransaction(db(), TransactionKind::kWrite, what, [&]() -> Status {
     SqliteStatement insert;
-    if (Status r = db().Prepare(
-            "INSERT INTO environments (fingerprint, description, created) VALUES (?1, ?2, ?3) "
-            "ON CONFLICT (fingerprint) DO NOTHING",
-            "adding an environment", &insert);
-        !r.ok()) {
-      return r;
-    }
-    insert.BindText(1, stable_id);
-    insert.BindText(2, description);
-    insert.BindInt64(3, NowUnixMillis());
+    if (Status r = db().Prepare(insert_sql, what, &insert); !r.ok()) return r;
+    bind(insert);
     if (Status r = insert.Run(); !r.ok()) return r;
-    if (Status r = FindEnvironment(db(), stable_id, description, &found, id); !r.ok()) return r;
+    bool found = false;
+    if (Status r = find(&found); !r.ok()) return r;
     if (!found) {
       return Status::Corruption(
-          fmt::format("plan database {}: environment {} vanished after its insert",
-                      database_->path(), stable_id));
+          fmt::format("plan database {}: {} vanished after its insert", database_->path(), row));
     }
     return Status::Ok();
   });

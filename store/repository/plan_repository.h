@@ -124,6 +124,13 @@ class PlanRepository {
   SqliteDatabase& db() { return database_->sqlite(); }
   Status UpdateWorkload(WorkloadRowId workload, std::string_view what, std::string_view sql,
                         const std::function<void(SqliteStatement&)>& bind);
+  // In one write transaction: runs `insert_sql` (an INSERT … ON CONFLICT that keeps or updates
+  // an existing row) with the values `bind` gives it, then `find`, which must see the row; a row
+  // it does not see is Corruption naming `row` ("environment env-…", "workload 'train'").
+  // `what` names the step ("adding an environment").
+  Status InsertThenFind(std::string_view what, std::string_view insert_sql,
+                        const std::function<void(SqliteStatement&)>& bind,
+                        const std::function<Status(bool* found)>& find, std::string_view row);
 
   std::unique_ptr<PlanDatabase> database_;
   std::function<void(size_t)> publish_hook_;

@@ -73,29 +73,17 @@ Status PlanRepository::GetOrCreateWorkload(EnvironmentRowId environment, std::st
     if (Status s = FindWorkload(environment, name, &found, out); !s.ok() || found) return s;
     return database_->CheckWritable(fmt::format("creating workload '{}'", name));
   }
-  return RunTransaction(db(), TransactionKind::kWrite, "creating a workload", [&]() -> Status {
-    SqliteStatement upsert;
-    if (Status r = db().Prepare(
-            "INSERT INTO workloads (environment_id, name, last_seen) VALUES (?1, ?2, ?3) "
-            "ON CONFLICT (environment_id, name) DO UPDATE SET last_seen = excluded.last_seen",
-            "creating a workload", &upsert);
-        !r.ok()) {
-      return r;
-    }
-    upsert.BindInt64(1, environment);
-    upsert.BindText(2, name);
-    upsert.BindInt64(3, NowUnixMillis());
-    if (Status r = upsert.Run(); !r.ok()) return r;
-    bool found = false;
-    if (Status r = SelectWorkloadByName(db(), environment, name, &found, out); !r.ok()) return r;
-    if (!found) {
-      return Status::Corruption(
-          fmt::format("plan database {}: workload '{}' vanished after "
-                      "its insert",
-                      database_->path(), name));
-    }
-    return Status::Ok();
-  });
+  return InsertThenFind(
+      "creating a workload",
+      "INSERT INTO workloads (environment_id, name, last_seen) VALUES (?1, ?2, ?3) "
+      "ON CONFLICT (environment_id, name) DO UPDATE SET last_seen = excluded.last_seen",
+      [&](SqliteStatement& upsert) {
+        upsert.BindInt64(1, environment);
+        upsert.BindText(2, name);
+        upsert.BindInt64(3, NowUnixMillis());
+      },
+      [&](bool* found) { return SelectWorkloadByName(db(), environment, name, found, out); },
+      fmt::format("workload '{}'", name));
 }
 
 Status PlanRepository::FindWorkload(EnvironmentRowId environment, std::string_view name,

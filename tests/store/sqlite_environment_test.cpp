@@ -102,6 +102,22 @@ TEST(EnvironmentFingerprint, RepositoryGivesOneRowPerEnvironmentAcrossReopens) {
             EnvironmentStableId(Cuda()));
 }
 
+// The reselect after the insert must find the row; one the file's own trigger deletes is
+// corruption, named (PlanRepository::InsertThenFind).
+TEST(EnvironmentFingerprint, AnEnvironmentThatVanishesAfterItsInsertIsCorruption) {
+  TempDir dir;
+  const std::string path = dir.File("plans.db");
+  auto repo = OpenRepository(path);
+  sqlite_test::RawDb(path).Exec(
+      "CREATE TRIGGER vanish AFTER INSERT ON environments BEGIN "
+      "DELETE FROM environments WHERE id = NEW.id; END");
+  EnvironmentRowId id = 0;
+  const Status s = repo->EnsureEnvironment(Cuda(), &id);
+  EXPECT_EQ(s.code(), Status::Code::kCorruption);
+  EXPECT_THAT(s.message(), testing::HasSubstr(": environment " + EnvironmentStableId(Cuda()) +
+                                              " vanished after its insert"));
+}
+
 TEST(EnvironmentFingerprint, PlansAreInvisibleToOtherEnvironments) {
   TempDir dir;
   auto repo = OpenRepository(dir.File("plans.db"));

@@ -136,5 +136,17 @@ TEST_F(SqliteWorkloads, UnknownWorkloadIsNotFound) {
   EXPECT_THAT(s.message(), HasSubstr("no workload 999"));
 }
 
+// The reselect after the upsert must find the row; one the file's own trigger deletes is
+// corruption, named (PlanRepository::InsertThenFind).
+TEST_F(SqliteWorkloads, AWorkloadThatVanishesAfterItsInsertIsCorruption) {
+  sqlite_test::RawDb(path_).Exec(
+      "CREATE TRIGGER vanish AFTER INSERT ON workloads BEGIN "
+      "DELETE FROM workloads WHERE id = NEW.id; END");
+  WorkloadRow row;
+  const Status s = repo_->GetOrCreateWorkload(env_, "train", &row);
+  EXPECT_EQ(s.code(), Status::Code::kCorruption);
+  EXPECT_THAT(s.message(), HasSubstr(": workload 'train' vanished after its insert"));
+}
+
 }  // namespace
 }  // namespace ember
