@@ -2,9 +2,6 @@
 // re-executed as a child), a real SQLite file, the real fusers and CPU backend. Each child runs
 // one small workload on the database named by EMBER_PLAN_DB and writes its ember::Stats and a
 // checksum of its results to EMBER_TEST_OUT; the parent compares runs.
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -20,7 +17,7 @@
 
 #include <ember/ember.h>
 
-#include "tests/end_to_end/child_process.h"
+#include "tests/end_to_end/engine_child.h"
 #include "tests/end_to_end/forgeable_program.h"
 #include "tests/store/forged_plans.h"
 #include "tests/store/sqlite_test_util.h"
@@ -210,9 +207,7 @@ TEST(PlanDatabase, KilledWritersLeaveAHealthyDatabase) {
     TempDir scratch;
     const Child child = SpawnChild(scratch.path().string(), env);
     usleep(static_cast<useconds_t>(3000 * i));
-    kill(child.pid, SIGKILL);
-    int status = 0;
-    EXPECT_EQ(waitpid(child.pid, &status, 0), child.pid);
+    test::KillChild(child.pid);
   }
   {
     std::unique_ptr<PlanRepository> repo = OpenRepository(path);

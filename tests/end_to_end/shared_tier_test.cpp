@@ -1,5 +1,5 @@
 // The shared-memory tier end to end (CONFORMANCE §D8): real worker processes (this binary
-// re-executed, child_process.h) on one SQLite file and its shared segment, the real fusers and
+// re-executed, engine_child.h) on one SQLite file and its shared segment, the real fusers and
 // CPU backend.
 #include <signal.h>
 #include <sys/stat.h>
@@ -10,7 +10,7 @@
 
 #include "store/shared_segment.h"
 #include "store/shared_segment_layout.h"
-#include "tests/end_to_end/child_process.h"
+#include "tests/end_to_end/engine_child.h"
 #include "tests/store/shm_test_util.h"
 #include "tests/store/sqlite_test_util.h"
 
@@ -193,7 +193,7 @@ TEST(SharedTier, ASegmentOthersCouldWriteIsRefusedAndTheRunReadsSqlite) {
   int forged = test::RunAsOtherUser([&] { return test::ForgeEntry(file); });
   // Without a second user, a writer of this user: the mode alone decides.
   if (forged == test::kCannotSwitchUser) {
-    forged = test::Reap(test::Fork([&] { return test::ForgeEntry(file); }));
+    forged = test::WaitChild(test::ForkCheck([&] { return test::ForgeEntry(file); }));
   }
   ASSERT_EQ(forged, 0);
   const Report b = db.Run("many");
@@ -214,9 +214,7 @@ TEST(SharedTier, AWorkerKilledAtAnyInstantNeverBlocksItsSiblings) {
     const Child sibling = SpawnChild(db.dir.path().string(), db.Env("many"));
     usleep(static_cast<useconds_t>(4000 * i));
     const auto start = std::chrono::steady_clock::now();
-    kill(victim.pid, SIGKILL);
-    int status = 0;
-    EXPECT_EQ(waitpid(victim.pid, &status, 0), victim.pid);
+    test::KillChild(victim.pid);
     const Report r = Collect(sibling);
     // The sibling may have waited on the victim's claim: at most one claim wait (1 s by
     // default) beyond its own run, which takes well under a second here.

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/end_to_end/child_process.h"
+#include "tests/end_to_end/engine_child.h"
 #include "tests/store/sqlite_test_util.h"
 
 namespace ember {

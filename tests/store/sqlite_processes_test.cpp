@@ -17,7 +17,6 @@
 namespace ember {
 namespace {
 
-using sqlite_test::ForkChild;
 using sqlite_test::OnOps;
 using sqlite_test::OnSync;
 using sqlite_test::OpenRepository;
@@ -27,7 +26,10 @@ using sqlite_test::SampleEnvironment;
 using sqlite_test::SampleKernel;
 using sqlite_test::SamplePlan;
 using sqlite_test::TempDir;
-using sqlite_test::WaitChild;
+using test::ForkChild;
+using test::KillChild;
+using test::kKilledBySignal;
+using test::WaitChild;
 
 // In a child: opens the repository and the sample environment, or exits non-zero.
 struct ChildStore {
@@ -274,8 +276,7 @@ TEST_F(SqliteKill, SigkillInsideThePublishTransactionLeavesNoTrace) {
   char byte = 0;
   ASSERT_EQ(read(ready[0], &byte, 1), 1) << "the child never reached the middle of the batch";
   close(ready[0]);
-  kill(pid, SIGKILL);
-  EXPECT_EQ(WaitChild(pid), 1000 + SIGKILL);
+  EXPECT_EQ(KillChild(pid), kKilledBySignal + SIGKILL);
 
   {
     RawDb raw(path_);
@@ -307,9 +308,8 @@ TEST_F(SqliteKill, SigkillAtRandomTimesLeavesEveryBatchWholeOrAbsent) {
       return s.ok() ? 0 : Fail(s);
     });
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
-    kill(pid, SIGKILL);
-    const int exit = WaitChild(pid);
-    EXPECT_TRUE(exit == 0 || exit == 1000 + SIGKILL) << exit;
+    const int exit = KillChild(pid);
+    EXPECT_TRUE(exit == 0 || exit == kKilledBySignal + SIGKILL) << exit;
 
     RawDb raw(path_);
     ASSERT_EQ(raw.Text("PRAGMA integrity_check"), "ok") << tag;

@@ -23,14 +23,16 @@
 namespace ember {
 namespace {
 
-using sqlite_test::ForkChild;
 using sqlite_test::OpenRepository;
 using sqlite_test::OptionsFor;
 using sqlite_test::RawDb;
 using sqlite_test::SampleEnvironment;
 using sqlite_test::SamplePlan;
 using sqlite_test::TempDir;
-using sqlite_test::WaitChild;
+using test::ForkChild;
+using test::KillChild;
+using test::kKilledBySignal;
+using test::WaitChild;
 using testing::HasSubstr;
 
 namespace fs = std::filesystem;
@@ -128,10 +130,10 @@ class LiveWriter {
   }
   // SIGKILL, its connection open; returns how it ended.
   int Kill() {
-    kill(pid_, SIGKILL);
+    const int how = KillChild(pid_);
     close(go_);
     go_ = -1;
-    return WaitChild(pid_);
+    return how;
   }
   int Finish() {
     const char byte = 1;
@@ -150,7 +152,7 @@ class LiveWriter {
 void KilledWriter(const std::string& path, uint64_t first, uint64_t last,
                   int checkpoint_after = -1) {
   LiveWriter writer(path, first, last, checkpoint_after);
-  EXPECT_EQ(writer.Kill(), 1000 + SIGKILL);
+  EXPECT_EQ(writer.Kill(), kKilledBySignal + SIGKILL);
   ASSERT_TRUE(Exists(path + "-wal"));
   ASSERT_GT(fs::file_size(path + "-wal"), 0u);
 }
