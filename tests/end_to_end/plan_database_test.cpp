@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -320,10 +319,7 @@ TEST(PlanDatabase, AnUnusableFileLeavesTheProgramInMemory) {
       RunChild(dir.path().string(), {"EMBER_PLAN_DB=" + path, "EMBER_TEST_WORKLOAD=seed"});
   EXPECT_GT(report.at("explorations"), 0);
   EXPECT_EQ(report.at("plans_published"), 0);
-  std::ifstream in(path);
-  std::stringstream content;
-  content << in.rdbuf();
-  EXPECT_EQ(content.str(), std::string(4096, 'x'));  // untouched
+  EXPECT_EQ(test::ReadFile(path), std::string(4096, 'x'));  // untouched
 }
 
 }  // namespace

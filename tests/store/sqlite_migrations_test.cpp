@@ -152,7 +152,7 @@ TEST_F(SqliteMigrations, NewerSchemaInWalModeIsNotModifiedEither) {
     RawDb raw(path_);
     raw.Exec("INSERT INTO schema_migrations VALUES (2, 'next', 0)");
   }
-  ASSERT_EQ(sqlite_test::ReadBytes(path_)[18], 2);  // Still a WAL database.
+  ASSERT_EQ(test::ReadFile(path_)[18], 2);  // Still a WAL database.
   const FileSnapshot before = FileSnapshot::Of(path_);
   {
     std::unique_ptr<PlanRepository> repo;
@@ -230,7 +230,7 @@ TEST_F(SqliteMigrations, FileShorterThanAHeaderIsRefusedAndUntouched) {
 
 TEST_F(SqliteMigrations, TruncatedDatabaseIsRefusedAndUntouched) {
   MakePopulated(/*plans=*/20, /*blob_bytes=*/3000);
-  const std::string whole = sqlite_test::ReadBytes(path_);
+  const std::string whole = test::ReadFile(path_);
   ASSERT_GT(whole.size(), 16u * 4096u);
   for (size_t keep : {whole.size() / 2, size_t{4096}, whole.size() - 100}) {
     WriteBytes(path_, std::string_view(whole).substr(0, keep));

@@ -297,8 +297,8 @@ TEST(WalBinding, AReadOnlyOpenRefusesAForeignLogAndTouchesNeitherFile) {
   WritePlansAndClose(path, 4, 6);
   KilledWriter(path, 6, 30);
   fs::copy_file(dir.File("backup.db"), path, fs::copy_options::overwrite_existing);
-  const std::string wal_before = sqlite_test::ReadBytes(path + "-wal");
-  const std::string db_before = sqlite_test::ReadBytes(path);
+  const std::string wal_before = test::ReadFile(path + "-wal");
+  const std::string db_before = test::ReadFile(path);
   PlanDbOptions options = OptionsFor(path);
   options.read_only = true;
   std::unique_ptr<PlanDatabase> db;
@@ -306,8 +306,8 @@ TEST(WalBinding, AReadOnlyOpenRefusesAForeignLogAndTouchesNeitherFile) {
   EXPECT_EQ(s.code(), Status::Code::kCorruption) << s.ToString();
   EXPECT_THAT(s.message(), HasSubstr("does not belong"));
   EXPECT_THAT(s.message(), HasSubstr("move " + path + "-wal away"));
-  EXPECT_EQ(sqlite_test::ReadBytes(path + "-wal"), wal_before);
-  EXPECT_EQ(sqlite_test::ReadBytes(path), db_before);
+  EXPECT_EQ(test::ReadFile(path + "-wal"), wal_before);
+  EXPECT_EQ(test::ReadFile(path), db_before);
 }
 
 TEST(WalBinding, ALogInUseByALiveProcessIsNeverMoved) {

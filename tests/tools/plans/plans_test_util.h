@@ -11,7 +11,6 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -33,12 +32,7 @@ struct PlansRun {
   std::string err;
 };
 
-inline std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using ::ember::test::ReadFile;
 
 // Runs the real ember-plans with `args` (and `env` added), capturing its output.
 inline PlansRun Plans(const std::vector<std::string>& args,
