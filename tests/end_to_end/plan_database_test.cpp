@@ -16,8 +16,8 @@
 
 #include <ember/ember.h>
 
+#include "tests/common/workloads.h"
 #include "tests/end_to_end/engine_child.h"
-#include "tests/end_to_end/forgeable_program.h"
 #include "tests/store/forged_plans.h"
 #include "tests/store/sqlite_test_util.h"
 
@@ -35,64 +35,19 @@ using test::SpawnChild;
 
 // --- the child ---------------------------------------------------------------------------
 
-double SeedAndSoftmax() {
-  double checksum = 0;
-  for (int64_t n : {64, 32}) {
-    Tensor a = Tensor::FromVector(std::vector<float>(n * n, 0.5f), {n, n});
-    Tensor b = Tensor::FromVector(std::vector<float>(n * n, 1.5f), {n, n});
-    Tensor c = Tensor::FromVector(std::vector<float>(n * n, 0.25f), {n, n});
-    Tensor ab = a * b;
-    Tensor c2 = c * 2.0;
-    for (float v : (std::move(ab) + std::move(c2)).Exp().ToVector<float>()) checksum += v;
-    Tensor y = a * 0.125;
-    Tensor m = y.MaxDim(1);
-    Tensor e = (std::move(y) - std::move(m)).Exp();
-    Tensor s = e.SumDim(1);
-    for (float v : (std::move(e) / std::move(s)).ToVector<float>()) checksum += v;
-  }
-  return checksum;
-}
-
-// A new relative shape every step (rank 1, 2, ...): every segment misses the cache.
-double ChangingShapes() {
-  double checksum = 0;
-  for (size_t rank = 1; rank <= 5; ++rank) {
-    Tensor a = Tensor::Full(std::vector<int64_t>(rank, 3), 1.0, DType::kF32);
-    for (float v : ((a * 2.0) + 1.0).Exp().ToVector<float>()) checksum += v;
-  }
-  return checksum;
-}
-
-// Sixteen distinct segments, four per first op (x * k on rank 1..4, then one of four unary
-// ops): several plans per first op, for the shared-memory tier's tests.
-double ManySegments() {
-  double checksum = 0;
-  for (size_t rank = 1; rank <= 4; ++rank) {
-    Tensor a = Tensor::Full(std::vector<int64_t>(rank, 3), 0.5, DType::kF32);
-    for (int variant = 0; variant < 4; ++variant) {
-      Tensor y = a * (variant + 1.0);
-      Tensor z = variant == 0   ? y.Exp()
-                 : variant == 1 ? y.Tanh()
-                 : variant == 2 ? y.Sqrt()
-                                : y.Sin();
-      for (float v : (std::move(z) + 1.0).ToVector<float>()) checksum += v;
-    }
-  }
-  return checksum;
-}
-
+// EMBER_TEST_WORKLOAD names a program of tests/common/workloads.h (the seed's by default).
 double RunWorkload(const std::string& workload) {
-  return workload == "shapes"      ? ChangingShapes()
-         : workload == "many"      ? ManySegments()
-         : workload == "forgeable" ? forge::ForgeableProgram()
-                                   : SeedAndSoftmax();
+  return workload == "shapes"      ? test::ChangingShapes()
+         : workload == "many"      ? test::ManySegments()
+         : workload == "forgeable" ? test::ForgeableProgram()
+                                   : test::SeedAndSoftmax();
 }
 
 // EMBER_TEST_VANISH: the database file vanishes mid-run — between "shapes" and the workload,
 // it is deleted ("delete") or the file this names is moved over it (a backup restored). Nothing
 // happens to a database that is off.
 double RunAndVanish(const std::string& vanish, const std::string& workload) {
-  double checksum = ChangingShapes();
+  double checksum = test::ChangingShapes();
   Sync();
   const std::string db = std::getenv("EMBER_PLAN_DB");
   if (db != "off") {
