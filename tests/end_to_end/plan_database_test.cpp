@@ -24,11 +24,11 @@
 namespace ember {
 namespace {
 
-using sqlite_test::OpenRepository;
 using sqlite_test::TempDir;
 using test::Child;
 using test::Collect;
 using test::ExpectWarmStart;
+using test::OpenRepository;
 using test::Report;
 using test::RunChild;
 using test::SpawnChild;

@@ -19,16 +19,16 @@ namespace {
 
 using sqlite_test::OnOps;
 using sqlite_test::OnSync;
-using sqlite_test::OpenRepository;
-using sqlite_test::OptionsFor;
 using sqlite_test::RawDb;
-using sqlite_test::SampleEnvironment;
 using sqlite_test::SampleKernel;
 using sqlite_test::SamplePlan;
 using sqlite_test::TempDir;
 using test::ForkChild;
 using test::KillChild;
 using test::kKilledBySignal;
+using test::OpenRepository;
+using test::OptionsFor;
+using test::SampleEnvironment;
 using test::WaitChild;
 
 // In a child: opens the repository and the sample environment, or exits non-zero.
@@ -234,12 +234,13 @@ PublishBatch TaggedBatch(EnvironmentRowId env, const std::string& tag, uint64_t 
   return batch;
 }
 
-class SqliteKill : public testing::Test {
+class SqliteKill : public test::RepositoryFixture {
  protected:
+  // The database and its environment exist; the children and the checks open their own
+  // connections.
   void SetUp() override {
-    auto repo = OpenRepository(path_);
-    ASSERT_NE(repo, nullptr);
-    ASSERT_TRUE(repo->EnsureEnvironment(SampleEnvironment(), &env_).ok());
+    RepositoryFixture::SetUp();
+    repo_.reset();
   }
 
   // Plans, triggers and kernels present for `tag`.
@@ -249,10 +250,6 @@ class SqliteKill : public testing::Test {
             raw.Int("SELECT count(*) FROM triggers WHERE plan_id IN " + plans),
             raw.Int("SELECT count(*) FROM kernels WHERE plan_id IN " + plans)};
   }
-
-  TempDir dir_;
-  std::string path_ = dir_.File("plans.db");
-  EnvironmentRowId env_ = 0;
 };
 
 TEST_F(SqliteKill, SigkillInsideThePublishTransactionLeavesNoTrace) {

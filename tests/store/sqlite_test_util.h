@@ -1,7 +1,8 @@
-// Helpers for the SQLite plan-store tests: scratch directories (mkdtemp), a raw SQLite handle
-// for poking at files the way another program or a bit flip would, file snapshots, sample rows,
-// and what makes a database unwritable (an immutable file, a read-only or full filesystem in a
-// forked child's own mount namespace, tests/common/process.h). Everything works on real files.
+// Helpers for the SQLite plan-store tests (their repositories: tests/common/repository_fixture.h,
+// included here): scratch directories (mkdtemp), a raw SQLite handle for poking at files the way
+// another program or a bit flip would, file snapshots, sample rows, and what makes a database
+// unwritable (an immutable file, a read-only or full filesystem in a forked child's own mount
+// namespace, tests/common/process.h). Everything works on real files.
 #pragma once
 
 #include <fcntl.h>
@@ -30,25 +31,12 @@
 #include "store/plan_repository.h"
 #include "store/plan_rows.h"
 #include "tests/common/process.h"
+#include "tests/common/repository_fixture.h"
 #include "tests/common/temp_dir.h"
 
 namespace ember::sqlite_test {
 
 using TempDir = ::ember::test::TempDir;
-
-inline PlanDbOptions OptionsFor(const std::string& path) {
-  PlanDbOptions options;
-  options.path = path;
-  options.network_filesystem = false;  // Test dirs may live anywhere; WAL is what is tested.
-  return options;
-}
-
-inline std::unique_ptr<PlanRepository> OpenRepository(const std::string& path) {
-  std::unique_ptr<PlanRepository> repo;
-  const Status s = PlanRepository::Open(OptionsFor(path), &repo);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return repo;
-}
 
 // A plain SQLite connection, without any of the store's checks: the "other program".
 class RawDb {
@@ -236,16 +224,6 @@ inline void FillFilesystem(const std::string& dir) {
   const int error = errno;
   close(fd);
   EXPECT_EQ(error, ENOSPC) << filler;
-}
-
-inline EnvironmentFingerprint SampleEnvironment(std::string device = "Test CPU") {
-  return {.engine_version = "0.1.0",
-          .schema_version = 1,
-          .backend = "cpu",
-          .device_model = std::move(device),
-          .compute_capability = "",
-          .fusers = {{"elementwise", 1}, {"matmul", 1}, {"reduce", 1}},
-          .max_blocks = 5};
 }
 
 inline Blob BytesOf(std::string_view text) { return Blob(text.begin(), text.end()); }

@@ -23,15 +23,15 @@
 namespace ember {
 namespace {
 
-using sqlite_test::OpenRepository;
-using sqlite_test::OptionsFor;
 using sqlite_test::RawDb;
-using sqlite_test::SampleEnvironment;
 using sqlite_test::SamplePlan;
 using sqlite_test::TempDir;
 using test::ForkChild;
 using test::KillChild;
 using test::kKilledBySignal;
+using test::OpenRepository;
+using test::OptionsFor;
+using test::SampleEnvironment;
 using test::WaitChild;
 using testing::HasSubstr;
 
