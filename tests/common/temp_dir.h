@@ -1,5 +1,6 @@
 // TempDir: a fresh 0700 directory under the test temp dir, removed with everything in it at
-// destruction. Shared by the suites that need real files (config, plan database).
+// destruction; and ReadFile. Shared by the suites that need real files (config, plan database,
+// the tools).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -7,10 +8,17 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <string_view>
 
 namespace ember::test {
+
+// The bytes of the file `path` ("" when it cannot be read).
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
 
 class TempDir {
  public:

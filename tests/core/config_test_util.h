@@ -6,8 +6,6 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -20,10 +18,7 @@ namespace ember::config_test {
 
 using TempDir = ::ember::test::TempDir;
 
-inline std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using ::ember::test::ReadFile;
 
 using EnvMap = std::map<std::string, std::string, std::less<>>;
 

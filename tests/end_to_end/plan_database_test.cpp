@@ -2,9 +2,6 @@
 // re-executed as a child), a real SQLite file, the real fusers and CPU backend. Each child runs
 // one small workload on the database named by EMBER_PLAN_DB and writes its ember::Stats and a
 // checksum of its results to EMBER_TEST_OUT; the parent compares runs.
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -12,7 +9,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -20,83 +16,38 @@
 
 #include <ember/ember.h>
 
-#include "tests/end_to_end/child_process.h"
-#include "tests/end_to_end/forgeable_program.h"
+#include "tests/common/workloads.h"
+#include "tests/end_to_end/engine_child.h"
 #include "tests/store/forged_plans.h"
 #include "tests/store/sqlite_test_util.h"
 
 namespace ember {
 namespace {
 
-using sqlite_test::OpenRepository;
 using sqlite_test::TempDir;
 using test::Child;
 using test::Collect;
 using test::ExpectWarmStart;
+using test::OpenRepository;
 using test::Report;
 using test::RunChild;
 using test::SpawnChild;
 
 // --- the child ---------------------------------------------------------------------------
 
-double SeedAndSoftmax() {
-  double checksum = 0;
-  for (int64_t n : {64, 32}) {
-    Tensor a = Tensor::FromVector(std::vector<float>(n * n, 0.5f), {n, n});
-    Tensor b = Tensor::FromVector(std::vector<float>(n * n, 1.5f), {n, n});
-    Tensor c = Tensor::FromVector(std::vector<float>(n * n, 0.25f), {n, n});
-    Tensor ab = a * b;
-    Tensor c2 = c * 2.0;
-    for (float v : (std::move(ab) + std::move(c2)).Exp().ToVector<float>()) checksum += v;
-    Tensor y = a * 0.125;
-    Tensor m = y.MaxDim(1);
-    Tensor e = (std::move(y) - std::move(m)).Exp();
-    Tensor s = e.SumDim(1);
-    for (float v : (std::move(e) / std::move(s)).ToVector<float>()) checksum += v;
-  }
-  return checksum;
-}
-
-// A new relative shape every step (rank 1, 2, ...): every segment misses the cache.
-double ChangingShapes() {
-  double checksum = 0;
-  for (size_t rank = 1; rank <= 5; ++rank) {
-    Tensor a = Tensor::Full(std::vector<int64_t>(rank, 3), 1.0, DType::kF32);
-    for (float v : ((a * 2.0) + 1.0).Exp().ToVector<float>()) checksum += v;
-  }
-  return checksum;
-}
-
-// Sixteen distinct segments, four per first op (x * k on rank 1..4, then one of four unary
-// ops): several plans per first op, for the shared-memory tier's tests.
-double ManySegments() {
-  double checksum = 0;
-  for (size_t rank = 1; rank <= 4; ++rank) {
-    Tensor a = Tensor::Full(std::vector<int64_t>(rank, 3), 0.5, DType::kF32);
-    for (int variant = 0; variant < 4; ++variant) {
-      Tensor y = a * (variant + 1.0);
-      Tensor z = variant == 0   ? y.Exp()
-                 : variant == 1 ? y.Tanh()
-                 : variant == 2 ? y.Sqrt()
-                                : y.Sin();
-      for (float v : (std::move(z) + 1.0).ToVector<float>()) checksum += v;
-    }
-  }
-  return checksum;
-}
-
+// EMBER_TEST_WORKLOAD names a program of tests/common/workloads.h (the seed's by default).
 double RunWorkload(const std::string& workload) {
-  return workload == "shapes"      ? ChangingShapes()
-         : workload == "many"      ? ManySegments()
-         : workload == "forgeable" ? forge::ForgeableProgram()
-                                   : SeedAndSoftmax();
+  return workload == "shapes"      ? test::ChangingShapes()
+         : workload == "many"      ? test::ManySegments()
+         : workload == "forgeable" ? test::ForgeableProgram()
+                                   : test::SeedAndSoftmax();
 }
 
 // EMBER_TEST_VANISH: the database file vanishes mid-run — between "shapes" and the workload,
 // it is deleted ("delete") or the file this names is moved over it (a backup restored). Nothing
 // happens to a database that is off.
 double RunAndVanish(const std::string& vanish, const std::string& workload) {
-  double checksum = ChangingShapes();
+  double checksum = test::ChangingShapes();
   Sync();
   const std::string db = std::getenv("EMBER_PLAN_DB");
   if (db != "off") {
@@ -210,9 +161,7 @@ TEST(PlanDatabase, KilledWritersLeaveAHealthyDatabase) {
     TempDir scratch;
     const Child child = SpawnChild(scratch.path().string(), env);
     usleep(static_cast<useconds_t>(3000 * i));
-    kill(child.pid, SIGKILL);
-    int status = 0;
-    EXPECT_EQ(waitpid(child.pid, &status, 0), child.pid);
+    test::KillChild(child.pid);
   }
   {
     std::unique_ptr<PlanRepository> repo = OpenRepository(path);
@@ -325,10 +274,7 @@ TEST(PlanDatabase, AnUnusableFileLeavesTheProgramInMemory) {
       RunChild(dir.path().string(), {"EMBER_PLAN_DB=" + path, "EMBER_TEST_WORKLOAD=seed"});
   EXPECT_GT(report.at("explorations"), 0);
   EXPECT_EQ(report.at("plans_published"), 0);
-  std::ifstream in(path);
-  std::stringstream content;
-  content << in.rdbuf();
-  EXPECT_EQ(content.str(), std::string(4096, 'x'));  // untouched
+  EXPECT_EQ(test::ReadFile(path), std::string(4096, 'x'));  // untouched
 }
 
 }  // namespace

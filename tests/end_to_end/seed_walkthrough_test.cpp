@@ -1,6 +1,7 @@
 // The seed's walk-through (ember-lab's `reuse` and `unrelated`, tools/lab/scenario_seed.cpp;
 // README.md, "ember-lab"), end to end with the real fusers and the CPU backend, checked on the
-// engine's own log lines (level full) and on the values.
+// engine's own log lines (level full) and on the values. The programs are ember-lab's
+// (tools/lab/seed_programs.h).
 #include <cmath>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 #include "engine/core/config.h"
 #include "engine/core/log.h"
 #include "tests/api/api_test_util.h"
+#include "tools/lab/seed_programs.h"
 
 namespace ember {
 namespace {
@@ -30,11 +32,7 @@ std::vector<std::string> RunSeedExpression(std::vector<int64_t> shape, double s)
   Tensor a = Tensor::RandomUniform(shape, DType::kF32);
   Tensor b = Tensor::RandomUniform(shape, DType::kF32);
   Tensor c = Tensor::RandomUniform(shape, DType::kF32);
-  // One statement per product, so the ops are queued in the seed's order (C++ leaves the
-  // order of `a * b + c * s`'s operands unspecified).
-  Tensor ab = a * b;
-  Tensor cs = c * s;
-  const std::vector<float> out = (std::move(ab) + std::move(cs)).Exp().ToVector<float>();
+  const std::vector<float> out = lab::SeedExpression(a, b, c, s).ToVector<float>();
   const std::vector<float> va = a.ToVector<float>(), vb = b.ToVector<float>(),
                            vc = c.ToVector<float>();
   EXPECT_EQ(out.size(), va.size());
@@ -86,17 +84,7 @@ TEST(SeedWalkthrough, FiveIndependentChainsBecomeOneFortyOpKernel) {
 
     ScopedLogCapture capture(LogLevel::kFull);
     std::vector<Tensor> outputs;
-    for (int k = 0; k < 5; ++k) {
-      Tensor x = inputs[k] * 0.5;
-      x = std::move(x) + 1.0;
-      x = std::move(x).Exp();
-      x = std::move(x) - 0.25;
-      x = std::move(x).Tanh();
-      x = std::move(x) * 3.0;
-      x = std::move(x).Sin();
-      x = std::move(x).Abs();
-      outputs.push_back(std::move(x));
-    }
+    for (int k = 0; k < 5; ++k) outputs.push_back(lab::UnrelatedChain(inputs[k]));
     Sync();
     const auto lines = capture.lines();
     EXPECT_THAT(lines, Contains(HasSubstr("op 32 NumericFloat::MulScalar → new block (total: 5)")));

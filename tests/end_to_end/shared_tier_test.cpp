@@ -1,6 +1,6 @@
-// The shared-memory tier end to end (docs/PLAN_DATABASE.md, "The shared-memory tier"): real worker
-// processes (this binary re-executed, child_process.h) on one SQLite file and its shared segment,
-// the real fusers and CPU backend.
+// The shared-memory tier end to end (docs/PLAN_DATABASE.md, "The shared-memory tier"): real
+// worker processes (this binary re-executed, engine_child.h) on one SQLite file and its shared segment, the real fusers and
+// CPU backend.
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 
 #include "store/shm/shared_segment.h"
 #include "store/shm/shared_segment_layout.h"
-#include "tests/end_to_end/child_process.h"
+#include "tests/end_to_end/engine_child.h"
 #include "tests/store/shm_test_util.h"
 #include "tests/store/sqlite_test_util.h"
 
@@ -40,7 +40,7 @@ struct SharedDb {
     return RunChild(dir.path().string(), Env(workload, std::move(extra)));
   }
   double Query(const std::string& sql) const {
-    std::unique_ptr<PlanRepository> repo = sqlite_test::OpenRepository(path);
+    std::unique_ptr<PlanRepository> repo = test::OpenRepository(path);
     std::string text;
     EXPECT_TRUE(repo->database().sqlite().QueryText(sql, "querying", &text).ok()) << sql;
     return text.empty() ? 0 : std::stod(text);
@@ -114,7 +114,7 @@ TEST(SharedTier, WorkersStartingTogetherExploreEachSegmentAboutOnce) {
   // for the finder's plan; a lost race costs one more exploration, never a wrong result.
   EXPECT_GT(from_shm, 0);
   EXPECT_LT(explorations, kWorkers * single.at("explorations") / 2);
-  std::unique_ptr<PlanRepository> repo = sqlite_test::OpenRepository(db.path);
+  std::unique_ptr<PlanRepository> repo = test::OpenRepository(db.path);
   ASSERT_NE(repo, nullptr);
   std::string plans, keys;
   ASSERT_TRUE(repo->database().sqlite().QueryText("SELECT COUNT(*) FROM plans", "", &plans).ok());
@@ -182,8 +182,8 @@ TEST(SharedTier, AStaleOrDamagedSegmentIsRecreatedAndTheWorkersCarryOn) {
   EXPECT_EQ(d.at("plans_loaded_from_sqlite") + d.at("plans_loaded_from_shm"), a.at("plans"));
 }
 
-// Issue 13, part 2: a second user who could write a 0666 segment changed one byte of a plan in it
-// and recomputed the entry's checksum, and the next run computed wrong results. Now the next run
+// Issue 13 §2: a second user who could write a 0666 segment changed one byte of a plan in it and
+// recomputed the entry's checksum, and the next run computed wrong results. Now the next run
 // refuses the segment (Note [Shared segment trust]) and takes every plan from SQLite.
 TEST(SharedTier, ASegmentOthersCouldWriteIsRefusedAndTheRunReadsSqlite) {
   SharedDb db;
@@ -193,7 +193,7 @@ TEST(SharedTier, ASegmentOthersCouldWriteIsRefusedAndTheRunReadsSqlite) {
   int forged = test::RunAsOtherUser([&] { return test::ForgeEntry(file); });
   // Without a second user, a writer of this user: the mode alone decides.
   if (forged == test::kCannotSwitchUser) {
-    forged = test::Reap(test::Fork([&] { return test::ForgeEntry(file); }));
+    forged = test::WaitChild(test::ForkCheck([&] { return test::ForgeEntry(file); }));
   }
   ASSERT_EQ(forged, 0);
   const Report b = db.Run("many");
@@ -214,9 +214,7 @@ TEST(SharedTier, AWorkerKilledAtAnyInstantNeverBlocksItsSiblings) {
     const Child sibling = SpawnChild(db.dir.path().string(), db.Env("many"));
     usleep(static_cast<useconds_t>(4000 * i));
     const auto start = std::chrono::steady_clock::now();
-    kill(victim.pid, SIGKILL);
-    int status = 0;
-    EXPECT_EQ(waitpid(victim.pid, &status, 0), victim.pid);
+    test::KillChild(victim.pid);
     const Report r = Collect(sibling);
     // The sibling may have waited on the victim's claim: at most one claim wait (1 s by
     // default) beyond its own run, which takes well under a second here.

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/end_to_end/child_process.h"
+#include "tests/end_to_end/engine_child.h"
 #include "tests/store/sqlite_test_util.h"
 
 namespace ember {
@@ -22,9 +22,9 @@ using sqlite_test::FillFilesystem;
 using sqlite_test::HasCompanions;
 using sqlite_test::ImmutableFile;
 using sqlite_test::MountTmpfs;
-using sqlite_test::ReadBytes;
 using sqlite_test::RunInMountNamespace;
 using sqlite_test::TempDir;
+using test::ReadFile;
 using test::Report;
 using test::RunChild;
 using testing::AllOf;
@@ -34,7 +34,7 @@ using testing::HasSubstr;
 // The lines of the file `path` that contain `text`.
 std::vector<std::string> LinesWith(const std::string& path, const std::string& text) {
   std::vector<std::string> lines;
-  std::stringstream in(ReadBytes(path));
+  std::stringstream in(ReadFile(path));
   for (std::string line; std::getline(in, line);) {
     if (line.find(text) != std::string::npos) lines.push_back(line);
   }
@@ -100,7 +100,7 @@ TEST_P(VanishedPlanDatabase, FileGoneMidRunIsSaidOnceAndResultsStayRight) {
   const std::string path = dir_.File("plans.db");
   const std::string backup = dir_.File("backup.db");
   RunChild(dir_.path().string(), {"EMBER_PLAN_DB=" + backup, "EMBER_TEST_WORKLOAD=seed"});
-  const std::string backup_bytes = ReadBytes(backup);
+  const std::string backup_bytes = ReadFile(backup);
   const Report reference =
       RunChild(dir_.path().string(),
                {"EMBER_PLAN_DB=off", "EMBER_TEST_WORKLOAD=many", "EMBER_TEST_VANISH=" + Vanish()});
@@ -112,13 +112,13 @@ TEST_P(VanishedPlanDatabase, FileGoneMidRunIsSaidOnceAndResultsStayRight) {
   EXPECT_EQ(run.at("explorations"), reference.at("explorations"));
   EXPECT_THAT(LinesWith(err, "ember:"), ElementsAre(AllOf(HasSubstr(path), HasSubstr(Said()))));
   if (GetParam() != std::string("delete")) {
-    EXPECT_EQ(ReadBytes(path), backup_bytes);  // the restored file: nothing written into it
+    EXPECT_EQ(ReadFile(path), backup_bytes);  // the restored file: nothing written into it
     // Nor will anything be: the run's log, left at the path, was emptied into the file it
     // belonged to, so a SQLite program opening the path replays nothing onto the newcomer.
     EXPECT_TRUE(!std::filesystem::exists(path + "-wal") ||
                 std::filesystem::file_size(path + "-wal") == 0);
     sqlite_test::RawDb(path).Exec("SELECT COUNT(*) FROM plans");
-    EXPECT_EQ(ReadBytes(path), backup_bytes);
+    EXPECT_EQ(ReadFile(path), backup_bytes);
   }
 }
 

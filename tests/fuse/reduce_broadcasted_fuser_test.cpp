@@ -12,6 +12,11 @@ namespace ember {
 namespace {
 
 using namespace fuse_test;
+using test::Out;
+using test::P;
+using test::Ro;
+using test::Rw;
+using test::T;
 constexpr uint32_t kUnlimited = 0xffffffffu;
 const Shape kRows = {1, 2};
 const Shape kRow = {1, 0};

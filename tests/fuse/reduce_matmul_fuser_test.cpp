@@ -11,6 +11,11 @@ namespace ember {
 namespace {
 
 using namespace fuse_test;
+using test::Out;
+using test::P;
+using test::Ro;
+using test::Rw;
+using test::T;
 constexpr uint32_t kUnlimited = 0xffffffffu;
 
 TEST(ReduceFuser, ExpThenSumScoresZeroAndOneOpAfterItScores210) {

@@ -16,8 +16,8 @@
 namespace ember {
 namespace {
 
-using ir_test::Out;
-using ir_test::T;
+using test::Out;
+using test::T;
 
 std::string Hex(const std::vector<uint8_t>& bytes) {
   std::string out;

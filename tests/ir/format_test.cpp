@@ -13,8 +13,8 @@
 namespace ember {
 namespace {
 
-using ir_test::Out;
-using ir_test::T;
+using test::Out;
+using test::T;
 
 // --- burn's tests (crates/burn-fusion/src/stream/execution/trace.rs) ------------------------
 

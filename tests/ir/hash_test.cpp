@@ -17,8 +17,8 @@
 namespace ember {
 namespace {
 
-using ir_test::Out;
-using ir_test::T;
+using test::Out;
+using test::T;
 
 #define SKIP_IF_HASH_ZERO()                                                  \
   do {                                                                       \

@@ -14,10 +14,10 @@
 namespace ember {
 namespace {
 
-using ir_test::Out;
 using ir_test::SampleOp;
 using ir_test::SeedProgram;
-using ir_test::T;
+using test::Out;
+using test::T;
 
 std::vector<OperationIr> ToRelative(OperationConverter& converter,
                                     const std::vector<OperationIr>& ops) {

@@ -1,7 +1,7 @@
-// Test helpers for the IR suites: a terse tensor constructor and one well-formed sample op per
-// OpKind, built through engine/ir/builders.h. SampleOp is an exhaustive switch, so adding an op
-// kind fails to build this suite until it has a sample (and thereby relative, canonical and
-// format coverage).
+// Test helpers for the IR suites: one well-formed sample op per OpKind, built through
+// engine/ir/builders.h and tests/common/ir_builders.h, and two sample programs. SampleOp is an
+// exhaustive switch, so adding an op kind fails to build this suite until it has a sample (and
+// thereby relative, canonical and format coverage).
 #pragma once
 
 #include <utility>
@@ -9,18 +9,13 @@
 
 #include "engine/ir/builders.h"
 #include "engine/ir/operation_ir.h"
+#include "tests/common/ir_builders.h"
 
 namespace ember::ir_test {
 
-inline TensorIr T(TensorId id, Shape shape, TensorStatus status = TensorStatus::kReadOnly,
-                  DType dtype = DType::kF32) {
-  return TensorIr{.id = id, .shape = std::move(shape), .status = status, .dtype = dtype};
-}
-
-// An op output: no handle yet.
-inline TensorIr Out(TensorId id, Shape shape, DType dtype = DType::kF32) {
-  return T(id, std::move(shape), TensorStatus::kNotInit, dtype);
-}
+using test::Out;
+using test::Rw;
+using test::T;
 
 inline std::vector<OpKind> AllOpKinds() {
   std::vector<OpKind> kinds;
@@ -49,16 +44,13 @@ inline std::vector<OperationIr> SeedProgram(TensorId base, Shape shape, double s
 // fuses all six ops. Global ids 1 (the input, kept by the user) .. 7 (the result).
 inline std::vector<OperationIr> SoftmaxProgram() {
   const Shape r = {4, 8}, p = {4, 1};
-  const auto rw = [](TensorId id, Shape shape) {
-    return T(id, std::move(shape), TensorStatus::kReadWrite);
-  };
   return {
       ir::Scalar(OpKind::kMulScalar, T(1, r), ScalarIr::Float(0.7), Out(2, r)),
       ir::ReduceDim(OpKind::kMaxDim, T(2, r), 1, Out(3, p)),
-      ir::Binary(OpKind::kSub, rw(2, r), rw(3, p), Out(4, r)),
-      ir::Unary(OpKind::kExp, rw(4, r), Out(5, r)),
+      ir::Binary(OpKind::kSub, Rw(2, r), Rw(3, p), Out(4, r)),
+      ir::Unary(OpKind::kExp, Rw(4, r), Out(5, r)),
       ir::ReduceDim(OpKind::kSumDim, T(5, r), 1, Out(6, p)),
-      ir::Binary(OpKind::kDiv, rw(5, r), rw(6, p), Out(7, r)),
+      ir::Binary(OpKind::kDiv, Rw(5, r), Rw(6, p), Out(7, r)),
   };
 }
 

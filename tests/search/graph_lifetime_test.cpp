@@ -14,9 +14,10 @@ namespace {
 
 using graph_test::Add;
 using graph_test::AddRw;
+using graph_test::kShape;
 using graph_test::Node;
 using graph_test::Raw;
-using graph_test::Tensor;
+using test::Rw;
 
 bool Valid(const std::vector<DataFlow>& nodes, const std::vector<size_t>& order) {
   return IsValidExecutionOrder(nodes, order);
@@ -102,7 +103,7 @@ TEST(Lifetime, DoubleFreeOfAReadTensorIsAReadAfterFree) {
   // As ops see it: both frees are ReadWrite reads, so the second one reads a dead tensor.
   const std::vector<DataFlow> nodes = {
       ForOperation(AddRw(5, 1, 10), 0),
-      ForOperation(ir::Drop(Tensor(5, TensorStatus::kReadWrite)), 1),
+      ForOperation(ir::Drop(Rw(5, kShape)), 1),
   };
   EXPECT_FALSE(Valid(nodes, {0, 1}));
 }

@@ -14,7 +14,10 @@ namespace {
 
 using graph_test::Add;
 using graph_test::AddRw;
-using graph_test::Tensor;
+using graph_test::kShape;
+using test::Out;
+using test::Ro;
+using test::Rw;
 using Ids = std::vector<TensorId>;
 
 TEST(DataFlow, OperationProducesOutputsReadsAllInputsFreesReadWriteInputs) {
@@ -39,23 +42,21 @@ TEST(DataFlow, ReadOnlyOperationFreesNothing) {
 }
 
 TEST(DataFlow, DropReadsAndFreesItsTensorAndProducesNothing) {
-  const DataFlow flow = ForOperation(ir::Drop(Tensor(5, TensorStatus::kReadWrite)), 2);
+  const DataFlow flow = ForOperation(ir::Drop(Rw(5, kShape)), 2);
   EXPECT_TRUE(flow.produced.empty());
   EXPECT_EQ(flow.read, (Ids{5}));
   EXPECT_EQ(flow.freed, (Ids{5}));
 }
 
 TEST(DataFlow, InitReadsNothing) {
-  const DataFlow flow = ForOperation(ir::Init(Tensor(8, TensorStatus::kNotInit)), 0);
+  const DataFlow flow = ForOperation(ir::Init(Out(8, kShape)), 0);
   EXPECT_EQ(flow.produced, (Ids{8}));
   EXPECT_TRUE(flow.read.empty());
 }
 
 TEST(DataFlow, RepeatedInputIsListedOnce) {
-  const DataFlow flow = ForOperation(
-      ir::Binary(OpKind::kMul, Tensor(4, TensorStatus::kReadOnly),
-                 Tensor(4, TensorStatus::kReadWrite), Tensor(6, TensorStatus::kNotInit)),
-      0);
+  const DataFlow flow =
+      ForOperation(ir::Binary(OpKind::kMul, Ro(4, kShape), Rw(4, kShape), Out(6, kShape)), 0);
   EXPECT_EQ(flow.read, (Ids{4}));
   EXPECT_EQ(flow.freed, (Ids{4}));
 }

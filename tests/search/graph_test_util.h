@@ -11,6 +11,7 @@
 #include "engine/ir/operation_ir.h"
 #include "engine/search/graph/node.h"
 #include "engine/search/graph/subgraph.h"
+#include "tests/common/ir_builders.h"
 
 namespace ember::graph_test {
 
@@ -40,20 +41,18 @@ inline std::vector<size_t> Indices(const SubGraph& set) {
 }
 
 // burn's search/testing.rs tensors: [32, 32] f32.
-inline TensorIr Tensor(TensorId id, TensorStatus status) {
-  return TensorIr{.id = id, .shape = {32, 32}, .status = status, .dtype = DType::kF32};
-}
+inline const Shape kShape = {32, 32};
 
 // burn's add(lhs, rhs, out): both inputs ReadOnly.
 inline OperationIr Add(TensorId lhs, TensorId rhs, TensorId out) {
-  return ir::Binary(OpKind::kAdd, Tensor(lhs, TensorStatus::kReadOnly),
-                    Tensor(rhs, TensorStatus::kReadOnly), Tensor(out, TensorStatus::kNotInit));
+  return ir::Binary(OpKind::kAdd, test::Ro(lhs, kShape), test::Ro(rhs, kShape),
+                    test::Out(out, kShape));
 }
 
 // burn's add_rw: lhs is read for the last time (ReadWrite).
 inline OperationIr AddRw(TensorId lhs, TensorId rhs, TensorId out) {
-  return ir::Binary(OpKind::kAdd, Tensor(lhs, TensorStatus::kReadWrite),
-                    Tensor(rhs, TensorStatus::kReadOnly), Tensor(out, TensorStatus::kNotInit));
+  return ir::Binary(OpKind::kAdd, test::Rw(lhs, kShape), test::Ro(rhs, kShape),
+                    test::Out(out, kShape));
 }
 
 // The data-flow sets a Block holds after registering `ops` at their positions, by burn's

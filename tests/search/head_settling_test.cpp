@@ -17,22 +17,21 @@ namespace ember {
 namespace {
 
 using graph_test::Add;
-using graph_test::Tensor;
+using graph_test::kShape;
 using search_test::Composed;
 using search_test::Describe;
 using search_test::Fusers;
 using search_test::Ops;
 using search_test::Opt;
+using test::Out;
+using test::Ro;
 using Positions = std::vector<size_t>;
 
 OperationIr Exp(TensorId in, TensorId out) {
-  return ir::Unary(OpKind::kExp, Tensor(in, TensorStatus::kReadOnly),
-                   Tensor(out, TensorStatus::kNotInit));
+  return ir::Unary(OpKind::kExp, Ro(in, kShape), Out(out, kShape));
 }
 OperationIr Reshape(TensorId in, TensorId out) {
-  return ir::Unary(OpKind::kReshape, Tensor(in, TensorStatus::kReadOnly),
-                   TensorIr{.id = out, .shape = {1024}, .status = TensorStatus::kNotInit,
-                            .dtype = DType::kF32});
+  return ir::Unary(OpKind::kReshape, Ro(in, kShape), Out(out, {1024}));
 }
 
 // The backward-pass head: a lone elementwise op, a view of its own output, then a chain.

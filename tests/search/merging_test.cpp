@@ -13,20 +13,18 @@ namespace ember {
 namespace {
 
 using graph_test::Add;
-using graph_test::Tensor;
+using graph_test::kShape;
 using search_test::Fusers;
+using test::Out;
+using test::Ro;
 using Positions = std::vector<std::vector<size_t>>;
 
 // burn's operation_1/2/3 (stream/execution/tests.rs): all on tensors 0 -> 2 (op3: 0 -> 0).
 OperationIr Op1() { return Add(0, 1, 2); }
 OperationIr Op2() {
-  return ir::Scalar(OpKind::kAddScalar, Tensor(0, TensorStatus::kReadOnly), ScalarIr::Float(5.0),
-                    Tensor(2, TensorStatus::kNotInit));
+  return ir::Scalar(OpKind::kAddScalar, Ro(0, kShape), ScalarIr::Float(5.0), Out(2, kShape));
 }
-OperationIr Op3() {
-  return ir::Unary(OpKind::kLog, Tensor(0, TensorStatus::kReadOnly),
-                   Tensor(0, TensorStatus::kNotInit));
-}
+OperationIr Op3() { return ir::Unary(OpKind::kLog, Ro(0, kShape), Out(0, kShape)); }
 
 std::vector<std::unique_ptr<OperationFuser>> Builders() {
   return Fusers({std::vector<OperationIr>(10, Op1()), std::vector<OperationIr>(10, Op2())});

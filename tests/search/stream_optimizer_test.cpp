@@ -21,12 +21,14 @@ namespace {
 
 using graph_test::Add;
 using graph_test::AddRw;
-using graph_test::Tensor;
+using graph_test::kShape;
 using search_test::Composed;
 using search_test::Describe;
 using search_test::Fusers;
 using search_test::Ops;
 using search_test::Opt;
+using test::Out;
+using test::Ro;
 using Patterns = std::vector<std::vector<OperationIr>>;
 using Positions = std::vector<size_t>;
 
@@ -175,10 +177,8 @@ TEST(StreamOptimizer, DependentOpCreatingACycleStopsSegment) {
   // the dependent path through Register. It reads 1 (freed by A) and 3 (produced by A).
   const OperationIr a = AddRw(1, 2, 3);
   const OperationIr b = Add(10, 11, 12);
-  const OperationIr n = ir::MaskWhere(Tensor(1, TensorStatus::kReadOnly),
-                                      Tensor(3, TensorStatus::kReadOnly),
-                                      Tensor(10, TensorStatus::kReadOnly),
-                                      Tensor(20, TensorStatus::kNotInit));
+  const OperationIr n =
+      ir::MaskWhere(Ro(1, kShape), Ro(3, kShape), Ro(10, kShape), Out(20, kShape));
   StreamOptimizer optimizer = Optimizer({}, std::nullopt);
   optimizer.Register(a);
   optimizer.Register(b);

@@ -22,15 +22,9 @@
 namespace ember {
 namespace {
 
-TensorIr Ro(TensorId id, Shape shape) {
-  return {id, std::move(shape), TensorStatus::kReadOnly, DType::kF32};
-}
-TensorIr Rw(TensorId id, Shape shape) {
-  return {id, std::move(shape), TensorStatus::kReadWrite, DType::kF32};
-}
-TensorIr Out(TensorId id, Shape shape) {
-  return {id, std::move(shape), TensorStatus::kNotInit, DType::kF32};
-}
+using test::Out;
+using test::Ro;
+using test::Rw;
 
 // A softmax fused by ReduceBroadcasted (a five-block trace with two reduce stages, nested as
 // bytes inside the plan), then an op left unfused, with a trigger of each kind.

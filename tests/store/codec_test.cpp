@@ -33,8 +33,10 @@
 namespace ember {
 namespace {
 
-using ir_test::Out;
-using ir_test::T;
+using test::Out;
+using test::Ro;
+using test::Rw;
+using test::T;
 
 constexpr uint32_t kUnlimited = 0xffffffffu;
 
@@ -89,17 +91,15 @@ ExecutionPlan RoundTrip(const ExecutionPlan& plan) {
 // pattern), then a negation: two fused leaves from real fusers and an unfused one.
 std::vector<OperationIr> NestedProgram() {
   const Shape r = {4, 8}, p = {4, 1};
-  auto ro = [](TensorId id, Shape s) { return T(id, std::move(s)); };
-  auto rw = [](TensorId id, Shape s) { return T(id, std::move(s), TensorStatus::kReadWrite); };
   return Relative({
-      ir::Binary(OpKind::kMul, ro(1, r), ro(2, r), Out(4, r)),
-      ir::Scalar(OpKind::kMulScalar, ro(3, r), ScalarIr::Float(2.0), Out(5, r)),
-      ir::Binary(OpKind::kAdd, rw(4, r), rw(5, r), Out(6, r)),
-      ir::Unary(OpKind::kExp, rw(6, r), Out(7, r)),
-      ir::Unary(OpKind::kExp, ro(7, r), Out(8, r)),
-      ir::ReduceDim(OpKind::kSumDim, rw(8, r), 1, Out(9, p)),
-      ir::Scalar(OpKind::kDivScalar, rw(9, p), ScalarIr::Float(3.0), Out(10, p)),
-      ir::Unary(OpKind::kNeg, rw(7, r), Out(11, r)),
+      ir::Binary(OpKind::kMul, Ro(1, r), Ro(2, r), Out(4, r)),
+      ir::Scalar(OpKind::kMulScalar, Ro(3, r), ScalarIr::Float(2.0), Out(5, r)),
+      ir::Binary(OpKind::kAdd, Rw(4, r), Rw(5, r), Out(6, r)),
+      ir::Unary(OpKind::kExp, Rw(6, r), Out(7, r)),
+      ir::Unary(OpKind::kExp, Ro(7, r), Out(8, r)),
+      ir::ReduceDim(OpKind::kSumDim, Rw(8, r), 1, Out(9, p)),
+      ir::Scalar(OpKind::kDivScalar, Rw(9, p), ScalarIr::Float(3.0), Out(10, p)),
+      ir::Unary(OpKind::kNeg, Rw(7, r), Out(11, r)),
   });
 }
 
@@ -301,8 +301,8 @@ TEST(PlanCodec, GoldenPlanBytesArePinned) {
 TEST(TraceCodec, GoldenTraceStateBytesArePinned) {
   // x * s written to t1, as the ElementWise fuser would build it, by hand.
   FuseTrace trace;
-  trace.resources.inputs = {TensorIr{0, {1, 2}, TensorStatus::kReadOnly, DType::kF32}};
-  trace.resources.outputs = {TensorIr{1, {1, 2}, TensorStatus::kNotInit, DType::kF32}};
+  trace.resources.inputs = {Ro(0, {1, 2})};
+  trace.resources.outputs = {Out(1, {1, 2})};
   trace.resources.scalars = {FuseScalar{DType::kF32, 0}};
   const FuseArg in{FuseArgKind::kInput, DType::kF32, 0, 0};
   const FuseArg local0{FuseArgKind::kLocal, DType::kF32, 0, 0};

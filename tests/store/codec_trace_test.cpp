@@ -35,16 +35,10 @@ namespace {
 
 constexpr uint32_t kUnlimited = 0xffffffffu;
 
-TensorIr Ro(TensorId id, Shape shape, DType dtype = DType::kF32) {
-  return TensorIr{id, std::move(shape), TensorStatus::kReadOnly, dtype};
-}
-TensorIr Rw(TensorId id, Shape shape, DType dtype = DType::kF32) {
-  return TensorIr{id, std::move(shape), TensorStatus::kReadWrite, dtype};
-}
-TensorIr Out(TensorId id, Shape shape, DType dtype = DType::kF32) {
-  return TensorIr{id, std::move(shape), TensorStatus::kNotInit, dtype};
-}
-ScalarIr F(double v) { return ScalarIr::Float(v); }
+using test::F;
+using test::Out;
+using test::Ro;
+using test::Rw;
 
 std::vector<OperationIr> Relative(const std::vector<OperationIr>& global) {
   OperationConverter converter;

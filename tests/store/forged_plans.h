@@ -5,7 +5,7 @@
 // says why every such plan must be refused.
 //
 // Header-only: shared by tests/store, tests/tools/plans and tests/end_to_end (the engine's
-// forgeable program is tests/end_to_end/forgeable_program.h).
+// forgeable program is ForgeableProgram, tests/common/workloads.h).
 #pragma once
 
 #include <cstdint>

@@ -28,10 +28,9 @@
 namespace ember {
 namespace {
 
-using ir_test::Out;
-using ir_test::T;
-
-TensorIr Rw(TensorId id, Shape shape) { return T(id, std::move(shape), TensorStatus::kReadWrite); }
+using test::Out;
+using test::Rw;
+using test::T;
 
 // `global` as a sync segment, planned as the engine plans one: the real fusers, the explorer
 // (search, holes, the sync tail), one OnSync trigger.

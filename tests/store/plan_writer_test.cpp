@@ -7,10 +7,10 @@
 namespace ember {
 namespace {
 
-using sqlite_test::OpenRepository;
 using sqlite_test::RawDb;
 using sqlite_test::SamplePlan;
 using sqlite_test::TempDir;
+using test::OpenRepository;
 
 struct WriterDb {
   TempDir dir;
@@ -20,7 +20,7 @@ struct WriterDb {
   WorkloadRowId workload = 0;
 
   WriterDb() {
-    EXPECT_TRUE(repo->EnsureEnvironment(sqlite_test::SampleEnvironment(), &environment).ok());
+    EXPECT_TRUE(repo->EnsureEnvironment(test::SampleEnvironment(), &environment).ok());
     WorkloadRow row;
     EXPECT_TRUE(repo->GetOrCreateWorkload(environment, "w", &row).ok());
     workload = row.id;

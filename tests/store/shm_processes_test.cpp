@@ -1,6 +1,8 @@
 // The shared-memory tier between real processes (Note [Shared plan segment],
-// store/shm/shared_plan_tier.h): writers killed with SIGKILL at every step of a publication, eight
-// concurrent publishers and readers, claims of dead processes.
+// store/shm/shared_plan_tier.h): writers killed with SIGKILL at every step of a publication, eight concurrent publishers and readers, claims of dead
+// processes.
+#include <sys/wait.h>
+
 #include <csignal>
 #include <map>
 #include <set>
@@ -32,7 +34,7 @@ TEST_F(ShmProcesses, AWriterKilledAtAnyStepOfAPublicationLeavesNothingPartialAnd
   for (size_t i = 0; i < steps.size(); ++i) {
     const uint64_t hash = 100 + i;
     // The child also holds a claim on the hash when it dies.
-    const pid_t child = test::Fork([&] {
+    const pid_t child = test::ForkCheck([&] {
       std::unique_ptr<SharedPlanTier> t;
       if (!SharedPlanTier::Open(Options(), &t).ok()) return false;
       t->Claim(hash);
@@ -65,8 +67,7 @@ TEST_F(ShmProcesses, AWriterKilledAtAnyStepOfAPublicationLeavesNothingPartialAnd
     EXPECT_EQ(entries.size(), linked ? 2u : 1u);
     EXPECT_LT(Clock::now() - start, std::chrono::milliseconds(1000));
     EXPECT_EQ(tier->corrupt_entries(), 0u);
-    const int status = test::Reap(child);
-    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "step " << i;
+    EXPECT_EQ(test::WaitChild(child), test::kKilledBySignal + SIGKILL) << "step " << i;
     tier->Release(hash);
   }
   EXPECT_FALSE(tier->broken());
@@ -79,7 +80,7 @@ TEST_F(ShmProcesses, EightProcessesPublishingAndReadingLoseNothingAndSeeOnePlanP
   { auto tier = OpenTier(uint64_t{16} << 20); }  // created once, so all children share it
   std::vector<pid_t> children;
   for (int p = 0; p < kProcesses; ++p) {
-    children.push_back(test::Fork([&, p] {
+    children.push_back(test::ForkCheck([&, p] {
       std::unique_ptr<SharedPlanTier> t;
       if (!SharedPlanTier::Open(Options(uint64_t{16} << 20), &t).ok()) return false;
       for (uint64_t j = 0; j < kPerProcess; ++j) {
@@ -104,7 +105,7 @@ TEST_F(ShmProcesses, EightProcessesPublishingAndReadingLoseNothingAndSeeOnePlanP
       return t->corrupt_entries() == 0;
     }));
   }
-  for (pid_t child : children) EXPECT_EQ(test::Reap(child), 0);
+  for (pid_t child : children) EXPECT_EQ(test::WaitChild(child), 0);
 
   auto tier = OpenTier(uint64_t{16} << 20);
   std::set<uint64_t> seen;
@@ -127,7 +128,7 @@ TEST_F(ShmProcesses, ASiblingWaitsForTheClaimersPlanInsteadOfExploring) {
   ASSERT_EQ(tier->Claim(77), SharedPlanTier::ClaimOutcome::kMine);
   int pipe_fds[2];
   ASSERT_EQ(::pipe(pipe_fds), 0);
-  const pid_t child = test::Fork([&] {
+  const pid_t child = test::ForkCheck([&] {
     std::unique_ptr<SharedPlanTier> t;
     if (!SharedPlanTier::Open(Options(), &t).ok()) return false;
     if (t->Claim(77) != SharedPlanTier::ClaimOutcome::kOther) return false;
@@ -144,14 +145,14 @@ TEST_F(ShmProcesses, ASiblingWaitsForTheClaimersPlanInsteadOfExploring) {
   std::this_thread::sleep_for(std::chrono::milliseconds(30));
   ASSERT_EQ(tier->Publish(77, Key(77), Payload(77)), SharedPlanTier::PublishOutcome::kPublished);
   tier->Release(77);
-  EXPECT_EQ(test::Reap(child), 0);
+  EXPECT_EQ(test::WaitChild(child), 0);
   ::close(pipe_fds[0]);
   ::close(pipe_fds[1]);
 }
 
 TEST_F(ShmProcesses, AWaiterStopsWaitingWhenTheClaimIsReleasedWithoutAPlan) {
   auto tier = OpenTier();
-  const pid_t child = test::Fork([&] {
+  const pid_t child = test::ForkCheck([&] {
     std::unique_ptr<SharedPlanTier> t;
     if (!SharedPlanTier::Open(Options(), &t).ok()) return false;
     t->Claim(88);
@@ -169,7 +170,7 @@ TEST_F(ShmProcesses, AWaiterStopsWaitingWhenTheClaimIsReleasedWithoutAPlan) {
   const auto start = Clock::now();
   EXPECT_FALSE(tier->WaitForSibling(88, std::chrono::milliseconds(10000)));
   EXPECT_LT(Clock::now() - start, std::chrono::milliseconds(1500));
-  EXPECT_EQ(test::Reap(child), 0);
+  EXPECT_EQ(test::WaitChild(child), 0);
 }
 
 TEST(ProcessToken, NamesThisProcessAndTellsDeadFromAlive) {
@@ -178,12 +179,12 @@ TEST(ProcessToken, NamesThisProcessAndTellsDeadFromAlive) {
   EXPECT_TRUE(ProcessTokenAlive(me));
   // The same pid with another start time is a recycled pid: not the claimer.
   EXPECT_FALSE(ProcessTokenAlive(me ^ 1));
-  const pid_t child = test::Fork([] { return true; });
+  const pid_t child = test::ForkCheck([] { return true; });
   siginfo_t info{};
   ASSERT_EQ(::waitid(P_PID, static_cast<id_t>(child), &info, WEXITED | WNOWAIT), 0);
   const uint64_t zombie = static_cast<uint64_t>(child) << 32;
   EXPECT_FALSE(ProcessTokenAlive(zombie));
-  test::Reap(child);
+  test::WaitChild(child);
   EXPECT_FALSE(ProcessTokenAlive(zombie));
 }
 

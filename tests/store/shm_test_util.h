@@ -1,6 +1,7 @@
 // Helpers for the shared-memory tier tests: a database path per test (segments are named after
-// it), removal of its segments at the end, payloads that name themselves, forked children, a
-// second user, and the forgery such a user can make in a segment it can write.
+// it), removal of its segments at the end, payloads that name themselves, a second user (in a
+// forked child, tests/common/process.h), and the forgery such a user can make in a segment it
+// can write.
 #pragma once
 
 #include <fcntl.h>
@@ -8,7 +9,6 @@
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -22,6 +22,7 @@
 
 #include "store/shm/shared_plan_tier.h"
 #include "store/shm/shared_segment_layout.h"
+#include "tests/common/process.h"
 #include "tests/common/temp_dir.h"
 
 namespace ember::test {
@@ -65,21 +66,6 @@ inline std::vector<uint8_t> Payload(uint64_t n, size_t size = 600) {
   return bytes;
 }
 
-// Runs `body` in a forked child, which leaves with _exit(body() ? 0 : 1) (no gtest, no
-// destructors of the parent's objects). Returns the pid.
-inline pid_t Fork(const std::function<bool()>& body) {
-  const pid_t pid = ::fork();
-  if (pid == 0) ::_exit(body() ? 0 : 1);
-  return pid;
-}
-
-// The child's wait status.
-inline int Reap(pid_t pid) {
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return status;
-}
-
 // The unprivileged user (nobody) that plays the second user of the host.
 inline constexpr uid_t kOtherUser = 65534;
 // RunAsOtherUser's exit status when this process cannot switch users (not root, no CAP_SETUID).
@@ -92,14 +78,14 @@ inline bool BecomeOtherUser() {
          ::geteuid() == kOtherUser;
 }
 
-// Runs `body` in a forked child that has become kOtherUser. Returns the child's exit status: 0
-// when body returned true, 1 when false, kCannotSwitchUser when the switch was refused.
+// Runs `body` in a forked child that has become kOtherUser. Returns how the child ended
+// (test::WaitChild): 0 when body returned true, 1 when false, kCannotSwitchUser when the switch
+// was refused.
 inline int RunAsOtherUser(const std::function<bool()>& body) {
-  const int status = Reap(Fork([&] {
-    if (!BecomeOtherUser()) ::_exit(kCannotSwitchUser);
-    return body();
+  return WaitChild(ForkChild([&] {
+    if (!BecomeOtherUser()) return kCannotSwitchUser;
+    return body() ? 0 : 1;
   }));
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 // What a user who can write the segment file `file` does to forge a plan: through a mapping of

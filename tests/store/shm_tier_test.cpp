@@ -268,20 +268,20 @@ TEST_F(ShmTier, ClaimsAreThisProcesssUntilReleased) {
   EXPECT_EQ(tier->Claim(42), SharedPlanTier::ClaimOutcome::kMine);
   EXPECT_EQ(tier->Claim(42), SharedPlanTier::ClaimOutcome::kMine);  // its own claim
   // A forked child is another process: it must wait for the parent's claim.
-  const pid_t child = test::Fork([&] {
+  const pid_t child = test::ForkCheck([&] {
     std::unique_ptr<SharedPlanTier> t;
     if (!SharedPlanTier::Open(Options(), &t).ok()) return false;
     return t->Claim(42) == SharedPlanTier::ClaimOutcome::kOther &&
            t->Claim(43) == SharedPlanTier::ClaimOutcome::kMine;
   });
-  EXPECT_EQ(test::Reap(child), 0);
+  EXPECT_EQ(test::WaitChild(child), 0);
   tier->Release(42);
-  const pid_t after = test::Fork([&] {
+  const pid_t after = test::ForkCheck([&] {
     std::unique_ptr<SharedPlanTier> t;
     if (!SharedPlanTier::Open(Options(), &t).ok()) return false;
     return t->Claim(42) == SharedPlanTier::ClaimOutcome::kMine;
   });
-  EXPECT_EQ(test::Reap(after), 0);
+  EXPECT_EQ(test::WaitChild(after), 0);
 }
 
 }  // namespace

@@ -94,7 +94,7 @@ TEST_F(ShmTrust, ASecondUserForgesAPlanInAWritableSegmentAndTheNextOpenRefusesIt
 TEST_F(ShmTrust, ForgedInAWritableSegmentWithoutASecondUser) {
   PublishOnePlan();
   ASSERT_EQ(::chmod(SegmentFile().c_str(), 0666), 0);
-  ASSERT_EQ(test::Reap(test::Fork([&] { return test::ForgeEntry(SegmentFile()); })), 0);
+  ASSERT_EQ(test::WaitChild(test::ForkCheck([&] { return test::ForgeEntry(SegmentFile()); })), 0);
   std::unique_ptr<SharedPlanTier> tier;
   ExpectRefusedForMode(Open(&tier), "0666");
   const std::vector<SharedPlanTier::Entry> served = ServedDespiteTheMode();

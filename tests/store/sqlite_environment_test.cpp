@@ -11,10 +11,10 @@
 namespace ember {
 namespace {
 
-using sqlite_test::OpenRepository;
-using sqlite_test::SampleEnvironment;
 using sqlite_test::SamplePlan;
 using sqlite_test::TempDir;
+using test::OpenRepository;
+using test::SampleEnvironment;
 using testing::IsEmpty;
 using testing::SizeIs;
 

@@ -23,12 +23,12 @@ namespace {
 using sqlite_test::Always;
 using sqlite_test::OnOps;
 using sqlite_test::OnSync;
-using sqlite_test::OpenRepository;
 using sqlite_test::RawDb;
-using sqlite_test::SampleEnvironment;
 using sqlite_test::SampleKernel;
 using sqlite_test::SamplePlan;
 using sqlite_test::TempDir;
+using test::OpenRepository;
+using test::SampleEnvironment;
 using testing::ElementsAre;
 using testing::SizeIs;
 

@@ -11,28 +11,14 @@ namespace ember {
 namespace {
 
 using sqlite_test::BytesOf;
-using sqlite_test::OpenRepository;
 using sqlite_test::RawDb;
-using sqlite_test::SampleEnvironment;
 using sqlite_test::SampleKernel;
 using sqlite_test::SamplePlan;
-using sqlite_test::TempDir;
+using test::SampleEnvironment;
 using testing::HasSubstr;
 using testing::SizeIs;
 
-class SqliteKernels : public testing::Test {
- protected:
-  void SetUp() override {
-    repo_ = OpenRepository(path_);
-    ASSERT_NE(repo_, nullptr);
-    ASSERT_TRUE(repo_->EnsureEnvironment(SampleEnvironment(), &env_).ok());
-  }
-
-  TempDir dir_;
-  std::string path_ = dir_.File("plans.db");
-  std::unique_ptr<PlanRepository> repo_;
-  EnvironmentRowId env_ = 0;
-};
+class SqliteKernels : public test::RepositoryFixture {};
 
 TEST_F(SqliteKernels, KernelIsFoundOnlyByItsExactKey) {
   const NewKernel kernel = SampleKernel("src");

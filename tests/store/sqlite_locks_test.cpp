@@ -15,8 +15,8 @@
 namespace ember {
 namespace {
 
-using sqlite_test::OpenRepository;
 using sqlite_test::TempDir;
+using test::OpenRepository;
 
 // Lines of /proc/locks held by this process on `path`'s inode.
 int LocksHeldOn(const std::string& path) {

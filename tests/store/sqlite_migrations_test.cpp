@@ -17,12 +17,12 @@ namespace ember {
 namespace {
 
 using sqlite_test::FileSnapshot;
-using sqlite_test::OpenRepository;
-using sqlite_test::OptionsFor;
 using sqlite_test::RawDb;
 using sqlite_test::SamplePlan;
 using sqlite_test::TempDir;
 using sqlite_test::WriteBytes;
+using test::OpenRepository;
+using test::OptionsFor;
 using testing::ElementsAre;
 using testing::HasSubstr;
 using testing::SizeIs;
@@ -38,7 +38,7 @@ class SqliteMigrations : public testing::Test {
     auto repo = OpenRepository(path_);
     ASSERT_NE(repo, nullptr);
     EnvironmentRowId env = 0;
-    ASSERT_TRUE(repo->EnsureEnvironment(sqlite_test::SampleEnvironment(), &env).ok());
+    ASSERT_TRUE(repo->EnsureEnvironment(test::SampleEnvironment(), &env).ok());
     for (int i = 0; i < plans; ++i) {
       NewPlan plan = SamplePlan(static_cast<uint64_t>(i));
       plan.plan_blob.resize(plan.plan_blob.size() + blob_bytes, 0xAB);
@@ -121,7 +121,7 @@ TEST_F(SqliteMigrations, NewerSchemaOpensReadOnlyAndRefusesWritesWithoutTouching
 
     // Reads work.
     EnvironmentRowId env = 0;
-    ASSERT_TRUE(repo->EnsureEnvironment(sqlite_test::SampleEnvironment(), &env).ok());
+    ASSERT_TRUE(repo->EnsureEnvironment(test::SampleEnvironment(), &env).ok());
     LoadedPlans loaded;
     ASSERT_TRUE(repo->LoadPlansByFirstOp(env, 7, &loaded).ok());
     EXPECT_THAT(loaded.plans, SizeIs(3));
@@ -140,7 +140,7 @@ TEST_F(SqliteMigrations, NewerSchemaOpensReadOnlyAndRefusesWritesWithoutTouching
     EXPECT_EQ(repo->PutKernel(env, sqlite_test::SampleKernel("k"), &kernel).code(),
               Status::Code::kUnavailable);
     EnvironmentRowId other = 0;
-    EXPECT_EQ(repo->EnsureEnvironment(sqlite_test::SampleEnvironment("Other"), &other).code(),
+    EXPECT_EQ(repo->EnsureEnvironment(test::SampleEnvironment("Other"), &other).code(),
               Status::Code::kNotFound);
   }
   EXPECT_TRUE(FileSnapshot::Of(path_) == before);
@@ -152,14 +152,14 @@ TEST_F(SqliteMigrations, NewerSchemaInWalModeIsNotModifiedEither) {
     RawDb raw(path_);
     raw.Exec("INSERT INTO schema_migrations VALUES (2, 'next', 0)");
   }
-  ASSERT_EQ(sqlite_test::ReadBytes(path_)[18], 2);  // Still a WAL database.
+  ASSERT_EQ(test::ReadFile(path_)[18], 2);  // Still a WAL database.
   const FileSnapshot before = FileSnapshot::Of(path_);
   {
     std::unique_ptr<PlanRepository> repo;
     ASSERT_TRUE(Open(&repo).ok());
     EXPECT_FALSE(repo->writable());
     EnvironmentRowId env = 0;
-    ASSERT_TRUE(repo->EnsureEnvironment(sqlite_test::SampleEnvironment(), &env).ok());
+    ASSERT_TRUE(repo->EnsureEnvironment(test::SampleEnvironment(), &env).ok());
     LoadedPlans loaded;
     ASSERT_TRUE(repo->LoadPlansByFirstOp(env, 7, &loaded).ok());
     EXPECT_THAT(loaded.plans, SizeIs(3));
@@ -182,7 +182,7 @@ TEST_F(SqliteMigrations, ReadOnlyOptionNeverWrites) {
   ASSERT_TRUE(PlanRepository::Open(options, &repo).ok());
   EXPECT_FALSE(repo->writable());
   EnvironmentRowId env = 0;
-  ASSERT_TRUE(repo->EnsureEnvironment(sqlite_test::SampleEnvironment(), &env).ok());
+  ASSERT_TRUE(repo->EnsureEnvironment(test::SampleEnvironment(), &env).ok());
   InsertResult inserted;
   EXPECT_EQ(repo->InsertPlan(env, SamplePlan(5), &inserted).code(), Status::Code::kUnavailable);
   repo.reset();
@@ -230,7 +230,7 @@ TEST_F(SqliteMigrations, FileShorterThanAHeaderIsRefusedAndUntouched) {
 
 TEST_F(SqliteMigrations, TruncatedDatabaseIsRefusedAndUntouched) {
   MakePopulated(/*plans=*/20, /*blob_bytes=*/3000);
-  const std::string whole = sqlite_test::ReadBytes(path_);
+  const std::string whole = test::ReadFile(path_);
   ASSERT_GT(whole.size(), 16u * 4096u);
   for (size_t keep : {whole.size() / 2, size_t{4096}, whole.size() - 100}) {
     WriteBytes(path_, std::string_view(whole).substr(0, keep));
@@ -303,7 +303,7 @@ TEST_F(SqliteMigrations, MissingTableAtRunTimeGivesAClearStatus) {
   std::unique_ptr<PlanRepository> repo;
   ASSERT_TRUE(Open(&repo).ok());
   EnvironmentRowId env = 0;
-  ASSERT_TRUE(repo->EnsureEnvironment(sqlite_test::SampleEnvironment(), &env).ok());
+  ASSERT_TRUE(repo->EnsureEnvironment(test::SampleEnvironment(), &env).ok());
   {
     RawDb raw(path_);
     raw.Exec("DROP TABLE triggers");

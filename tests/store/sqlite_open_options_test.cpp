@@ -19,12 +19,12 @@ namespace ember {
 namespace {
 
 using sqlite_test::ModeOf;
-using sqlite_test::OpenRepository;
-using sqlite_test::OptionsFor;
 using sqlite_test::RawDb;
-using sqlite_test::SampleEnvironment;
 using sqlite_test::SamplePlan;
 using sqlite_test::TempDir;
+using test::OpenRepository;
+using test::OptionsFor;
+using test::SampleEnvironment;
 using testing::HasSubstr;
 using testing::SizeIs;
 

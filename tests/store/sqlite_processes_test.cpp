@@ -17,17 +17,19 @@
 namespace ember {
 namespace {
 
-using sqlite_test::ForkChild;
 using sqlite_test::OnOps;
 using sqlite_test::OnSync;
-using sqlite_test::OpenRepository;
-using sqlite_test::OptionsFor;
 using sqlite_test::RawDb;
-using sqlite_test::SampleEnvironment;
 using sqlite_test::SampleKernel;
 using sqlite_test::SamplePlan;
 using sqlite_test::TempDir;
-using sqlite_test::WaitChild;
+using test::ForkChild;
+using test::KillChild;
+using test::kKilledBySignal;
+using test::OpenRepository;
+using test::OptionsFor;
+using test::SampleEnvironment;
+using test::WaitChild;
 
 // In a child: opens the repository and the sample environment, or exits non-zero.
 struct ChildStore {
@@ -232,12 +234,13 @@ PublishBatch TaggedBatch(EnvironmentRowId env, const std::string& tag, uint64_t 
   return batch;
 }
 
-class SqliteKill : public testing::Test {
+class SqliteKill : public test::RepositoryFixture {
  protected:
+  // The database and its environment exist; the children and the checks open their own
+  // connections.
   void SetUp() override {
-    auto repo = OpenRepository(path_);
-    ASSERT_NE(repo, nullptr);
-    ASSERT_TRUE(repo->EnsureEnvironment(SampleEnvironment(), &env_).ok());
+    RepositoryFixture::SetUp();
+    repo_.reset();
   }
 
   // Plans, triggers and kernels present for `tag`.
@@ -247,10 +250,6 @@ class SqliteKill : public testing::Test {
             raw.Int("SELECT count(*) FROM triggers WHERE plan_id IN " + plans),
             raw.Int("SELECT count(*) FROM kernels WHERE plan_id IN " + plans)};
   }
-
-  TempDir dir_;
-  std::string path_ = dir_.File("plans.db");
-  EnvironmentRowId env_ = 0;
 };
 
 TEST_F(SqliteKill, SigkillInsideThePublishTransactionLeavesNoTrace) {
@@ -274,8 +273,7 @@ TEST_F(SqliteKill, SigkillInsideThePublishTransactionLeavesNoTrace) {
   char byte = 0;
   ASSERT_EQ(read(ready[0], &byte, 1), 1) << "the child never reached the middle of the batch";
   close(ready[0]);
-  kill(pid, SIGKILL);
-  EXPECT_EQ(WaitChild(pid), 1000 + SIGKILL);
+  EXPECT_EQ(KillChild(pid), kKilledBySignal + SIGKILL);
 
   {
     RawDb raw(path_);
@@ -307,9 +305,8 @@ TEST_F(SqliteKill, SigkillAtRandomTimesLeavesEveryBatchWholeOrAbsent) {
       return s.ok() ? 0 : Fail(s);
     });
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
-    kill(pid, SIGKILL);
-    const int exit = WaitChild(pid);
-    EXPECT_TRUE(exit == 0 || exit == 1000 + SIGKILL) << exit;
+    const int exit = KillChild(pid);
+    EXPECT_TRUE(exit == 0 || exit == kKilledBySignal + SIGKILL) << exit;
 
     RawDb raw(path_);
     ASSERT_EQ(raw.Text("PRAGMA integrity_check"), "ok") << tag;

@@ -17,25 +17,17 @@ using sqlite_test::Always;
 using sqlite_test::BytesOf;
 using sqlite_test::OnOps;
 using sqlite_test::OnSync;
-using sqlite_test::OpenRepository;
 using sqlite_test::RawDb;
-using sqlite_test::SampleEnvironment;
 using sqlite_test::SampleKernel;
 using sqlite_test::SamplePlan;
-using sqlite_test::TempDir;
+using test::OpenRepository;
 using testing::ElementsAre;
 using testing::HasSubstr;
 using testing::IsEmpty;
 using testing::SizeIs;
 
-class SqliteRepository : public testing::Test {
+class SqliteRepository : public test::RepositoryFixture {
  protected:
-  void SetUp() override {
-    repo_ = OpenRepository(path_);
-    ASSERT_NE(repo_, nullptr);
-    ASSERT_TRUE(repo_->EnsureEnvironment(SampleEnvironment(), &env_).ok());
-  }
-
   InsertResult Insert(const NewPlan& plan) {
     InsertResult result;
     const Status s = repo_->InsertPlan(env_, plan, &result);
@@ -57,11 +49,6 @@ class SqliteRepository : public testing::Test {
     ADD_FAILURE() << "plan " << id << " not loaded";
     return {};
   }
-
-  TempDir dir_;
-  std::string path_ = dir_.File("plans.db");
-  std::unique_ptr<PlanRepository> repo_;
-  EnvironmentRowId env_ = 0;
 };
 
 TEST_F(SqliteRepository, InsertedPlanLoadsByItsFirstOp) {

@@ -1,7 +1,8 @@
-// Helpers for the SQLite plan-store tests: scratch directories (mkdtemp), a raw SQLite handle
-// for poking at files the way another program or a bit flip would, forked children, file
-// snapshots, sample rows, and what makes a database unwritable (an immutable file, a read-only
-// or full filesystem in a child's own mount namespace). Everything works on real files.
+// Helpers for the SQLite plan-store tests (their repositories: tests/common/repository_fixture.h,
+// included here): scratch directories (mkdtemp), a raw SQLite handle for poking at files the way
+// another program or a bit flip would, file snapshots, sample rows, and what makes a database
+// unwritable (an immutable file, a read-only or full filesystem in a forked child's own mount
+// namespace, tests/common/process.h). Everything works on real files.
 #pragma once
 
 #include <fcntl.h>
@@ -12,7 +13,6 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -22,7 +22,6 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <iterator>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -31,25 +30,13 @@
 #include "store/codec/environment_fingerprint.h"
 #include "store/repository/plan_repository.h"
 #include "store/repository/plan_rows.h"
+#include "tests/common/process.h"
+#include "tests/common/repository_fixture.h"
 #include "tests/common/temp_dir.h"
 
 namespace ember::sqlite_test {
 
 using TempDir = ::ember::test::TempDir;
-
-inline PlanDbOptions OptionsFor(const std::string& path) {
-  PlanDbOptions options;
-  options.path = path;
-  options.network_filesystem = false;  // Test dirs may live anywhere; WAL is what is tested.
-  return options;
-}
-
-inline std::unique_ptr<PlanRepository> OpenRepository(const std::string& path) {
-  std::unique_ptr<PlanRepository> repo;
-  const Status s = PlanRepository::Open(OptionsFor(path), &repo);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return repo;
-}
 
 // A plain SQLite connection, without any of the store's checks: the "other program".
 class RawDb {
@@ -113,11 +100,6 @@ class RawDb {
   sqlite3* db_ = nullptr;
 };
 
-inline std::string ReadBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 inline void WriteBytes(const std::string& path, std::string_view bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
   chmod(path.c_str(), 0600);
@@ -131,7 +113,7 @@ struct FileSnapshot {
   static FileSnapshot Of(const std::string& path) {
     struct stat st {};
     EXPECT_EQ(stat(path.c_str(), &st), 0) << path;
-    return {ReadBytes(path),
+    return {test::ReadFile(path),
             static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
   }
   bool operator==(const FileSnapshot&) const = default;
@@ -146,72 +128,6 @@ inline mode_t ModeOf(const std::string& path) {
   struct stat st {};
   EXPECT_EQ(stat(path.c_str(), &st), 0) << path;
   return st.st_mode & 07777;
-}
-
-// Runs `body` in a forked child, which exits with its return value (255 if it throws).
-// REQUIRES: the calling process has no other threads.
-inline pid_t ForkChild(const std::function<int()>& body) {
-  fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    int code = 255;
-    try {
-      code = body();
-    } catch (...) {
-    }
-    _exit(code);
-  }
-  EXPECT_GT(pid, 0);
-  return pid;
-}
-
-// The child's exit code, or 1000 + the signal that killed it.
-inline int WaitChild(pid_t pid) {
-  int status = 0;
-  EXPECT_EQ(waitpid(pid, &status, 0), pid);
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 1000 + WTERMSIG(status);
-  return -1;
-}
-
-// Runs `body` in a forked child in which gtest assertions work as in the calling test: a failure
-// prints there and fails the calling test (through the child's exit code), and a GTEST_SKIP()
-// there comes back as its message (empty when nothing was skipped). For what the test process
-// itself must not do: switch users, mount.
-// REQUIRES: the calling process has no other threads (as ForkChild).
-inline std::string RunInForkedChild(const std::function<void()>& body) {
-  constexpr int kSkipped = 77;
-  int pipe_fds[2] = {-1, -1};
-  EXPECT_EQ(pipe(pipe_fds), 0);
-  const testing::TestResult& result =
-      *testing::UnitTest::GetInstance()->current_test_info()->result();
-  const pid_t pid = ForkChild([&] {
-    close(pipe_fds[0]);
-    const int before = result.total_part_count();
-    body();
-    int code = 0;
-    std::string skipped;
-    for (int i = before; i < result.total_part_count(); ++i) {
-      const testing::TestPartResult& part = result.GetTestPartResult(i);
-      if (part.failed()) code = 1;
-      if (part.skipped()) skipped = part.message();
-    }
-    if (code == 0 && !skipped.empty()) {
-      code = kSkipped;
-      (void)!write(pipe_fds[1], skipped.data(), skipped.size());
-    }
-    fflush(nullptr);
-    return code;
-  });
-  close(pipe_fds[1]);
-  std::string skipped;
-  char buffer[512];
-  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;) skipped.append(buffer, n);
-  close(pipe_fds[0]);
-  const int code = WaitChild(pid);
-  EXPECT_TRUE(code == 0 || code == kSkipped)
-      << "the forked child failed (exit " << code << "); its failures are printed above";
-  return code == kSkipped ? skipped : "";
 }
 
 // While alive, the file `path` is marked immutable (chattr +i): nobody, root included, may
@@ -254,8 +170,8 @@ class ImmutableFile {
   std::string why_not_;
 };
 
-// In a forked child only (RunInForkedChild): gives it a mount namespace of its own, whose mounts
-// no other process sees and which vanish with it. Empty, or why not (no CAP_SYS_ADMIN).
+// In a forked child only (test::RunInForkedChild): gives it a mount namespace of its own, whose
+// mounts no other process sees and which vanish with it. Empty, or why not (no CAP_SYS_ADMIN).
 inline std::string EnterPrivateMountNamespace() {
   if (unshare(CLONE_NEWNS) != 0) {
     return std::string("unshare(CLONE_NEWNS): ") + std::strerror(errno);
@@ -269,7 +185,7 @@ inline std::string EnterPrivateMountNamespace() {
 // RunInForkedChild, the child in a mount namespace of its own (EnterPrivateMountNamespace) before
 // `body` runs; skipped when it cannot have one.
 inline std::string RunInMountNamespace(const std::function<void()>& body) {
-  return RunInForkedChild([&] {
+  return test::RunInForkedChild([&] {
     if (const std::string why = EnterPrivateMountNamespace(); !why.empty()) GTEST_SKIP() << why;
     body();
   });
@@ -308,16 +224,6 @@ inline void FillFilesystem(const std::string& dir) {
   const int error = errno;
   close(fd);
   EXPECT_EQ(error, ENOSPC) << filler;
-}
-
-inline EnvironmentFingerprint SampleEnvironment(std::string device = "Test CPU") {
-  return {.engine_version = "0.1.0",
-          .schema_version = 1,
-          .backend = "cpu",
-          .device_model = std::move(device),
-          .compute_capability = "",
-          .fusers = {{"elementwise", 1}, {"matmul", 1}, {"reduce", 1}},
-          .max_blocks = 5};
 }
 
 inline Blob BytesOf(std::string_view text) { return Blob(text.begin(), text.end()); }

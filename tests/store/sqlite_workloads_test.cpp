@@ -8,33 +8,17 @@
 namespace ember {
 namespace {
 
-using sqlite_test::OpenRepository;
-using sqlite_test::SampleEnvironment;
-using sqlite_test::TempDir;
+using test::SampleEnvironment;
 using testing::HasSubstr;
 
-class SqliteWorkloads : public testing::Test {
+class SqliteWorkloads : public test::RepositoryFixture {
  protected:
-  void SetUp() override { Reopen(); }
-
-  void Reopen() {
-    repo_.reset();
-    repo_ = OpenRepository(path_);
-    ASSERT_NE(repo_, nullptr);
-    ASSERT_TRUE(repo_->EnsureEnvironment(SampleEnvironment(), &env_).ok());
-  }
-
   WorkloadRow Workload(std::string_view name) {
     WorkloadRow row;
     const Status s = repo_->GetOrCreateWorkload(env_, name, &row);
     EXPECT_TRUE(s.ok()) << s.ToString();
     return row;
   }
-
-  TempDir dir_;
-  std::string path_ = dir_.File("plans.db");
-  std::unique_ptr<PlanRepository> repo_;
-  EnvironmentRowId env_ = 0;
 };
 
 TEST_F(SqliteWorkloads, NewWorkloadStartsEmptyAndUncapped) {

@@ -23,14 +23,16 @@
 namespace ember {
 namespace {
 
-using sqlite_test::ForkChild;
-using sqlite_test::OpenRepository;
-using sqlite_test::OptionsFor;
 using sqlite_test::RawDb;
-using sqlite_test::SampleEnvironment;
 using sqlite_test::SamplePlan;
 using sqlite_test::TempDir;
-using sqlite_test::WaitChild;
+using test::ForkChild;
+using test::KillChild;
+using test::kKilledBySignal;
+using test::OpenRepository;
+using test::OptionsFor;
+using test::SampleEnvironment;
+using test::WaitChild;
 using testing::HasSubstr;
 
 namespace fs = std::filesystem;
@@ -128,10 +130,10 @@ class LiveWriter {
   }
   // SIGKILL, its connection open; returns how it ended.
   int Kill() {
-    kill(pid_, SIGKILL);
+    const int how = KillChild(pid_);
     close(go_);
     go_ = -1;
-    return WaitChild(pid_);
+    return how;
   }
   int Finish() {
     const char byte = 1;
@@ -150,7 +152,7 @@ class LiveWriter {
 void KilledWriter(const std::string& path, uint64_t first, uint64_t last,
                   int checkpoint_after = -1) {
   LiveWriter writer(path, first, last, checkpoint_after);
-  EXPECT_EQ(writer.Kill(), 1000 + SIGKILL);
+  EXPECT_EQ(writer.Kill(), kKilledBySignal + SIGKILL);
   ASSERT_TRUE(Exists(path + "-wal"));
   ASSERT_GT(fs::file_size(path + "-wal"), 0u);
 }
@@ -295,8 +297,8 @@ TEST(WalBinding, AReadOnlyOpenRefusesAForeignLogAndTouchesNeitherFile) {
   WritePlansAndClose(path, 4, 6);
   KilledWriter(path, 6, 30);
   fs::copy_file(dir.File("backup.db"), path, fs::copy_options::overwrite_existing);
-  const std::string wal_before = sqlite_test::ReadBytes(path + "-wal");
-  const std::string db_before = sqlite_test::ReadBytes(path);
+  const std::string wal_before = test::ReadFile(path + "-wal");
+  const std::string db_before = test::ReadFile(path);
   PlanDbOptions options = OptionsFor(path);
   options.read_only = true;
   std::unique_ptr<PlanDatabase> db;
@@ -304,8 +306,8 @@ TEST(WalBinding, AReadOnlyOpenRefusesAForeignLogAndTouchesNeitherFile) {
   EXPECT_EQ(s.code(), Status::Code::kCorruption) << s.ToString();
   EXPECT_THAT(s.message(), HasSubstr("does not belong"));
   EXPECT_THAT(s.message(), HasSubstr("move " + path + "-wal away"));
-  EXPECT_EQ(sqlite_test::ReadBytes(path + "-wal"), wal_before);
-  EXPECT_EQ(sqlite_test::ReadBytes(path), db_before);
+  EXPECT_EQ(test::ReadFile(path + "-wal"), wal_before);
+  EXPECT_EQ(test::ReadFile(path), db_before);
 }
 
 TEST(WalBinding, ALogInUseByALiveProcessIsNeverMoved) {

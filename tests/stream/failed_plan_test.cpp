@@ -17,8 +17,9 @@
 namespace ember {
 namespace {
 
+using stream_test::kShape;
 using stream_test::ReadValues;
-using stream_test::Ro;
+using test::Ro;
 
 class FailingOptimization final : public Optimization {
  public:
@@ -66,7 +67,7 @@ TEST(FailedPlan, FusedFailureIsAnErrorAndThePlanRunsUnfusedAfterwards) {
   // Segment: Init(t) ; Exp(t -> u). Ids differ per round, the relative form does not.
   auto round = [&](TensorId t, TensorId u) {
     device.Upload(home, t);
-    device.Exp(home, Ro(t), u);
+    device.Exp(home, Ro(t, kShape), u);
   };
   try {
     round(10, 11);

@@ -25,11 +25,11 @@ namespace ember {
 namespace {
 
 using stream_test::Iota;
+using stream_test::kShape;
 using stream_test::MakeHandle;
-using stream_test::Out;
 using stream_test::ReadValues;
-using stream_test::Ro;
-using stream_test::Rw;
+using test::Ro;
+using test::Rw;
 
 // burn's TestSetup: one device (backend + handle container + MultiStream) and a home stream.
 struct Harness : stream_test::StreamDevice {
@@ -57,7 +57,7 @@ struct Harness : stream_test::StreamDevice {
   // As DeviceServer::Read for a consuming (ReadWrite) read of a materialized tensor (burn's
   // TestSetup::consuming_read).
   void ConsumingRead(StreamId stream, TensorId id) {
-    TensorIr ir = Rw(id);
+    TensorIr ir = Rw(id, kShape);
     switch (streams.PlanRead(stream, ir, handles)) {
       case ReadPlan::kDrain: ADD_FAILURE() << "materialized tensor must not force a drain"; return;
       case ReadPlan::kDirect: break;
@@ -87,7 +87,7 @@ struct Harness : stream_test::StreamDevice {
 
 std::vector<float> ExpOfIota() {
   std::vector<float> values;
-  for (float v : Iota(stream_test::kShape)) values.push_back(std::exp(v));
+  for (float v : Iota(kShape)) values.push_back(std::exp(v));
   return values;
 }
 
@@ -121,7 +121,7 @@ std::vector<OperationIr> ComposeWithInjection(TensorId shared, const std::vector
   h.Drain(h.home);
   for (size_t i = 0; i < ops.size(); ++i) {
     if (inject_at == i) inject(h);
-    h.Exp(h.home, Ro(ops[i].input), ops[i].out);
+    h.Exp(h.home, Ro(ops[i].input, kShape), ops[i].out);
   }
   if (inject_at == ops.size()) inject(h);
   return h.Composition(h.home);
@@ -140,7 +140,7 @@ void ExpectCompositionIndependentOfInjection(TensorId shared, const std::vector<
 TEST(MultiStream, ForeignDropTimingDoesNotChangeComposition) {
   const TensorId shared = 100;
   const Event drop_shared = [shared](Harness& h) {
-    EXPECT_TRUE(h.streams.ForeignDrop(h.home, Rw(shared), h.handles))
+    EXPECT_TRUE(h.streams.ForeignDrop(h.home, Rw(shared, kShape), h.handles))
         << "materialized tensor must not fall back to the queue";
   };
   // The pending ops never reference the shared tensor.
@@ -161,23 +161,23 @@ TEST(MultiStream, ConsumingReadTimingDoesNotChangeComposition) {
 TEST(MultiStream, ReadOfUnmaterializedTensorMustDrain) {
   Harness h;
   h.Upload(h.home, 0);
-  h.Exp(h.home, Ro(0), 1);
+  h.Exp(h.home, Ro(0, kShape), 1);
   // t1's producer is still pending: only the queue can order the read.
-  EXPECT_EQ(h.streams.PlanRead(h.home, Rw(1), h.handles), ReadPlan::kDrain);
-  EXPECT_EQ(h.streams.PlanRead(h.home, Ro(1), h.handles), ReadPlan::kDrain);
+  EXPECT_EQ(h.streams.PlanRead(h.home, Rw(1, kShape), h.handles), ReadPlan::kDrain);
+  EXPECT_EQ(h.streams.PlanRead(h.home, Ro(1, kShape), h.handles), ReadPlan::kDrain);
   EXPECT_EQ(h.NumPending(h.home), 2u) << "planning a read executes nothing";
 }
 
 TEST(MultiStream, ReadOfReferencedTensorDefersFreeUntilTheNextDrain) {
   Harness h;
   h.Upload(h.home, 0);
-  h.Exp(h.home, Ro(0), 1);
+  h.Exp(h.home, Ro(0, kShape), 1);
   ASSERT_EQ(h.NumPending(h.home), 2u);  // Init(t0), Exp(t0 -> t1)
   const std::vector<OperationIr> before = h.Composition(h.home);
 
   // Materialized, but a pending op still reads it: the free must wait.
-  EXPECT_EQ(h.streams.PlanRead(h.home, Rw(0), h.handles), ReadPlan::kDeferFree);
-  h.streams.DeferFree(h.home, Rw(0));
+  EXPECT_EQ(h.streams.PlanRead(h.home, Rw(0, kShape), h.handles), ReadPlan::kDeferFree);
+  h.streams.DeferFree(h.home, Rw(0, kShape));
   EXPECT_TRUE(h.handles.Has(0)) << "still readable by the kernel";
   EXPECT_EQ(h.Composition(h.home), before) << "composition must not be cut";
 
@@ -191,20 +191,20 @@ TEST(MultiStream, ReadOfReferencedTensorDefersFreeUntilTheNextDrain) {
 TEST(MultiStream, ReadOnlyReadOfReferencedTensorIsDirect) {
   Harness h;
   h.Upload(h.home, 0);
-  h.Exp(h.home, Ro(0), 1);
+  h.Exp(h.home, Ro(0, kShape), 1);
   // Not a last use: nothing to free, so nothing to defer.
-  EXPECT_EQ(h.streams.PlanRead(h.home, Ro(0), h.handles), ReadPlan::kDirect);
+  EXPECT_EQ(h.streams.PlanRead(h.home, Ro(0, kShape), h.handles), ReadPlan::kDirect);
 }
 
 TEST(MultiStream, DrainOfAnEmptyQueueStillFlushesDeferredFrees) {
   Harness h;
   h.Upload(h.home, 0);
-  h.Exp(h.home, Ro(0), 1);
+  h.Exp(h.home, Ro(0, kShape), 1);
   h.Drain(h.home);
   ASSERT_EQ(h.NumPending(h.home), 0u);
   ASSERT_NE(h.streams.queue(h.home), nullptr) << "stale variables keep the stream";
 
-  h.streams.DeferFree(h.home, Rw(0));
+  h.streams.DeferFree(h.home, Rw(0, kShape));
   EXPECT_TRUE(h.handles.Has(0));
   h.Drain(h.home);  // a drain is a boundary even when nothing is queued
   EXPECT_FALSE(h.handles.Has(0));
@@ -214,12 +214,12 @@ TEST(MultiStream, DrainOfAnEmptyQueueStillFlushesDeferredFrees) {
 TEST(MultiStream, ReadOfUnreferencedTensorIsDirectEvenOnAnIdleStream) {
   Harness h;
   h.Upload(h.home, 0);
-  h.Exp(h.home, Ro(0), 1);
+  h.Exp(h.home, Ro(0, kShape), 1);
   h.Drain(h.home);
   ASSERT_EQ(h.NumPending(h.home), 0u);
   // Queue empty, only a stale variables entry remains for t0: deferring could park the free
   // forever, so free directly.
-  EXPECT_EQ(h.streams.PlanRead(h.home, Rw(0), h.handles), ReadPlan::kDirect);
+  EXPECT_EQ(h.streams.PlanRead(h.home, Rw(0, kShape), h.handles), ReadPlan::kDirect);
 }
 
 TEST(MultiStream, ConsumingReadOfTheLastVariableRemovesTheStream) {
@@ -237,7 +237,7 @@ TEST(MultiStream, MarkReadOfAReadOnlyViewKeepsTheVariable) {
   Harness h;
   h.Upload(h.home, 0);
   h.Drain(h.home);
-  h.streams.MarkRead(h.home, Ro(0));
+  h.streams.MarkRead(h.home, Ro(0, kShape));
   EXPECT_TRUE(h.HasVariable(h.home, 0));
   EXPECT_EQ(h.streams.num_streams(), 1u);
 }
@@ -247,11 +247,11 @@ TEST(MultiStream, MarkReadOfAReadOnlyViewKeepsTheVariable) {
 TEST(MultiStream, ForeignDropOfUnmaterializedTensorFallsBackToTheQueue) {
   Harness h;
   h.Upload(h.home, 0);
-  h.Exp(h.home, Ro(0), 1);
+  h.Exp(h.home, Ro(0, kShape), 1);
   const std::vector<OperationIr> before = h.Composition(h.home);
 
   // t1's producer is pending: only the queue can order the drop.
-  EXPECT_FALSE(h.streams.ForeignDrop(h.home, Rw(1), h.handles));
+  EXPECT_FALSE(h.streams.ForeignDrop(h.home, Rw(1, kShape), h.handles));
   EXPECT_EQ(h.NumPending(h.home), 2u);
   EXPECT_EQ(h.Composition(h.home), before);
   EXPECT_TRUE(h.streams.queue(h.home)->deferred_frees().empty());
@@ -261,10 +261,10 @@ TEST(MultiStream, ForeignDropOfUnmaterializedTensorFallsBackToTheQueue) {
 TEST(MultiStream, ForeignDropOfReferencedTensorIsDeferredToTheNextDrain) {
   Harness h;
   h.Upload(h.home, 0);
-  h.Exp(h.home, Ro(0), 1);
+  h.Exp(h.home, Ro(0, kShape), 1);
   const std::vector<OperationIr> before = h.Composition(h.home);
 
-  EXPECT_TRUE(h.streams.ForeignDrop(h.home, Rw(0), h.handles));
+  EXPECT_TRUE(h.streams.ForeignDrop(h.home, Rw(0, kShape), h.handles));
   EXPECT_TRUE(h.handles.Has(0)) << "a pending op still reads t0: the free must wait";
   EXPECT_EQ(h.Composition(h.home), before) << "composition must not be cut";
 
@@ -276,12 +276,12 @@ TEST(MultiStream, ForeignDropOfReferencedTensorIsDeferredToTheNextDrain) {
 TEST(MultiStream, ForeignDropOfUnreferencedTensorFreesImmediatelyAndErasesItsVariable) {
   Harness h;
   h.Upload(h.home, 0);
-  h.Exp(h.home, Ro(0), 1);
+  h.Exp(h.home, Ro(0, kShape), 1);
   h.Drain(h.home);
   ASSERT_TRUE(h.HasVariable(h.home, 0)) << "a ReadOnly use leaves a stale entry";
 
   // Nothing pending references t0 any more: free on the spot.
-  EXPECT_TRUE(h.streams.ForeignDrop(h.home, Rw(0), h.handles));
+  EXPECT_TRUE(h.streams.ForeignDrop(h.home, Rw(0, kShape), h.handles));
   EXPECT_FALSE(h.handles.Has(0));
   EXPECT_FALSE(h.HasVariable(h.home, 0)) << "the stale variables entry is cleaned up";
   EXPECT_NE(h.streams.queue(h.home), nullptr) << "t1 is still a variable of the stream";
@@ -290,12 +290,12 @@ TEST(MultiStream, ForeignDropOfUnreferencedTensorFreesImmediatelyAndErasesItsVar
 TEST(MultiStream, ForeignDropOfTheLastVariableRemovesTheStream) {
   Harness h;
   h.Upload(h.home, 0);
-  h.Exp(h.home, Ro(0), 1);
+  h.Exp(h.home, Ro(0, kShape), 1);
   h.Drain(h.home);
 
-  EXPECT_TRUE(h.streams.ForeignDrop(h.home, Rw(0), h.handles));
+  EXPECT_TRUE(h.streams.ForeignDrop(h.home, Rw(0, kShape), h.handles));
   EXPECT_EQ(h.streams.num_streams(), 1u);
-  EXPECT_TRUE(h.streams.ForeignDrop(h.home, Rw(1), h.handles));
+  EXPECT_TRUE(h.streams.ForeignDrop(h.home, Rw(1, kShape), h.handles));
   EXPECT_EQ(h.streams.queue(h.home), nullptr);
   EXPECT_EQ(h.streams.num_streams(), 0u);
   EXPECT_EQ(h.handles.size(), 0u);
@@ -303,8 +303,8 @@ TEST(MultiStream, ForeignDropOfTheLastVariableRemovesTheStream) {
 
 TEST(MultiStream, ForeignDropForAStreamThatDoesNotExistJustFrees) {
   Harness h;
-  h.handles.Register(5, MakeHandle(*h.backend, Iota(stream_test::kShape)));
-  EXPECT_TRUE(h.streams.ForeignDrop(h.home, Rw(5), h.handles));
+  h.handles.Register(5, MakeHandle(*h.backend, Iota(kShape)));
+  EXPECT_TRUE(h.streams.ForeignDrop(h.home, Rw(5, kShape), h.handles));
   EXPECT_FALSE(h.handles.Has(5));
   EXPECT_EQ(h.streams.num_streams(), 0u);
 }
@@ -314,7 +314,7 @@ TEST(MultiStream, ForeignDropForAStreamThatDoesNotExistJustFrees) {
 TEST(MultiStream, ShareOfUnmaterializedSourceDrainsItsStreamAndAliasesTheBuffer) {
   Harness h;
   h.Upload(h.home, 0);
-  h.Exp(h.home, Ro(0), 1);
+  h.Exp(h.home, Ro(0, kShape), 1);
 
   h.streams.TagSharedView(h.home, 1, 11, h.handles);
   EXPECT_EQ(h.NumPending(h.home), 0u) << "t1's producer had to run";
@@ -327,7 +327,7 @@ TEST(MultiStream, ShareOfUnmaterializedSourceDrainsItsStreamAndAliasesTheBuffer)
 TEST(MultiStream, ShareOfMaterializedSourceLeavesItsStreamPending) {
   Harness h;
   h.Upload(h.home, 0);  // the handle exists although Init is still queued
-  h.Exp(h.home, Ro(0), 1);
+  h.Exp(h.home, Ro(0, kShape), 1);
 
   h.streams.TagSharedView(h.home, 0, 10, h.handles);
   EXPECT_EQ(h.NumPending(h.home), 2u);
@@ -337,11 +337,11 @@ TEST(MultiStream, ShareOfMaterializedSourceLeavesItsStreamPending) {
 TEST(MultiStream, SecondShareOfTheSameSourceDoesNotDrainAgain) {
   Harness h;
   h.Upload(h.home, 0);
-  h.Exp(h.home, Ro(0), 1);
+  h.Exp(h.home, Ro(0, kShape), 1);
   h.streams.TagSharedView(h.home, 1, 11, h.handles);  // drains
   ASSERT_EQ(h.NumPending(h.home), 0u);
 
-  h.Exp(h.home, Ro(1), 2);
+  h.Exp(h.home, Ro(1, kShape), 2);
   h.streams.TagSharedView(h.home, 1, 12, h.handles);
   EXPECT_EQ(h.NumPending(h.home), 1u) << "t1 is materialized: the home segment stays pending";
   EXPECT_EQ(h.BufferOf(12), h.BufferOf(1));
@@ -353,13 +353,13 @@ TEST(MultiStream, SecondShareOfTheSameSourceDoesNotDrainAgain) {
 TEST(MultiStream, DrainedForSourceIsNotDrainedForAgainEvenWithoutAHandle) {
   Harness h;
   h.Upload(h.home, 0);
-  h.Exp(h.home, Ro(0), 1);
+  h.Exp(h.home, Ro(0, kShape), 1);
   h.streams.TagSharedView(h.home, 1, 11, h.handles);  // drains; t1 becomes a shared source
-  h.Exp(h.home, Rw(1), 2);
+  h.Exp(h.home, Rw(1, kShape), 2);
   h.Drain(h.home);
   ASSERT_FALSE(h.handles.Has(1));
 
-  h.Exp(h.home, Ro(0), 3);
+  h.Exp(h.home, Ro(0, kShape), 3);
   h.streams.TagSharedView(h.home, 1, 12, h.handles);
   EXPECT_EQ(h.NumPending(h.home), 1u) << "t1 was drained for once already";
   EXPECT_FALSE(h.handles.Has(12)) << "nothing to alias";
@@ -370,15 +370,15 @@ TEST(MultiStream, DrainedForSourceIsNotDrainedForAgainEvenWithoutAHandle) {
 TEST(MultiStream, DropOpOfASharedSourceForgetsIt) {
   Harness h;
   h.Upload(h.home, 0);
-  h.Exp(h.home, Ro(0), 1);
+  h.Exp(h.home, Ro(0, kShape), 1);
   h.streams.TagSharedView(h.home, 1, 11, h.handles);
-  h.streams.Register(h.home, ir::Drop(Rw(1)), h.handles);
+  h.streams.Register(h.home, ir::Drop(Rw(1, kShape)), h.handles);
   h.Drain(h.home);
   ASSERT_FALSE(h.handles.Has(1));
   EXPECT_TRUE(h.handles.Has(11)) << "each id frees only its own reference";
   ExpectNear(h.Values(11), ExpOfIota());
 
-  h.Exp(h.home, Ro(0), 3);
+  h.Exp(h.home, Ro(0, kShape), 3);
   h.streams.TagSharedView(h.home, 1, 12, h.handles);
   EXPECT_EQ(h.NumPending(h.home), 0u) << "t1 is no longer a known shared source";
   EXPECT_FALSE(h.handles.Has(12));
@@ -387,12 +387,12 @@ TEST(MultiStream, DropOpOfASharedSourceForgetsIt) {
 TEST(MultiStream, ForeignDropOfASharedSourceForgetsIt) {
   Harness h;
   h.Upload(h.home, 0);
-  h.Exp(h.home, Ro(0), 1);
+  h.Exp(h.home, Ro(0, kShape), 1);
   h.streams.TagSharedView(h.home, 1, 11, h.handles);
-  EXPECT_TRUE(h.streams.ForeignDrop(h.home, Rw(1), h.handles));
+  EXPECT_TRUE(h.streams.ForeignDrop(h.home, Rw(1, kShape), h.handles));
   ASSERT_FALSE(h.handles.Has(1));
 
-  h.Exp(h.home, Ro(0), 3);
+  h.Exp(h.home, Ro(0, kShape), 3);
   h.streams.TagSharedView(h.home, 1, 12, h.handles);
   EXPECT_EQ(h.NumPending(h.home), 0u) << "t1 is no longer a known shared source";
 }
@@ -400,11 +400,11 @@ TEST(MultiStream, ForeignDropOfASharedSourceForgetsIt) {
 TEST(MultiStream, ChainedShareAliasesTheOwnersBufferWithoutDrainingThePeer) {
   Harness h;
   h.Upload(h.home, 0);
-  h.Exp(h.home, Ro(0), 1);
+  h.Exp(h.home, Ro(0, kShape), 1);
 
   h.streams.TagSharedView(h.home, 1, 11, h.handles);  // owner -> peer: drains the owner
   EXPECT_EQ(h.NumPending(h.home), 0u);
-  h.Exp(h.peer, Ro(11), 12);
+  h.Exp(h.peer, Ro(11, kShape), 12);
 
   h.streams.TagSharedView(h.peer, 11, 21, h.handles);  // peer -> grandpeer
   EXPECT_EQ(h.NumPending(h.peer), 1u) << "t11 already has a handle: no drain of the peer";
@@ -412,13 +412,13 @@ TEST(MultiStream, ChainedShareAliasesTheOwnersBufferWithoutDrainingThePeer) {
   EXPECT_EQ(h.BufferOf(21), h.BufferOf(11));
 
   // Dropping the owner's and the peer's ids leaves the grandpeer's alias readable.
-  h.streams.Register(h.home, ir::Drop(Rw(1)), h.handles);
+  h.streams.Register(h.home, ir::Drop(Rw(1, kShape)), h.handles);
   h.Drain(h.home);
-  h.Exp(h.peer, Rw(11), 13);
+  h.Exp(h.peer, Rw(11, kShape), 13);
   h.Drain(h.peer);
   EXPECT_FALSE(h.handles.Has(1));
   EXPECT_FALSE(h.handles.Has(11));
-  h.Exp(h.grandpeer, Ro(21), 22);
+  h.Exp(h.grandpeer, Ro(21, kShape), 22);
   h.Drain(h.grandpeer);
   ExpectNear(h.Values(21), ExpOfIota());
   EXPECT_TRUE(h.handles.Has(22));

@@ -19,12 +19,12 @@ namespace ember {
 namespace {
 
 using stream_test::Iota;
+using stream_test::kShape;
 using stream_test::MakeHandle;
-using stream_test::Out;
 using stream_test::ReadValues;
-using stream_test::Ro;
-using stream_test::Rw;
-using stream_test::T;
+using test::Out;
+using test::Ro;
+using test::Rw;
 
 // A queue with a CPU backend and a handle container to execute it against.
 struct QueueHarness {
@@ -33,7 +33,7 @@ struct QueueHarness {
   OperationQueue queue;
 
   // As the API's FromVector: the handle is registered first, then Init is queued.
-  void Upload(TensorId id, const Shape& shape = stream_test::kShape, float start = 0.0f) {
+  void Upload(TensorId id, const Shape& shape = kShape, float start = 0.0f) {
     handles.Register(id, MakeHandle(*backend, Iota(shape, start), shape));
     queue.Add(ir::Init(Out(id, shape)));
   }
@@ -74,9 +74,9 @@ void ExpectNear(const std::vector<float>& actual, const std::vector<float>& expe
 
 TEST(OperationQueue, AddRecordsLatestStatusesAndConvertsEveryOpInOneFrame) {
   const std::vector<OperationIr> ops = {
-      ir::Init(Out(10)),
-      ir::Unary(OpKind::kExp, Ro(10), Out(11)),
-      ir::Binary(OpKind::kAdd, Rw(11), Rw(10), Out(12)),
+      ir::Init(Out(10, kShape)),
+      ir::Unary(OpKind::kExp, Ro(10, kShape), Out(11, kShape)),
+      ir::Binary(OpKind::kAdd, Rw(11, kShape), Rw(10, kShape), Out(12, kShape)),
   };
   OperationQueue queue;
   for (const OperationIr& op : ops) queue.Add(op);
@@ -93,12 +93,12 @@ TEST(OperationQueue, AddRecordsLatestStatusesAndConvertsEveryOpInOneFrame) {
   // One frame for the whole queue: t10 is relative id 0 in every op that uses it.
   const std::vector<OperationIr>& rel = queue.relative();
   ASSERT_EQ(rel.size(), 3u);
-  EXPECT_EQ(rel[0].outputs[0], T(0, TensorStatus::kNotInit, {1, 2}));
-  EXPECT_EQ(rel[1].inputs[0], T(0, TensorStatus::kReadOnly, {1, 2}));
-  EXPECT_EQ(rel[1].outputs[0], T(1, TensorStatus::kNotInit, {1, 2}));
-  EXPECT_EQ(rel[2].inputs[0], T(1, TensorStatus::kReadWrite, {1, 2}));
-  EXPECT_EQ(rel[2].inputs[1], T(0, TensorStatus::kReadWrite, {1, 2}));
-  EXPECT_EQ(rel[2].outputs[0], T(2, TensorStatus::kNotInit, {1, 2}));
+  EXPECT_EQ(rel[0].outputs[0], Out(0, {1, 2}));
+  EXPECT_EQ(rel[1].inputs[0], Ro(0, {1, 2}));
+  EXPECT_EQ(rel[1].outputs[0], Out(1, {1, 2}));
+  EXPECT_EQ(rel[2].inputs[0], Rw(1, {1, 2}));
+  EXPECT_EQ(rel[2].inputs[1], Rw(0, {1, 2}));
+  EXPECT_EQ(rel[2].outputs[0], Out(2, {1, 2}));
 
   // The same as one converter run over the sequence.
   OperationConverter converter;
@@ -120,7 +120,7 @@ TEST(OperationQueue, ShapesAssignedCountsTheSeededShapeId) {
 TEST(OperationQueue, ReferencesTensorSeesInputsAndOutputsOfPendingOpsOnly) {
   QueueHarness h;
   h.Upload(1);
-  h.queue.Add(ir::Unary(OpKind::kExp, Ro(1), Out(2)));
+  h.queue.Add(ir::Unary(OpKind::kExp, Ro(1, kShape), Out(2, kShape)));
 
   EXPECT_TRUE(h.queue.ReferencesTensor(1));
   EXPECT_TRUE(h.queue.ReferencesTensor(2));
@@ -144,16 +144,17 @@ struct PrefixProgram {
 
   QueueHarness h;
   std::vector<OperationIr> remaining = {
-      ir::Scalar(OpKind::kAddScalar, Rw(d), ScalarIr::Float(3.0), Out(e)),
-      ir::Binary(OpKind::kAdd, Rw(c), Rw(e), Out(f)),
+      ir::Scalar(OpKind::kAddScalar, Rw(d, kShape), ScalarIr::Float(3.0), Out(e, kShape)),
+      ir::Binary(OpKind::kAdd, Rw(c, kShape), Rw(e, kShape), Out(f, kShape)),
   };
 
   PrefixProgram() {
     h.Upload(z, {7});
     h.Upload(a);
-    h.Upload(b, stream_test::kShape, 10.0f);
-    h.queue.Add(ir::Binary(OpKind::kMul, Rw(a), Ro(b), Out(c)));
-    h.queue.Add(ir::Scalar(OpKind::kMulScalar, Ro(c), ScalarIr::Float(2.0), Out(d)));
+    h.Upload(b, kShape, 10.0f);
+    h.queue.Add(ir::Binary(OpKind::kMul, Rw(a, kShape), Ro(b, kShape), Out(c, kShape)));
+    h.queue.Add(
+        ir::Scalar(OpKind::kMulScalar, Ro(c, kShape), ScalarIr::Float(2.0), Out(d, kShape)));
     for (const OperationIr& op : remaining) h.queue.Add(op);
   }
 };
@@ -173,8 +174,8 @@ TEST(OperationQueue, ExecuteUnfusedOfAPrefixFreesLastUsesAndKeepsReadOnlyInputs)
   EXPECT_TRUE(h.handles.Has(p.d));
   EXPECT_FALSE(h.handles.Has(p.e));
 
-  const std::vector<float> a = Iota(stream_test::kShape);
-  const std::vector<float> b = Iota(stream_test::kShape, 10.0f);
+  const std::vector<float> a = Iota(kShape);
+  const std::vector<float> b = Iota(kShape, 10.0f);
   std::vector<float> c, d;
   for (size_t i = 0; i < a.size(); ++i) {
     c.push_back(a[i] * b[i]);
@@ -202,7 +203,7 @@ TEST(OperationQueue, ExecuteUnfusedRelativizesTheRemainingOpsFromTheNewHead) {
 
   // Before: in the frame of the whole queue. z, a, b, c, d come first; [7] took shape id 1.
   const OperationIr before = h.queue.relative()[PrefixProgram::kPrefix];
-  EXPECT_EQ(before.inputs[0], T(4, TensorStatus::kReadWrite, {2, 3}));
+  EXPECT_EQ(before.inputs[0], Rw(4, {2, 3}));
   EXPECT_EQ(before.scalars[0], ScalarIr::UInt(1));
 
   h.queue.ExecuteUnfused(Prefix(PrefixProgram::kPrefix), *h.backend, h.handles);
@@ -210,8 +211,8 @@ TEST(OperationQueue, ExecuteUnfusedRelativizesTheRemainingOpsFromTheNewHead) {
   // After: tensor ids, scalar placeholders and shape ids restart at the head.
   const std::vector<OperationIr>& rel = h.queue.relative();
   ASSERT_EQ(rel.size(), 2u);
-  EXPECT_EQ(rel[0].inputs[0], T(0, TensorStatus::kReadWrite, {1, 2}));  // d
-  EXPECT_EQ(rel[0].outputs[0], T(1, TensorStatus::kNotInit, {1, 2}));   // e
+  EXPECT_EQ(rel[0].inputs[0], Rw(0, {1, 2}));    // d
+  EXPECT_EQ(rel[0].outputs[0], Out(1, {1, 2}));  // e
   EXPECT_EQ(rel[0].scalars[0], ScalarIr::UInt(0));
   EXPECT_EQ(rel[1].inputs[0].id, 2u);  // c
   EXPECT_EQ(rel[1].inputs[1].id, 1u);  // e
@@ -229,23 +230,23 @@ TEST(OperationQueue, ExecuteUnfusedRelativizesTheRemainingOpsFromTheNewHead) {
 TEST(OperationQueue, ExecuteUnfusedAcceptsAnyPermutationOfThePrefix) {
   QueueHarness h;
   h.Upload(1);
-  h.queue.Add(ir::Unary(OpKind::kExp, Ro(1), Out(2)));
-  h.queue.Add(ir::Unary(OpKind::kNeg, Ro(1), Out(3)));
-  h.queue.Add(ir::Unary(OpKind::kAbs, Rw(1), Out(4)));
+  h.queue.Add(ir::Unary(OpKind::kExp, Ro(1, kShape), Out(2, kShape)));
+  h.queue.Add(ir::Unary(OpKind::kNeg, Ro(1, kShape), Out(3, kShape)));
+  h.queue.Add(ir::Unary(OpKind::kAbs, Rw(1, kShape), Out(4, kShape)));
 
   const std::vector<size_t> ordering = {0, 2, 1};
   h.queue.ExecuteUnfused(ordering, *h.backend, h.handles);
 
   ASSERT_EQ(h.queue.size(), 1u);
   EXPECT_EQ(h.queue.global()[0].kind, OpKind::kAbs);
-  ExpectNear(h.Values(2), Map(Iota(stream_test::kShape), [](float v) { return std::exp(v); }));
-  EXPECT_EQ(h.Values(3), Map(Iota(stream_test::kShape), [](float v) { return -v; }));
+  ExpectNear(h.Values(2), Map(Iota(kShape), [](float v) { return std::exp(v); }));
+  EXPECT_EQ(h.Values(3), Map(Iota(kShape), [](float v) { return -v; }));
 }
 
 TEST(OperationQueueDeathTest, ExecuteUnfusedRejectsAnOrderingThatIsNotAPrefix) {
   QueueHarness h;
   h.Upload(1);
-  h.queue.Add(ir::Unary(OpKind::kExp, Ro(1), Out(2)));
+  h.queue.Add(ir::Unary(OpKind::kExp, Ro(1, kShape), Out(2, kShape)));
   const std::vector<size_t> ordering = {1};
   // Matches the CHECK's condition: EMBER_CHECK currently drops its formatted message (the
   // "" in check.h becomes the format string once __VA_OPT__ adds its comma).
@@ -260,17 +261,17 @@ TEST(OperationQueue, FlushDeferredFreesUnreferencedTensorsAndKeepsReferencedOnes
   h.Upload(9);
   h.queue.ExecuteUnfused(Prefix(1), *h.backend, h.handles);  // t9 materialized, nothing pending
   h.Upload(1);
-  h.queue.Add(ir::Unary(OpKind::kExp, Ro(1), Out(2)));
+  h.queue.Add(ir::Unary(OpKind::kExp, Ro(1, kShape), Out(2, kShape)));
 
-  h.queue.DeferFree(Rw(1));
-  h.queue.DeferFree(Rw(9));
+  h.queue.DeferFree(Rw(1, kShape));
+  h.queue.DeferFree(Rw(9, kShape));
   h.queue.FlushDeferred(h.handles);
 
   EXPECT_FALSE(h.handles.Has(9)) << "no pending op references t9";
   EXPECT_FALSE(h.HasVariable(9));
   EXPECT_TRUE(h.handles.Has(1)) << "the queued Exp still reads t1";
   EXPECT_TRUE(h.HasVariable(1));
-  EXPECT_EQ(h.queue.deferred_frees(), (std::vector<TensorIr>{Rw(1)}));
+  EXPECT_EQ(h.queue.deferred_frees(), (std::vector<TensorIr>{Rw(1, kShape)}));
   EXPECT_EQ(h.queue.size(), 2u) << "a flush never executes anything";
 
   // The execution that runs the last reference is the boundary that releases it.
@@ -284,9 +285,9 @@ TEST(OperationQueue, FlushDeferredFreesUnreferencedTensorsAndKeepsReferencedOnes
 TEST(OperationQueue, PartialExecutionKeepsDeferredFreesTheRemainingOpsStillReference) {
   QueueHarness h;
   h.Upload(1);
-  h.queue.Add(ir::Unary(OpKind::kExp, Ro(1), Out(2)));
-  h.queue.Add(ir::Unary(OpKind::kNeg, Ro(1), Out(3)));
-  h.queue.DeferFree(Rw(1));
+  h.queue.Add(ir::Unary(OpKind::kExp, Ro(1, kShape), Out(2, kShape)));
+  h.queue.Add(ir::Unary(OpKind::kNeg, Ro(1, kShape), Out(3, kShape)));
+  h.queue.DeferFree(Rw(1, kShape));
 
   h.queue.ExecuteUnfused(Prefix(2), *h.backend, h.handles);
   EXPECT_TRUE(h.handles.Has(1)) << "the queued Neg still reads t1";
@@ -295,7 +296,7 @@ TEST(OperationQueue, PartialExecutionKeepsDeferredFreesTheRemainingOpsStillRefer
   h.queue.ExecuteUnfused(Prefix(1), *h.backend, h.handles);
   EXPECT_FALSE(h.handles.Has(1));
   EXPECT_TRUE(h.queue.deferred_frees().empty());
-  EXPECT_EQ(h.Values(3), Map(Iota(stream_test::kShape), [](float v) { return -v; }));
+  EXPECT_EQ(h.Values(3), Map(Iota(kShape), [](float v) { return -v; }));
 }
 
 // --- StreamId (burn's queue/base.rs: stream_id_from_different_threads) ---------------------

@@ -3,19 +3,22 @@
 
 #include "engine/ir/builders.h"
 #include "engine/stream/plan_store.h"
+#include "tests/common/ir_builders.h"
 
 namespace ember {
 namespace {
 
-TensorIr T(TensorId id, TensorStatus status = TensorStatus::kReadOnly) {
-  return TensorIr{id, {1, 2}, status, DType::kF32};
-}
+using test::Out;
+using test::Ro;
+using test::Rw;
+
+const Shape kShape = {1, 2};
 
 OperationIr LogOp(TensorId in, TensorId out) {
-  return ir::Unary(OpKind::kLog, T(in), T(out, TensorStatus::kNotInit));
+  return ir::Unary(OpKind::kLog, Ro(in, kShape), Out(out, kShape));
 }
 OperationIr ExpOp(TensorId in, TensorId out) {
-  return ir::Unary(OpKind::kExp, T(in), T(out, TensorStatus::kNotInit));
+  return ir::Unary(OpKind::kExp, Ro(in, kShape), Out(out, kShape));
 }
 
 ExecutionPlan PlanOf(std::vector<OperationIr> ops) {
@@ -47,7 +50,7 @@ TEST(ExecutionPlanIndex, DifferentFirstOpsAreKeptApart) {
 
 TEST(ExecutionPlanIndex, StatusIsPartOfTheKey) {
   ExecutionPlanIndex index;
-  index.Insert(ir::Unary(OpKind::kLog, T(0, TensorStatus::kReadWrite), T(1)), 0);
+  index.Insert(ir::Unary(OpKind::kLog, Rw(0, kShape), Ro(1, kShape)), 0);
   EXPECT_TRUE(index.Find(LogOp(0, 1)).empty());
 }
 

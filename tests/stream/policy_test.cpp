@@ -4,6 +4,7 @@
 
 #include "engine/ir/builders.h"
 #include "engine/stream/policy.h"
+#include "tests/common/ir_builders.h"
 
 namespace ember {
 namespace {
@@ -18,14 +19,10 @@ struct TestStream {
   }
 
   void NewOp(TensorId out_id) {
-    if (tensors.empty()) tensors.push_back(Node(0));
-    tensors.push_back(Node(out_id));
+    if (tensors.empty()) tensors.push_back(test::Out(0, {32, 32, 1}));
+    tensors.push_back(test::Out(out_id, {32, 32, 1}));
     operations.push_back(
         ir::Unary(OpKind::kLog, tensors[tensors.size() - 2], tensors[tensors.size() - 1]));
-  }
-
-  static TensorIr Node(TensorId id) {
-    return TensorIr{id, {32, 32, 1}, TensorStatus::kNotInit, DType::kF32};
   }
 
   std::vector<OperationIr> Ops(size_t begin, size_t end) const {

@@ -9,6 +9,7 @@
 #include "engine/core/check.h"
 #include "engine/ir/builders.h"
 #include "engine/stream/processor.h"
+#include "tests/common/ir_builders.h"
 #include "tests/search/test_fusers.h"
 
 namespace ember {
@@ -16,21 +17,18 @@ namespace {
 
 using search_test::TestOptimizationFuser;
 
-TensorIr T(TensorId id, TensorStatus status) {
-  return TensorIr{id, {32, 32}, status, DType::kF32};
-}
+using test::Out;
+using test::Ro;
+
+// Every tensor of these tests is [32, 32] f32, as in burn's.
+const Shape kShape = {32, 32};
+
 // All three share tensor id 0, so they always land in one block.
-OperationIr Op1() {
-  return ir::Binary(OpKind::kAdd, T(0, TensorStatus::kReadOnly), T(1, TensorStatus::kReadOnly),
-                    T(2, TensorStatus::kNotInit));
-}
+OperationIr Op1() { return ir::Binary(OpKind::kAdd, Ro(0, kShape), Ro(1, kShape), Out(2, kShape)); }
 OperationIr Op2() {
-  return ir::Scalar(OpKind::kAddScalar, T(0, TensorStatus::kReadOnly), ScalarIr::Float(5.0),
-                    T(2, TensorStatus::kNotInit));
+  return ir::Scalar(OpKind::kAddScalar, Ro(0, kShape), ScalarIr::Float(5.0), Out(2, kShape));
 }
-OperationIr Op3() {
-  return ir::Unary(OpKind::kLog, T(0, TensorStatus::kReadOnly), T(0, TensorStatus::kNotInit));
-}
+OperationIr Op3() { return ir::Unary(OpKind::kLog, Ro(0, kShape), Out(0, kShape)); }
 
 // burn's TestSegment: executing a plan drains, per leaf, opt.len() ops (fused) or
 // ordering.size() ops (unfused) from the front, and records the plan id.
@@ -302,7 +300,7 @@ namespace ember {
 namespace {
 
 OperationIr Chain(OpKind kind, TensorId in, TensorId out) {
-  return ir::Unary(kind, T(in, TensorStatus::kReadOnly), T(out, TensorStatus::kNotInit));
+  return ir::Unary(kind, Ro(in, kShape), Out(out, kShape));
 }
 
 // Head settling (Note [Head settling]) at a sync (Note [Sync tail]): a block whose head cannot fuse

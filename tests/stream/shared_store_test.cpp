@@ -9,13 +9,14 @@
 namespace ember {
 namespace {
 
-using stream_test::Ro;
+using stream_test::kShape;
+using test::Ro;
 
 struct Device : stream_test::StreamDevice {
   // Init(t); Exp(t -> t+1): the same relative segment for every t.
   void Queue(StreamId stream, TensorId t) {
     Upload(stream, t);
-    Exp(stream, Ro(t), t + 1);
+    Exp(stream, Ro(t, kShape), t + 1);
   }
 };
 

@@ -1,5 +1,6 @@
-// Helpers for the stream suites: terse f32 tensor snapshots, uploads through the CPU backend and
-// reads back, so that queues and streams run real ops without the public Tensor API.
+// Helpers for the stream suites: the suites' one tensor shape (tensors themselves come from
+// tests/common/ir_builders.h), uploads through the CPU backend and reads back, so that queues
+// and streams run real ops without the public Tensor API.
 #pragma once
 
 #include <cstring>
@@ -13,6 +14,7 @@
 #include "engine/runtime/cpu/cpu_backend.h"
 #include "engine/runtime/handle_container.h"
 #include "engine/stream/multi_stream.h"
+#include "tests/common/ir_builders.h"
 #include "tests/search/test_fusers.h"
 
 namespace ember::stream_test {
@@ -20,19 +22,6 @@ namespace ember::stream_test {
 // Every tensor of these suites has this shape unless a test says otherwise (burn's multi.rs
 // tests use one shape for all tensors too).
 inline const Shape kShape = {2, 3};
-
-inline TensorIr T(TensorId id, TensorStatus status, Shape shape = kShape) {
-  return TensorIr{.id = id, .shape = std::move(shape), .status = status, .dtype = DType::kF32};
-}
-inline TensorIr Ro(TensorId id, Shape shape = kShape) {
-  return T(id, TensorStatus::kReadOnly, std::move(shape));
-}
-inline TensorIr Rw(TensorId id, Shape shape = kShape) {
-  return T(id, TensorStatus::kReadWrite, std::move(shape));
-}
-inline TensorIr Out(TensorId id, Shape shape = kShape) {
-  return T(id, TensorStatus::kNotInit, std::move(shape));
-}
 
 inline std::vector<float> Iota(const Shape& shape, float start = 0.0f) {
   std::vector<float> values(static_cast<size_t>(NumElements(shape)));
@@ -77,12 +66,13 @@ struct StreamDevice {
   // As the API's FromVector: registers the handle, then queues Init on `stream`.
   void Upload(StreamId stream, TensorId id) {
     handles.Register(id, MakeHandle(*backend, Iota(kShape)));
-    streams.Register(stream, ir::Init(Out(id)), handles);
+    streams.Register(stream, ir::Init(test::Out(id, kShape)), handles);
   }
 
   // burn's register_exp; the input's status is the caller's (burn always reads ReadOnly).
   void Exp(StreamId stream, TensorIr input, TensorId out) {
-    streams.Register(stream, ir::Unary(OpKind::kExp, std::move(input), Out(out)), handles);
+    streams.Register(stream, ir::Unary(OpKind::kExp, std::move(input), test::Out(out, kShape)),
+                     handles);
   }
 
   void Drain(StreamId stream) { streams.Drain(stream, handles); }

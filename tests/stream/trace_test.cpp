@@ -25,9 +25,10 @@ namespace ember {
 namespace {
 
 using stream_test::Iota;
+using stream_test::kShape;
 using stream_test::MakeHandle;
-using stream_test::Out;
-using stream_test::Ro;
+using test::Out;
+using test::Ro;
 using ::testing::Contains;
 using ::testing::Not;
 using ::testing::StartsWith;
@@ -79,54 +80,47 @@ size_t Count(std::string_view text, std::string_view needle) {
   return n;
 }
 
-TensorIr F32(TensorId id, Shape shape) {
-  return TensorIr{
-      .id = id, .shape = std::move(shape), .status = TensorStatus::kReadOnly, .dtype = DType::kF32};
-}
-
 // The seed's (a * b + c * 2).exp() on 64x64: t1 * t2 -> t4, t3 * 2 -> t5, t4 + t5 -> t6,
 // exp(t6) -> t7.
 std::vector<OperationIr> SeedOps() {
   const Shape s = {64, 64};
   return {
-      ir::Binary(OpKind::kMul, F32(1, s), F32(2, s), F32(4, s)),
-      ir::Scalar(OpKind::kMulScalar, F32(3, s), ScalarIr::Float(2.0), F32(5, s)),
-      ir::Binary(OpKind::kAdd, F32(4, s), F32(5, s), F32(6, s)),
-      ir::Unary(OpKind::kExp, F32(6, s), F32(7, s)),
+      ir::Binary(OpKind::kMul, Ro(1, s), Ro(2, s), Ro(4, s)),
+      ir::Scalar(OpKind::kMulScalar, Ro(3, s), ScalarIr::Float(2.0), Ro(5, s)),
+      ir::Binary(OpKind::kAdd, Ro(4, s), Ro(5, s), Ro(6, s)),
+      ir::Unary(OpKind::kExp, Ro(6, s), Ro(7, s)),
   };
 }
 
 // Positions 0 and 2 fuse, 1 runs alone after them.
 std::vector<OperationIr> ComposedOps() {
   return {
-      ir::Unary(OpKind::kExp, F32(1, {8}), F32(2, {8})),
-      ir::Permute(F32(3, {4, 2}), {1, 0}, F32(4, {2, 4})),
-      ir::Binary(OpKind::kMul, F32(2, {8}), F32(2, {8}), F32(5, {8})),
+      ir::Unary(OpKind::kExp, Ro(1, {8}), Ro(2, {8})),
+      ir::Permute(Ro(3, {4, 2}), {1, 0}, Ro(4, {2, 4})),
+      ir::Binary(OpKind::kMul, Ro(2, {8}), Ro(2, {8}), Ro(5, {8})),
   };
 }
 
 // --- The printers (burn's trace.rs tests) -------------------------------------------------------
 
-TEST(Trace, TensorFormatIsCompact) {
-  EXPECT_EQ(FormatTensor(F32(42, {2, 3, 4})), "t42:f32[2,3,4]");
-}
+TEST(Trace, TensorFormatIsCompact) { EXPECT_EQ(FormatTensor(Ro(42, {2, 3, 4})), "t42:f32[2,3,4]"); }
 
 TEST(Trace, TensorFormatSeparatesSeveralTensorsWithCommaSpace) {
-  const std::vector<TensorIr> tensors = {F32(1, {8}), F32(2, {})};
+  const std::vector<TensorIr> tensors = {Ro(1, {8}), Ro(2, {})};
   EXPECT_EQ(FormatTensors(tensors), "t1:f32[8], t2:f32[]");
 }
 
 TEST(Trace, OpKindIncludesTheInnerVariant) {
-  EXPECT_EQ(OpName(ir::Permute(F32(1, {4, 2}), {1, 0}, F32(2, {2, 4}))), "BaseFloat::Permute");
+  EXPECT_EQ(OpName(ir::Permute(Ro(1, {4, 2}), {1, 0}, Ro(2, {2, 4}))), "BaseFloat::Permute");
 }
 
 TEST(Trace, OpKindOfAFloatUnaryIsFloatFamily) {
-  EXPECT_EQ(OpName(ir::Unary(OpKind::kExp, F32(1, {4}), F32(2, {4}))), "Float::Exp");
+  EXPECT_EQ(OpName(ir::Unary(OpKind::kExp, Ro(1, {4}), Ro(2, {4}))), "Float::Exp");
 }
 
 // burn's format_table_puts_name_and_score_in_block_header.
 TEST(Trace, TableNamesTheFusedBlockAndItsScoreOnce) {
-  const OperationIr op = ir::Unary(OpKind::kExp, F32(1, {4}), F32(2, {4}));
+  const OperationIr op = ir::Unary(OpKind::kExp, Ro(1, {4}), Ro(2, {4}));
   const std::vector<TraceBlock> blocks = {
       {.kind = TraceBlock::Kind::kFused, .name = "FusedKernel", .score = 42, .ops = {op, op}},
       {.kind = TraceBlock::Kind::kUnfused, .ops = {op}},
@@ -164,7 +158,7 @@ TEST(Trace, CollectTakesGlobalOpsAtEachLeafsPositionsInExecutionOrder) {
 }
 
 TEST(Trace, BlockHeadersUseSingularForOneOp) {
-  const OperationIr op = ir::Drop(F32(1, {}));
+  const OperationIr op = ir::Drop(Ro(1, {}));
   EXPECT_EQ(FormatTraceBlockHeader(
                 {.kind = TraceBlock::Kind::kFused, .name = "Reduce", .score = 3, .ops = {op}}),
             "▸ fused Reduce (score=3, 1 op)");
@@ -227,7 +221,7 @@ TEST(Trace, GoldenComposedFusedThenUnfused) {
 
 // One op, one block; Drop prints bare and its empty outputs cell is padded to the header.
 TEST(Trace, GoldenSingleOpSingleBlock) {
-  const std::vector<OperationIr> ops = {ir::Drop(F32(9, {}))};
+  const std::vector<OperationIr> ops = {ir::Drop(Ro(9, {}))};
   EXPECT_EQ(FormatExecutionTable(ExecutionStrategy::Operations({0}), ops),
             Lines({
                 Rule(49),
@@ -255,8 +249,8 @@ struct QueueHarness {
   OperationQueue queue;
 
   void Upload(TensorId id) {
-    handles.Register(id, MakeHandle(*backend, Iota(stream_test::kShape), stream_test::kShape));
-    queue.Add(ir::Init(Out(id)));
+    handles.Register(id, MakeHandle(*backend, Iota(kShape), kShape));
+    queue.Add(ir::Init(Out(id, kShape)));
   }
 };
 
@@ -264,8 +258,8 @@ struct QueueHarness {
 TEST(Trace, QueueExecutionLogsTheTableAtFullLevel) {
   QueueHarness h;
   h.Upload(1);
-  h.queue.Add(ir::Unary(OpKind::kExp, Ro(1), Out(2)));
-  h.queue.Add(ir::Unary(OpKind::kExp, Ro(2), Out(3)));
+  h.queue.Add(ir::Unary(OpKind::kExp, Ro(1, kShape), Out(2, kShape)));
+  h.queue.Add(ir::Unary(OpKind::kExp, Ro(2, kShape), Out(3, kShape)));
 
   ScopedLogCapture capture(LogLevel::kFull);
   h.queue.ExecuteUnfused(std::vector<size_t>{0, 1}, *h.backend, h.handles);
@@ -284,8 +278,8 @@ TEST(Trace, QueueExecutionLogsTheTableAtFullLevel) {
 TEST(Trace, QueueExecutionOfAFusedPlanLogsItsBlocks) {
   QueueHarness h;
   h.Upload(1);
-  h.queue.Add(ir::Unary(OpKind::kExp, Ro(1), Out(2)));
-  h.queue.Add(ir::Unary(OpKind::kExp, Ro(2), Out(3)));
+  h.queue.Add(ir::Unary(OpKind::kExp, Ro(1, kShape), Out(2, kShape)));
+  h.queue.Add(ir::Unary(OpKind::kExp, Ro(2, kShape), Out(3, kShape)));
   const BlockOptimization plan{
       ExecutionStrategy::Composed({ExecutionStrategy::Operations({0}),
                                    ExecutionStrategy::Fused(Fake("ElementWise", 2), {1, 2}, 7)}),
@@ -295,11 +289,12 @@ TEST(Trace, QueueExecutionOfAFusedPlanLogsItsBlocks) {
   h.queue.ExecuteOptimization(plan, *h.backend, h.handles);
 
   const std::string expected = FormatTraceTable(std::vector<TraceBlock>{
-      {.kind = TraceBlock::Kind::kUnfused, .ops = {ir::Init(Out(1))}},
+      {.kind = TraceBlock::Kind::kUnfused, .ops = {ir::Init(Out(1, kShape))}},
       {.kind = TraceBlock::Kind::kFused,
        .name = "ElementWise",
        .score = 7,
-       .ops = {ir::Unary(OpKind::kExp, Ro(1), Out(2)), ir::Unary(OpKind::kExp, Ro(2), Out(3))}},
+       .ops = {ir::Unary(OpKind::kExp, Ro(1, kShape), Out(2, kShape)),
+               ir::Unary(OpKind::kExp, Ro(2, kShape), Out(3, kShape))}},
   });
   EXPECT_THAT(capture.messages(), Contains(expected));
   EXPECT_NE(expected.find("▸ fused ElementWise (score=7, 2 ops)"), std::string::npos);
@@ -309,7 +304,7 @@ TEST(Trace, QueueExecutionOfAFusedPlanLogsItsBlocks) {
 TEST(Trace, QueueExecutionDoesNotLogTheTableBelowFullLevel) {
   QueueHarness h;
   h.Upload(1);
-  h.queue.Add(ir::Unary(OpKind::kExp, Ro(1), Out(2)));
+  h.queue.Add(ir::Unary(OpKind::kExp, Ro(1, kShape), Out(2, kShape)));
 
   ScopedLogCapture capture(LogLevel::kMedium);
   h.queue.ExecuteUnfused(std::vector<size_t>{0, 1}, *h.backend, h.handles);

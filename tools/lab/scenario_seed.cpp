@@ -1,5 +1,5 @@
 // The seed's two walk-throughs (README.md, "ember-lab"; tests/end_to_end/seed_walkthrough_test.cpp
-// checks the same runs):
+// checks the same runs), their programs in seed_programs.h:
 //   reuse      (a * b + c * s).exp() on 64x64 (n iterations), another scalar, 32x32, 64x32;
 //   unrelated  five independent chains of eight unary/scalar ops before one sync.
 // With --log full the engine's own lines (written to stderr) read as the seed shows them; the
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tools/lab/scenarios.h"
+#include "tools/lab/seed_programs.h"
 
 namespace ember::lab {
 
@@ -58,10 +59,7 @@ void RunReuse(const ScenarioContext& ctx, RunResult& result) {
     Tensor a = Tensor::RandomUniform(dims, DType::kF32, ctx.device);
     Tensor b = Tensor::RandomUniform(dims, DType::kF32, ctx.device);
     Tensor c = Tensor::RandomUniform(dims, DType::kF32, ctx.device);
-    // One statement per product: the ops queue in the seed's order (docs/API.md).
-    Tensor ab = a * b;
-    Tensor cs = c * step.scalar;
-    const std::vector<float> out = (std::move(ab) + std::move(cs)).Exp().ToVector<float>();
+    const std::vector<float> out = SeedExpression(a, b, c, step.scalar).ToVector<float>();
     const double ms = ctx.clock.StepDone();
     result.step_rows.push_back(
         StepDelta(step.label + " (" + shape + ", s=" + FormatScalar(step.scalar) + ")", before,
@@ -102,17 +100,7 @@ void RunUnrelated(const ScenarioContext& ctx, RunResult& result) {
     ctx.clock.StartStep();
     const Stats before = GetStats(ctx.device);
     std::vector<Tensor> outputs;
-    for (int k = 0; k < kChains; ++k) {
-      Tensor x = inputs[k] * 0.5;
-      x = std::move(x) + 1.0;
-      x = std::move(x).Exp();
-      x = std::move(x) - 0.25;
-      x = std::move(x).Tanh();
-      x = std::move(x) * 3.0;
-      x = std::move(x).Sin();
-      x = std::move(x).Abs();
-      outputs.push_back(std::move(x));
-    }
+    for (int k = 0; k < kChains; ++k) outputs.push_back(UnrelatedChain(inputs[k]));
     Sync(ctx.device);
     const Stats after = GetStats(ctx.device);
     for (int k = 0; k < kChains; ++k) last[k] = outputs[k].ToVector<float>();

@@ -1,11 +1,7 @@
 // ember-lab end to end: each test runs the real binary (tools/lab, path from CMake as
 // EMBER_LAB_BINARY) as a child process on a temporary plan database with small sizes, and
 // checks its --json output and exit status.
-#include <sys/wait.h>
-
 #include <algorithm>
-#include <array>
-#include <cstdio>
 #include <cstdlib>
 #include <set>
 #include <string>
@@ -15,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "store/shm/shared_segment.h"
+#include "tests/common/process.h"
 #include "tests/common/temp_dir.h"
 
 namespace ember {
@@ -27,13 +24,6 @@ struct LabRun {
   nlohmann::json json;
 };
 
-// Quotes `s` for /bin/sh.
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 // Runs ember-lab `args` in `dir` with the EMBER_ settings of this process removed (so the
 // flags alone decide), capturing stdout and stderr. Unless `args` name --shm or run workers,
 // the shared-memory tier is off: its segment is named after the database path and outlives
@@ -43,35 +33,18 @@ LabRun RunLab(const test::TempDir& dir, std::vector<std::string> args) {
       (args.empty() || args[0] != "workers")) {
     args.insert(args.end(), {"--shm", "off"});
   }
-  // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on `"..." + string`.
-  std::string command = "cd ";
-  command += Quote(dir.path().string());
-  command += " && env -u EMBER_PLAN_DB -u EMBER_WORKLOAD -u EMBER_MAX_EXPLORATIONS -u EMBER_LOG ";
-  command += "-u EMBER_SHM -u EMBER_CONFIG EMBER_CONFIG=/dev/null ";
-  command += Quote(EMBER_LAB_BINARY);
-  for (const std::string& a : args) {
-    command += ' ';
-    command += Quote(a);
-  }
+  const std::string out_file = dir.File("stdout.txt");
   const std::string err_file = dir.File("stderr.txt");
-  command += " 2>";
-  command += Quote(err_file);
+  const pid_t pid = test::Spawn(EMBER_LAB_BINARY, args,
+                                {.env = test::ChildEnvironment({"EMBER_CONFIG=/dev/null"}),
+                                 .out_file = out_file,
+                                 .err_file = err_file,
+                                 .working_dir = dir.path().string()});
   LabRun run;
-  FILE* pipe = popen(command.c_str(), "r");
-  EXPECT_NE(pipe, nullptr) << command;
-  if (pipe == nullptr) return run;
-  std::array<char, 4096> buffer;
-  size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) run.out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  FILE* err = std::fopen(err_file.c_str(), "r");
-  if (err != nullptr) {
-    while ((n = fread(buffer.data(), 1, buffer.size(), err)) > 0) {
-      run.err.append(buffer.data(), n);
-    }
-    std::fclose(err);
-  }
+  const int code = test::WaitChild(pid);
+  run.exit_code = code < test::kKilledBySignal ? code : -1;
+  run.out = test::ReadFile(out_file);
+  run.err = test::ReadFile(err_file);
   if (run.exit_code == 0) {
     run.json = nlohmann::json::parse(run.out, nullptr, /*allow_exceptions=*/false);
   }

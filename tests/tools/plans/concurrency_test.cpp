@@ -1,6 +1,7 @@
 // Read commands and live writers: they read a database that another process is writing
 // (WAL), and they never modify the file.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <xxhash.h>
 
