@@ -109,10 +109,8 @@ bool IsFusable(OpKind kind) {
     case OpKind::kExp:
     case OpKind::kLog:
     case OpKind::kSqrt:
-    case OpKind::kTanh:
-      return true;
-    default:
-      return false;
+    case OpKind::kTanh: return true;
+    default: return false;
   }
 }
 
@@ -120,8 +118,7 @@ bool IsFusable(OpKind kind) {
 // container stay consistent; a Drop just frees.
 class MarkOutputsOptimization final : public Optimization {
  public:
-  MarkOutputsOptimization(size_t len, NoopBackend& backend)
-      : len_(len), backend_(backend) {}
+  MarkOutputsOptimization(size_t len, NoopBackend& backend) : len_(len), backend_(backend) {}
 
   void Execute(Context& context, OrderedExecution& execution) override {
     backend_.fused_ops += len_;
@@ -334,8 +331,8 @@ struct Device {
 
 // The measured hit-path segment, a separate symbol so a profiler can collect only it
 // (valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*MeasuredHitSegment*').
-[[gnu::noinline]] size_t MeasuredHitSegment(Device& device, MultiStream& streams,
-                                            Program& program, std::vector<OperationIr>& ops) {
+[[gnu::noinline]] size_t MeasuredHitSegment(Device& device, MultiStream& streams, Program& program,
+                                            std::vector<OperationIr>& ops) {
   return device.RunSegment(streams, program, ops);
 }
 

@@ -77,8 +77,7 @@ Status PersistentPlans::Open(const PersistentPlansOptions& options,
   // Why nothing will be stored (empty: the database is writable). A database that cannot be
   // written still serves every plan it has: a pre-warmed database on a read-only volume, or a
   // full disk, must not cost the warm start.
-  std::string unwritable =
-      reader.writable() ? "" : reader.database().read_only_reason();
+  std::string unwritable = reader.writable() ? "" : reader.database().read_only_reason();
   WorkloadRow workload;
   bool found = true;
   if (unwritable.empty()) {

@@ -25,8 +25,7 @@ void Fail(const char* op, const std::string& what) {
 void RequireDefined(const char* op, const Tensor& t) { detail::LiveServer(t, op); }
 
 void RequireSameDevice(const char* op, const Tensor& a, const Tensor& b) {
-  if (a.node()->device == b.node()->device &&
-      a.node()->server.lock() != b.node()->server.lock()) {
+  if (a.node()->device == b.node()->device && a.node()->server.lock() != b.node()->server.lock()) {
     Fail(op, fmt::format("{} and {} belong to different engines of device {}: one of them was "
                          "created before ReleaseDevice",
                          Describe(a), Describe(b), a.node()->device.ToString()));

@@ -12,7 +12,9 @@ namespace ember {
 
 DeviceServer::DeviceServer(Device device, std::unique_ptr<Backend> backend, FuserFactory fusers,
                            SearchSettings settings, std::unique_ptr<PlanBacking> backing)
-    : device_(device), backend_(std::move(backend)), backing_(std::move(backing)),
+    : device_(device),
+      backend_(std::move(backend)),
+      backing_(std::move(backing)),
       streams_(*backend_, std::move(fusers), settings) {
   streams_.SetPlanBacking(backing_.get());
 }
@@ -77,9 +79,10 @@ std::vector<std::byte> DeviceServer::Read(StreamId stream, const TensorIr& tenso
       break;
   }
   if (!handles_.Has(ir.id)) {
-    throw Error(fmt::format("ember: ToVector: t{} was never computed: an op queued before it "
-                            "failed (see the error that op raised)",
-                            ir.id));
+    throw Error(
+        fmt::format("ember: ToVector: t{} was never computed: an op queued before it "
+                    "failed (see the error that op raised)",
+                    ir.id));
   }
   TensorHandle handle = handles_.Get(ir);
   backend_->Synchronize();

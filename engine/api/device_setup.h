@@ -9,8 +9,8 @@
 #include <ember/device.h>
 
 #include "engine/runtime/backend.h"
-#include "engine/stream/plan_backing.h"
 #include "engine/stream/multi_stream.h"
+#include "engine/stream/plan_backing.h"
 
 namespace ember {
 

@@ -51,7 +51,6 @@ Tensor Create(const char* op, std::vector<int64_t> shape, DType dtype, Device de
   return Emit(s, build(NewOutputIr(std::move(shape), dtype)), {});
 }
 
-
 }  // namespace
 
 template <typename T>
@@ -59,7 +58,8 @@ Tensor Tensor::FromVector(std::vector<T> values, std::vector<int64_t> shape, emb
   CheckCount("FromVector", values.size(), shape);
   if constexpr (std::is_same_v<T, bool>) {
     std::vector<std::byte> bytes(values.size());
-    for (size_t i = 0; i < values.size(); ++i) bytes[i] = std::byte{values[i] ? uint8_t{1} : uint8_t{0}};
+    for (size_t i = 0; i < values.size(); ++i)
+      bytes[i] = std::byte{values[i] ? uint8_t{1} : uint8_t{0}};
     return Upload(bytes, std::move(shape), DType::kBool, device);
   } else {
     return Upload(std::as_bytes(std::span<const T>(values)), std::move(shape), DTypeOf<T>(),
@@ -74,8 +74,8 @@ template Tensor Tensor::FromVector<int64_t>(std::vector<int64_t>, std::vector<in
                                             ember::Device);
 template Tensor Tensor::FromVector<bool>(std::vector<bool>, std::vector<int64_t>, ember::Device);
 
-Tensor Tensor::FromVector(const std::vector<float>& values, std::vector<int64_t> shape,
-                          DType dtype, ember::Device device) {
+Tensor Tensor::FromVector(const std::vector<float>& values, std::vector<int64_t> shape, DType dtype,
+                          ember::Device device) {
   CheckCount("FromVector", values.size(), shape);
   // The store rules of every kernel (Note [CPU compute domains]): f16/bf16 round to nearest
   // even, ints truncate and saturate (NaN -> 0), bool is `!= 0`.
@@ -105,8 +105,8 @@ namespace {
 Tensor MakeRandom(const char* op, std::vector<int64_t> shape, DType dtype, Device device,
                   Distribution dist) {
   if (!IsFloat(dtype)) {
-    checks::Fail(op, fmt::format("dtype {}; expected a float dtype (f32, f16 or bf16)",
-                                 DTypeName(dtype)));
+    checks::Fail(
+        op, fmt::format("dtype {}; expected a float dtype (f32, f16 or bf16)", DTypeName(dtype)));
   }
   return Create(op, std::move(shape), dtype, device,
                 [&](TensorIr out) { return ir::Random(std::move(out), dist); });
@@ -127,7 +127,8 @@ Tensor Tensor::RandomNormal(std::vector<int64_t> shape, DType dtype, ember::Devi
                             double mean, double std) {
   if (!(std >= 0.0) || !std::isfinite(mean)) {
     checks::Fail("RandomNormal", fmt::format("mean {}, std {}; expected a finite mean and "
-                                             "std >= 0", mean, std));
+                                             "std >= 0",
+                                             mean, std));
   }
   return MakeRandom("RandomNormal", std::move(shape), dtype, device,
                     Distribution{Distribution::Kind::kNormal, mean, std});
@@ -213,7 +214,7 @@ std::vector<T> Tensor::ToVector() && {
   return ReadBack<T>(std::move(*this));
 }
 
-#define EMBER_INSTANTIATE_TO_VECTOR(T)                      \
+#define EMBER_INSTANTIATE_TO_VECTOR(T)                  \
   template std::vector<T> Tensor::ToVector<T>() const&; \
   template std::vector<T> Tensor::ToVector<T>()&&;
 EMBER_INSTANTIATE_TO_VECTOR(float)

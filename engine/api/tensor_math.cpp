@@ -54,8 +54,8 @@ Tensor ScalarImpl(const char* op, OpKind kind, Accepts accepts, bool compare, Te
   return Emit(s, ir::Scalar(kind, a, scalar, out), {&lhs});
 }
 
-#define EMBER_UNARY(Name, ACCEPTS)                                           \
-  Tensor Name##Impl(Tensor x) {                                              \
+#define EMBER_UNARY(Name, ACCEPTS)                                            \
+  Tensor Name##Impl(Tensor x) {                                               \
     return UnaryImpl(#Name, OpKind::k##Name, Accepts::ACCEPTS, std::move(x)); \
   }
 EMBER_UNARY(Exp, kFloat)
@@ -71,14 +71,13 @@ EMBER_UNARY(Abs, kNumeric)
 EMBER_UNARY(Neg, kNumeric)
 #undef EMBER_UNARY
 
-#define EMBER_COMPARE(Name, ACCEPTS)                                                       \
-  Tensor Name##Impl(Tensor x, Tensor other) {                                              \
-    return BinaryImpl(#Name, OpKind::k##Name, Accepts::ACCEPTS, true, std::move(x),        \
-                      std::move(other));                                                   \
-  }                                                                                        \
-  Tensor Name##ElemImpl(Tensor x, double other) {                                          \
-    return ScalarImpl(#Name, OpKind::k##Name##Elem, Accepts::ACCEPTS, true, std::move(x),  \
-                      other);                                                              \
+#define EMBER_COMPARE(Name, ACCEPTS)                                                              \
+  Tensor Name##Impl(Tensor x, Tensor other) {                                                     \
+    return BinaryImpl(#Name, OpKind::k##Name, Accepts::ACCEPTS, true, std::move(x),               \
+                      std::move(other));                                                          \
+  }                                                                                               \
+  Tensor Name##ElemImpl(Tensor x, double other) {                                                 \
+    return ScalarImpl(#Name, OpKind::k##Name##Elem, Accepts::ACCEPTS, true, std::move(x), other); \
   }
 EMBER_COMPARE(Equal, kAny)
 EMBER_COMPARE(Lower, kNumeric)
@@ -95,8 +94,7 @@ Tensor PowfScalarImpl(Tensor x, double exponent) {
   return ScalarImpl("Powf", OpKind::kPowfScalar, Accepts::kFloat, false, std::move(x), exponent);
 }
 Tensor RemImpl(Tensor x, Tensor other) {
-  return BinaryImpl("Rem", OpKind::kRem, Accepts::kNumeric, false, std::move(x),
-                    std::move(other));
+  return BinaryImpl("Rem", OpKind::kRem, Accepts::kNumeric, false, std::move(x), std::move(other));
 }
 Tensor RemScalarImpl(Tensor x, double other) {
   return ScalarImpl("Rem", OpKind::kRemScalar, Accepts::kNumeric, false, std::move(x), other);
@@ -122,8 +120,8 @@ Tensor MaskWhereImpl(Tensor x, Tensor mask, Tensor value) {
   checks::RequireSameDevice(op, x, value);
   checks::RequireBoolMask(op, mask);
   checks::RequireSameDtype(op, x, value);
-  Shape shape = checks::Broadcast(op, checks::Broadcast(op, x.Shape(), mask.Shape()),
-                                  value.Shape());
+  Shape shape =
+      checks::Broadcast(op, checks::Broadcast(op, x.Shape(), mask.Shape()), value.Shape());
   TensorIr out = NewOutputIr(std::move(shape), x.Dtype());
   TensorIr t = IntoIr(x);
   TensorIr m = IntoIr(mask);

@@ -21,8 +21,8 @@ TensorNode::~TensorNode() {
     }
   } catch (const std::exception& e) {
     // A destructor must not throw; losing a free is better than terminating the program.
-    std::fprintf(stderr, "ember: dropping t%llu failed: %s\n",
-                 static_cast<unsigned long long>(id), e.what());
+    std::fprintf(stderr, "ember: dropping t%llu failed: %s\n", static_cast<unsigned long long>(id),
+                 e.what());
   }
 }
 

@@ -26,7 +26,11 @@ namespace ember::detail {
 struct TensorNode {
   TensorNode(TensorId id, Shape shape, DType dtype, ember::Device device, StreamId stream,
              std::weak_ptr<DeviceServer> server)
-      : id(id), shape(std::move(shape)), dtype(dtype), device(device), stream(stream),
+      : id(id),
+        shape(std::move(shape)),
+        dtype(dtype),
+        device(device),
+        stream(stream),
         server(std::move(server)) {}
   ~TensorNode();
   TensorNode(const TensorNode&) = delete;

@@ -11,7 +11,7 @@
 // Defines both forms of a Tensor method from one implementation that takes the tensor by value:
 // the lvalue form passes a copy (the input stays alive: ReadOnly), the rvalue form moves it (it
 // may be the last reference: ReadWrite).
-#define EMBER_DEFINE_METHOD(Name, Impl, PARAMS, ...)                                    \
+#define EMBER_DEFINE_METHOD(Name, Impl, PARAMS, ...)                                           \
   Tensor Tensor::Name PARAMS const& { return Impl(Tensor(*this) __VA_OPT__(, ) __VA_ARGS__); } \
   Tensor Tensor::Name PARAMS&& { return Impl(std::move(*this) __VA_OPT__(, ) __VA_ARGS__); }
 

@@ -32,9 +32,9 @@ Tensor ReduceImpl(const char* op, OpKind kind, Tensor x) {
   return Emit(s, ir::Reduce(kind, in, out), {&x});
 }
 
-#define EMBER_REDUCE_DIM(Name)                                               \
-  Tensor Name##Impl(Tensor x, int64_t dim) {                                 \
-    return ReduceDimImpl(#Name, OpKind::k##Name, std::move(x), dim);         \
+#define EMBER_REDUCE_DIM(Name)                                       \
+  Tensor Name##Impl(Tensor x, int64_t dim) {                         \
+    return ReduceDimImpl(#Name, OpKind::k##Name, std::move(x), dim); \
   }
 EMBER_REDUCE_DIM(SumDim)
 EMBER_REDUCE_DIM(MeanDim)

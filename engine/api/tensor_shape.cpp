@@ -24,7 +24,9 @@ Tensor ReshapeImpl(Tensor x, std::vector<int64_t> shape) {
   int64_t known = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
-      if (infer >= 0) checks::Fail(op, fmt::format("shape {} has more than one -1", checks::DescribeShape(shape)));
+      if (infer >= 0)
+        checks::Fail(op,
+                     fmt::format("shape {} has more than one -1", checks::DescribeShape(shape)));
       infer = static_cast<int>(i);
     } else if (shape[i] < 1) {
       checks::Fail(op, fmt::format("shape {} has dim {} = {}; expected dims >= 1 (or one -1)",
@@ -37,7 +39,8 @@ Tensor ReshapeImpl(Tensor x, std::vector<int64_t> shape) {
       known *= shape[i];
     }
   }
-  if (infer >= 0 && known > 0 && total % known == 0) shape[static_cast<size_t>(infer)] = total / known;
+  if (infer >= 0 && known > 0 && total % known == 0)
+    shape[static_cast<size_t>(infer)] = total / known;
   if (NumElements(shape) != total || (infer >= 0 && shape[static_cast<size_t>(infer)] == -1)) {
     checks::Fail(op, fmt::format("cannot reshape {} ({} elements) to {}; expected the same "
                                  "number of elements",
@@ -98,14 +101,14 @@ Tensor SliceImpl(Tensor x, std::vector<Slice> ranges) {
   const char* op = "Slice";
   auto s = LiveServer(x, op);
   if (ranges.size() > x.Shape().size()) {
-    checks::Fail(op, fmt::format("{} ranges for {}; expected at most one per dim",
-                                 ranges.size(), checks::Describe(x)));
+    checks::Fail(op, fmt::format("{} ranges for {}; expected at most one per dim", ranges.size(),
+                                 checks::Describe(x)));
   }
   Shape shape = x.Shape();
   for (size_t i = 0; i < ranges.size(); ++i) {
     if (ranges[i].step == 0 || ranges[i].step == INT64_MIN) {
-      checks::Fail(op, fmt::format("range {} has step {}; expected a non-zero step", i,
-                                   ranges[i].step));
+      checks::Fail(
+          op, fmt::format("range {} has step {}; expected a non-zero step", i, ranges[i].step));
     }
     shape[i] = SliceLength(ranges[i], shape[i]);
     if (shape[i] == 0) {

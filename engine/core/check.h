@@ -10,12 +10,11 @@ namespace ember::internal {
 }  // namespace ember::internal
 
 // EMBER_CHECK(cond) or EMBER_CHECK(cond, "format {}", args...).
-#define EMBER_CHECK(cond, ...)                                                              \
-  do {                                                                                      \
-    if (!(cond)) [[unlikely]] {                                                             \
-      ::ember::internal::CheckFailed(__FILE__, __LINE__, #cond,                             \
-                                     ::fmt::format("" __VA_ARGS__));        \
-    }                                                                                       \
+#define EMBER_CHECK(cond, ...)                                                                  \
+  do {                                                                                          \
+    if (!(cond)) [[unlikely]] {                                                                 \
+      ::ember::internal::CheckFailed(__FILE__, __LINE__, #cond, ::fmt::format("" __VA_ARGS__)); \
+    }                                                                                           \
   } while (0)
 
 #ifdef NDEBUG

@@ -11,8 +11,15 @@ namespace ember {
 
 class Status {
  public:
-  enum class Code { kOk, kNotFound, kCorruption, kInvalidArgument, kIoError, kUnavailable,
-                    kResourceExhausted };
+  enum class Code {
+    kOk,
+    kNotFound,
+    kCorruption,
+    kInvalidArgument,
+    kIoError,
+    kUnavailable,
+    kResourceExhausted
+  };
 
   Status() = default;
   static Status Ok() { return Status(); }
@@ -22,9 +29,7 @@ class Status {
     return Status(Code::kInvalidArgument, std::move(msg));
   }
   static Status IoError(std::string msg) { return Status(Code::kIoError, std::move(msg)); }
-  static Status Unavailable(std::string msg) {
-    return Status(Code::kUnavailable, std::move(msg));
-  }
+  static Status Unavailable(std::string msg) { return Status(Code::kUnavailable, std::move(msg)); }
   static Status ResourceExhausted(std::string msg) {
     return Status(Code::kResourceExhausted, std::move(msg));
   }

@@ -17,10 +17,10 @@
 namespace ember {
 
 struct Context {
-  std::span<const TensorIr> tensors;           // relative id -> global TensorIr
-  std::span<const int64_t> shapes;             // relative shape id -> dim size
-  std::span<const ScalarIr> scalars;           // placeholder index -> real scalar
-  std::span<const Slice> ranges;               // placeholder index -> real slice
+  std::span<const TensorIr> tensors;  // relative id -> global TensorIr
+  std::span<const int64_t> shapes;    // relative shape id -> dim size
+  std::span<const ScalarIr> scalars;  // placeholder index -> real scalar
+  std::span<const Slice> ranges;      // placeholder index -> real slice
   HandleContainer* handles = nullptr;
 };
 

@@ -76,7 +76,8 @@ ReduceBroadcastedFuser::Analysis ReduceBroadcastedFuser::Analyze(
   fresh.Fuse(op);
   if (fresh.len() <= before) return Analysis::kRefuse;
   if (fresh.reduce()) {
-    const bool same = fresh.reduce_input_shape() == init_shape_ && fresh.reduce()->axis == init_axis_;
+    const bool same =
+        fresh.reduce_input_shape() == init_shape_ && fresh.reduce()->axis == init_axis_;
     return same ? Analysis::kNewBlock : Analysis::kRefuse;
   }
   return fresh.elementwise_shape() == init_shape_ ? Analysis::kNewBlock : Analysis::kRefuse;

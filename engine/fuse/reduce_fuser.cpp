@@ -79,8 +79,8 @@ void ReduceFuser::OnReduce(const OperationIr& op) {
   const bool widens = kind == ReduceStage::Kind::kSum || kind == ReduceStage::Kind::kMean ||
                       kind == ReduceStage::Kind::kProd;
   if (widens && (acc == DType::kF16 || acc == DType::kBF16)) acc = DType::kF32;
-  reduce_ = ReduceStage{.kind = kind, .from = 0, .axis = op.dims[0], .input = from,
-                        .output = to, .acc = acc};
+  reduce_ = ReduceStage{
+      .kind = kind, .from = 0, .axis = op.dims[0], .input = from, .output = to, .acc = acc};
   reduce_input_shape_ = input.shape;
   read_fallback_.Close();
 }

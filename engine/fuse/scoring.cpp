@@ -8,8 +8,7 @@ void Scoring::Register(const OperationIr& op) {
   num_ops_ += 1;
 }
 
-uint64_t Scoring::Calculate(uint64_t reads_fused, uint64_t writes_fused,
-                            uint64_t penalties) const {
+uint64_t Scoring::Calculate(uint64_t reads_fused, uint64_t writes_fused, uint64_t penalties) const {
   constexpr uint64_t kFactorIo = 100;
   constexpr uint64_t kFactorLaunch = 10;
   constexpr uint64_t kFactorPenalty = 50;

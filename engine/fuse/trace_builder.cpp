@@ -79,8 +79,7 @@ std::optional<uint32_t> TraceBuilder::ViewableInput(const TensorIr& original) {
   return index;
 }
 
-std::optional<FuseArg> TraceBuilder::InputReshaped(const TensorIr& original,
-                                                   const TensorIr& view) {
+std::optional<FuseArg> TraceBuilder::InputReshaped(const TensorIr& original, const TensorIr& view) {
   auto input = ViewableInput(original);
   if (!input) return std::nullopt;
   auto out = Output(view);

@@ -36,8 +36,8 @@ class TraceBuilder {
   // original already read from global memory in this block and never written by the trace
   // (as burn's FuseBlockBuilder::input_reshaped: a single-use view is cheaper done eagerly).
   std::optional<FuseArg> InputReshaped(const TensorIr& original, const TensorIr& view);
-  std::optional<FuseArg> InputSwapDims(const TensorIr& original, const TensorIr& view,
-                                       int64_t dim1, int64_t dim2);
+  std::optional<FuseArg> InputSwapDims(const TensorIr& original, const TensorIr& view, int64_t dim1,
+                                       int64_t dim2);
   // A scalar placeholder read as `dtype`. REQUIRES: `placeholder` is relative (UInt).
   FuseArg Scalar(const ScalarIr& placeholder, DType dtype);
   // `tensor` is dropped by the segment: it is not written, and its handle goes away.

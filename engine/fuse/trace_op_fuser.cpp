@@ -271,7 +271,8 @@ std::string_view TraceOpFuser::TryFuse(const OperationIr& op) {
       if (in[0].shape == out[0].shape) return ok(FuseUnary(FuseOpKind::kAssign, in[0], out[0]));
       if (in[0].shape.size() > out[0].shape.size()) return "rank-reducing reshape";
       if (!OutputIsCompatible(out[0])) return kRejected;
-      if (!Transaction([&](TraceBuilder& b) { return b.InputReshaped(in[0], out[0]).has_value(); })) {
+      if (!Transaction(
+              [&](TraceBuilder& b) { return b.InputReshaped(in[0], out[0]).has_value(); })) {
         return "view of a tensor not read in this block";
       }
       ++num_views_;

@@ -37,8 +37,7 @@ const TensorIr& GlobalTensor(TensorId relative, const Context& context) {
 
 }  // namespace
 
-TraceOptimization::TraceOptimization(std::string name, FuseTrace trace, size_t len,
-                                     uint64_t score)
+TraceOptimization::TraceOptimization(std::string name, FuseTrace trace, size_t len, uint64_t score)
     : name_(std::move(name)), trace_(std::move(trace)), len_(len), score_(score) {}
 
 std::optional<size_t> TraceOptimization::max_relative_shape_id() const {
@@ -91,7 +90,8 @@ void TraceOptimization::Execute(Context& context, OrderedExecution& execution) {
     for (const FuseBlock& block : trace_.blocks) {
       launch.block_shapes.push_back(RealShape(block.shape_ref, context));
     }
-    for (const FuseView& view : r.views) launch.view_shapes.push_back(RealShape(view.shape, context));
+    for (const FuseView& view : r.views)
+      launch.view_shapes.push_back(RealShape(view.shape, context));
 
     std::vector<TensorHandle> results = execution.backend().ExecuteFused(launch);
     EMBER_CHECK(results.size() == r.outputs.size(), "{} returned {} outputs for {}", name_,

@@ -37,9 +37,7 @@ OperationIr Random(TensorIr out, Distribution distribution) {
   return Checked(std::move(op));
 }
 
-OperationIr Creation(OpKind kind, TensorIr out) {
-  return Checked(Make(kind, {}, std::move(out)));
-}
+OperationIr Creation(OpKind kind, TensorIr out) { return Checked(Make(kind, {}, std::move(out))); }
 
 OperationIr Full(TensorIr out, ScalarIr value) {
   OperationIr op = Make(OpKind::kFull, {}, std::move(out));
@@ -68,9 +66,8 @@ OperationIr Clamp(TensorIr input, ScalarIr min, ScalarIr max, TensorIr out) {
 }
 
 OperationIr MaskWhere(TensorIr tensor, TensorIr mask, TensorIr value, TensorIr out) {
-  return Checked(
-      Make(OpKind::kMaskWhere, {std::move(tensor), std::move(mask), std::move(value)},
-           std::move(out)));
+  return Checked(Make(OpKind::kMaskWhere, {std::move(tensor), std::move(mask), std::move(value)},
+                      std::move(out)));
 }
 
 OperationIr MaskFill(TensorIr tensor, TensorIr mask, ScalarIr value, TensorIr out) {

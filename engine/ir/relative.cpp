@@ -19,8 +19,8 @@ void OperationConverter::Clear() {
 }
 
 int64_t OperationConverter::RelativeDim(int64_t value) {
-  auto [it, inserted] =
-      shapes_global2relative_.try_emplace(value, static_cast<int64_t>(shapes_relative2global_.size()));
+  auto [it, inserted] = shapes_global2relative_.try_emplace(
+      value, static_cast<int64_t>(shapes_relative2global_.size()));
   if (inserted) shapes_relative2global_.push_back(value);
   return it->second;
 }

@@ -21,12 +21,12 @@ namespace ember {
 
 struct FusedLaunch {
   const FuseTrace* trace = nullptr;
-  std::vector<TensorHandle> inputs;        // per trace->resources.inputs
-  std::vector<bool> reusable;              // per input
-  std::vector<TensorIr> outputs;           // per trace->resources.outputs: real shape, dtype
-  std::vector<ScalarIr> scalars;           // per trace->resources.scalars (real values)
-  std::vector<Shape> block_shapes;         // per trace->blocks: the real reference shape
-  std::vector<Shape> view_shapes;          // per trace->resources.views: the real view shape
+  std::vector<TensorHandle> inputs;  // per trace->resources.inputs
+  std::vector<bool> reusable;        // per input
+  std::vector<TensorIr> outputs;     // per trace->resources.outputs: real shape, dtype
+  std::vector<ScalarIr> scalars;     // per trace->resources.scalars (real values)
+  std::vector<Shape> block_shapes;   // per trace->blocks: the real reference shape
+  std::vector<Shape> view_shapes;    // per trace->resources.views: the real view shape
 };
 
 }  // namespace ember

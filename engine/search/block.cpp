@@ -12,9 +12,8 @@ Block::Block(std::span<const std::unique_ptr<OperationFuser>> prototypes) {
   closed_after_.reserve(prototypes.size());
   for (const std::unique_ptr<OperationFuser>& prototype : prototypes) {
     fusers_.push_back(prototype->Clone());
-    closed_after_.push_back(fusers_.back()->status() == FuserStatus::kClosed
-                                ? std::optional<size_t>(0)
-                                : std::nullopt);
+    closed_after_.push_back(
+        fusers_.back()->status() == FuserStatus::kClosed ? std::optional<size_t>(0) : std::nullopt);
   }
 }
 
@@ -90,9 +89,8 @@ bool Block::ContainsTensors(const OperationIr& op) const {
 }
 
 bool Block::StillOptimizing() const {
-  return std::any_of(fusers_.begin(), fusers_.end(), [](const auto& fuser) {
-    return fuser->status() != FuserStatus::kClosed;
-  });
+  return std::any_of(fusers_.begin(), fusers_.end(),
+                     [](const auto& fuser) { return fuser->status() != FuserStatus::kClosed; });
 }
 
 bool Block::HasReadyOptimization() const {

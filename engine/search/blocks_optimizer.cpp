@@ -31,16 +31,13 @@ void BlocksOptimizer::MergingPass() {
 
   MergeBlocksResult result = MergeBlocks(refs, /*sorted=*/false, guard);
   switch (result.kind) {
-    case MergeBlocksResult::Kind::kFull:
-      blocks_ = std::move(result.merged);
-      break;
+    case MergeBlocksResult::Kind::kFull: blocks_ = std::move(result.merged); break;
     case MergeBlocksResult::Kind::kPartial:
       for (Block& block : result.failed) result.merged.push_back(std::move(block));
       blocks_ = std::move(result.merged);
       Block::Sort(blocks_);
       break;
-    case MergeBlocksResult::Kind::kFail:
-      break;
+    case MergeBlocksResult::Kind::kFail: break;
   }
 }
 

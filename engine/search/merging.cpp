@@ -11,8 +11,7 @@ MergeBlocksResult MergeBlocksResult::Full(Block block) {
   return result;
 }
 
-MergeBlocksResult MergeBlocksResult::Partial(std::vector<Block> merged,
-                                             std::vector<Block> failed) {
+MergeBlocksResult MergeBlocksResult::Partial(std::vector<Block> merged, std::vector<Block> failed) {
   MergeBlocksResult result;
   result.kind = Kind::kPartial;
   result.merged = std::move(merged);
@@ -95,8 +94,7 @@ Step1 MergeStep1(std::span<const Block* const> blocks, const Reachability& guard
 
 // Folds `list` with the accumulator: Full → [block]; Partial → its merged blocks, the blocks it
 // could not merge go to `failed`; Fail → `list` unchanged.
-void Accumulate(std::vector<Block>& list, std::vector<Block>& failed,
-                const Reachability& guard) {
+void Accumulate(std::vector<Block>& list, std::vector<Block>& failed, const Reachability& guard) {
   MergeBlocksResult result =
       MergeAccumulator(list.front(), std::span<const Block>(list).subspan(1), guard);
   switch (result.kind) {
@@ -105,8 +103,7 @@ void Accumulate(std::vector<Block>& list, std::vector<Block>& failed,
       list = std::move(result.merged);
       Append(failed, result.failed);
       break;
-    case MergeBlocksResult::Kind::kFail:
-      break;
+    case MergeBlocksResult::Kind::kFail: break;
   }
 }
 

@@ -52,8 +52,7 @@ bool OrderingIsValid(std::span<const size_t> ordering, std::span<const Operation
 
 BlockOptimization UnfusedStreamOrder(std::vector<size_t> positions) {
   LogFusion(LogLevel::kMedium, [&] {
-    return fmt::format("[repair] falling back to unfused stream order ({} ops)",
-                       positions.size());
+    return fmt::format("[repair] falling back to unfused stream order ({} ops)", positions.size());
   });
   std::sort(positions.begin(), positions.end());
   return BlockOptimization{.strategy = ExecutionStrategy::Operations(positions),
@@ -85,8 +84,8 @@ BlockOptimization Assemble(std::vector<ExecutionStrategy> strategies,
 
 // Unfused chunks run op by op anyway, so splitting them removes ordering constraints without
 // losing a fusion; fused chunks stay atomic.
-BlockOptimization RepairSplit(std::vector<ExecutionStrategy> strategies,
-                              std::vector<Chunk> chunks, std::span<const OperationIr> ops) {
+BlockOptimization RepairSplit(std::vector<ExecutionStrategy> strategies, std::vector<Chunk> chunks,
+                              std::span<const OperationIr> ops) {
   std::vector<ExecutionStrategy> split_strategies;
   std::vector<Chunk> split_chunks;
   for (size_t i = 0; i < strategies.size(); ++i) {

@@ -76,8 +76,7 @@ struct StreamOptimizer::State {
     for (Block& block : result.merged) s.blocks.push_back(std::move(block));
     for (Block& block : result.failed) s.blocks.push_back(std::move(block));
     Block::Sort(s.blocks);
-    return result.kind == MergeBlocksResult::Kind::kFull ? MergeStep::kFull
-                                                         : MergeStep::kPartial;
+    return result.kind == MergeBlocksResult::Kind::kFull ? MergeStep::kFull : MergeStep::kPartial;
   }
 
   // `op` links blocks that could not merge: it gets its own block, which depends on them.
@@ -164,8 +163,8 @@ struct StreamOptimizer::State {
         return;
       }
       LogFusion(LogLevel::kMedium, [&] {
-        return fmt::format("[stream] stopped (max_blocks={} reached) at op {} ({})",
-                           *s.max_blocks, s.length, OpName(op));
+        return fmt::format("[stream] stopped (max_blocks={} reached) at op {} ({})", *s.max_blocks,
+                           s.length, OpName(op));
       });
       s.stopped = true;
       return;
@@ -243,9 +242,10 @@ BlockOptimization StreamOptimizer::Optimize(std::span<const OperationIr> ops) co
     ordering.insert(ordering.end(), filled.ordering.begin(), filled.ordering.end());
     holes.erase(holes.begin(), holes.begin() + static_cast<ptrdiff_t>(consumed));
   }
-  return RepairOrder(BlockOptimization{.strategy = ExecutionStrategy::Composed(std::move(strategies)),
-                                       .ordering = std::move(ordering)},
-                     ops);
+  return RepairOrder(
+      BlockOptimization{.strategy = ExecutionStrategy::Composed(std::move(strategies)),
+                        .ordering = std::move(ordering)},
+      ops);
 }
 
 void StreamOptimizer::Reset() {

@@ -29,7 +29,8 @@ ExecutionStrategy Shifted(ExecutionStrategy s, size_t offset) {
 
 Explorer::Explorer(std::vector<std::unique_ptr<OperationFuser>> fusers,
                    std::optional<size_t> max_blocks, std::optional<size_t> max_explorations)
-    : max_blocks_(max_blocks), optimizer_(CloneAll(fusers), max_blocks),
+    : max_blocks_(max_blocks),
+      optimizer_(CloneAll(fusers), max_blocks),
       max_explorations_(max_explorations) {
   prototypes_ = std::move(fusers);
 }

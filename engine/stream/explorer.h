@@ -3,9 +3,9 @@
 // It feeds the deferred ops (queued but not yet registered) to a StreamOptimizer. In Lazy mode
 // it waits (Continue) while any fuser of any block is still Open; once every block is closed,
 // the optimizer stopped, or at a sync, it optimizes (Completed). At a sync the plan is extended
-// to cover the whole segment (Note [Sync tail]). `max_explorations` caps the optimizations built: past it, every
-// miss runs unfused in submission order and nothing is stored (Unfused); a cap of 0 disables
-// exploration. Cache hits are unaffected by the cap.
+// to cover the whole segment (Note [Sync tail]). `max_explorations` caps the optimizations built:
+// past it, every miss runs unfused in submission order and nothing is stored (Unfused); a cap of 0
+// disables exploration. Cache hits are unaffected by the cap.
 //
 // Threading: one per stream (inside its Processor).
 #pragma once

@@ -120,8 +120,7 @@ void MultiStream::MarkRead(StreamId stream, const TensorIr& tensor) {
   RemoveIfIdle(stream);
 }
 
-bool MultiStream::ForeignDrop(StreamId stream, const TensorIr& tensor,
-                              HandleContainer& handles) {
+bool MultiStream::ForeignDrop(StreamId stream, const TensorIr& tensor, HandleContainer& handles) {
   if (!handles.Has(tensor.id)) return false;
   shared_sources_.erase(tensor.id);
   auto it = streams_.find(stream);

@@ -53,8 +53,7 @@ class MultiStream {
   // is not materialized and was not drained for before.
   void TagSharedView(StreamId src_stream, TensorId src, TensorId dst, HandleContainer& handles);
 
-  ReadPlan PlanRead(StreamId stream, const TensorIr& tensor,
-                    const HandleContainer& handles) const;
+  ReadPlan PlanRead(StreamId stream, const TensorIr& tensor, const HandleContainer& handles) const;
   void DeferFree(StreamId stream, TensorIr tensor);
   // After a read: a ReadWrite read ends the tensor's life on its stream.
   void MarkRead(StreamId stream, const TensorIr& tensor);

@@ -84,7 +84,8 @@ void OperationQueue::ExecuteOptimization(const BlockOptimization& optimization, 
               "the plan executed {} ops but covers {}", execution.num_executed(),
               optimization.ordering.size());
   // The seed's trace ends with the kernels the execution launched.
-  LogFusion(LogLevel::kFull, [&] { return fmt::format("    {} launch(es)", execution.launches()); });
+  LogFusion(LogLevel::kFull,
+            [&] { return fmt::format("    {} launch(es)", execution.launches()); });
   Drain(execution.num_executed(), handles);
 }
 

@@ -19,9 +19,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/ir/operation_ir.h"
 #include "engine/fuse/context.h"
 #include "engine/fuse/ordered_execution.h"
+#include "engine/ir/operation_ir.h"
 #include "engine/ir/relative.h"
 #include "engine/runtime/backend.h"
 #include "engine/search/strategy.h"
@@ -65,8 +65,7 @@ class OperationQueue {
   // Runs the ops at the given queue positions one by one (an Operations strategy).
   // REQUIRES: `ordering` is a permutation of 0..ordering.size()-1 (the executed positions
   // form a prefix, burn's OrderedExecution::finish).
-  void ExecuteUnfused(std::span<const size_t> ordering, Backend& backend,
-                      HandleContainer& handles);
+  void ExecuteUnfused(std::span<const size_t> ordering, Backend& backend, HandleContainer& handles);
 
   // Whether any pending op references tensor `id` (scans the global ops' nodes).
   bool ReferencesTensor(TensorId id) const;
@@ -85,8 +84,8 @@ class OperationQueue {
   void Drain(size_t count, HandleContainer& handles);
   void ResetRelative();
   // Walks the strategy tree, running its leaves in order.
-  void RunStrategy(const ExecutionStrategy& strategy, OrderedExecution& execution,
-                   Context& context, HandleContainer& handles);
+  void RunStrategy(const ExecutionStrategy& strategy, OrderedExecution& execution, Context& context,
+                   HandleContainer& handles);
 
   std::vector<OperationIr> global_;
   std::vector<OperationIr> relative_;

@@ -102,9 +102,7 @@ void Policy::CheckAvailables() {
             return;
           }
           break;
-        case TriggerValidator::Kind::kAlways:
-          found_ = {available.id, available.size};
-          return;
+        case TriggerValidator::Kind::kAlways: found_ = {available.id, available.size}; return;
         case TriggerValidator::Kind::kOnSync: break;  // never decides
       }
     }
@@ -113,8 +111,8 @@ void Policy::CheckAvailables() {
 
 Action Policy::GetAction(const ExecutionPlanStore& store, std::span<const OperationIr> ops,
                          ExecutionMode mode) const {
-  EMBER_CHECK(ops.size() <= num_operations_,
-              "asked about {} ops but only {} were analyzed", ops.size(), num_operations_);
+  EMBER_CHECK(ops.size() <= num_operations_, "asked about {} ops but only {} were analyzed",
+              ops.size(), num_operations_);
   if (found_ && found_->second <= ops.size()) return Action::Execute(found_->first);
   switch (mode) {
     case ExecutionMode::kLazy: return LazyAction(ops);
@@ -137,8 +135,7 @@ Action Policy::LazyAction(std::span<const OperationIr> ops) const {
   return Action::Explore();
 }
 
-Action Policy::SyncAction(const ExecutionPlanStore& store,
-                          std::span<const OperationIr> ops) const {
+Action Policy::SyncAction(const ExecutionPlanStore& store, std::span<const OperationIr> ops) const {
   for (const Available& available : availables_) {
     if (available.size == ops.size()) return Action::Execute(available.id);
   }

@@ -143,9 +143,7 @@ std::string FormatOp(const FuseOp& op) {
   return s + ")";
 }
 
-std::string FormatShape(const Shape& shape) {
-  return fmt::format("[{}]", fmt::join(shape, ","));
-}
+std::string FormatShape(const Shape& shape) { return fmt::format("[{}]", fmt::join(shape, ",")); }
 
 std::string_view ReduceName(ReduceStage::Kind kind) {
   switch (kind) {

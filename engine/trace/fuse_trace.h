@@ -111,8 +111,8 @@ struct FuseView {
   enum class Kind : uint8_t { kReshape = 0, kSwapDims = 1 };
   Kind kind = Kind::kReshape;
   uint32_t input = 0;
-  TensorId view_id = 0;  // the relative id of the view tensor
-  Shape shape;           // relative shape ids of the view
+  TensorId view_id = 0;        // the relative id of the view tensor
+  Shape shape;                 // relative shape ids of the view
   int64_t dim1 = 0, dim2 = 0;  // kSwapDims
 
   bool operator==(const FuseView&) const = default;
@@ -153,13 +153,19 @@ struct FuseResources {
 // ints in wrapping i64; ArgMax/ArgMin give the first extreme's index.
 struct ReduceStage {
   enum class Kind : uint8_t {
-    kSum = 0, kMean = 1, kProd = 2, kMax = 3, kMin = 4, kArgMax = 5, kArgMin = 6
+    kSum = 0,
+    kMean = 1,
+    kProd = 2,
+    kMax = 3,
+    kMin = 4,
+    kArgMax = 5,
+    kArgMin = 6
   };
   Kind kind = Kind::kSum;
   uint32_t from = 0;
   int64_t axis = 0;
-  FuseArg input;   // kMultiBlockLocal of block `from`
-  FuseArg output;  // kLocal of block from+1
+  FuseArg input;            // kMultiBlockLocal of block `from`
+  FuseArg output;           // kLocal of block from+1
   DType acc = DType::kF32;  // accumulator type (burn: widened for Sum/Mean/Prod)
 
   bool operator==(const ReduceStage&) const = default;

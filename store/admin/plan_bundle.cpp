@@ -12,13 +12,13 @@
 #include <utility>
 
 #include "engine/core/clock.h"
-#include "store/sqlite/column_encoding.h"
-#include "store/codec/environment_fingerprint.h"
-#include "store/database/migrations.h"
 #include "store/admin/plan_inventory.h"
+#include "store/codec/environment_fingerprint.h"
+#include "store/codec/row_checksum.h"
+#include "store/database/migrations.h"
 #include "store/repository/plan_row_check.h"
 #include "store/repository/row_writes.h"
-#include "store/codec/row_checksum.h"
+#include "store/sqlite/column_encoding.h"
 #include "store/sqlite/sqlite_statement.h"
 #include "store/sqlite/sqlite_transaction.h"
 
@@ -37,9 +37,9 @@ struct KernelRecord {
 };
 
 // A bundle that PlanDatabase::Open refused, named as what it is. The opener is the plan
-// database's (store/database/plan_database.h), so its messages call the file a plan database and advise
-// configuring another database path; the reason itself (missing, empty, truncated, not SQLite,
-// untrusted) is kept. issue 13, part 7.
+// database's (store/database/plan_database.h), so its messages call the file a plan database and
+// advise configuring another database path; the reason itself (missing, empty, truncated, not
+// SQLite, untrusted) is kept. issue 13, part 7.
 Status UnreadableBundle(const std::string& path, const Status& opened) {
   std::string text = opened.message();
   auto replace = [&text](const std::string& from, const std::string& to) {

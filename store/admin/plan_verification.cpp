@@ -4,11 +4,11 @@
 
 #include <functional>
 
-#include "store/sqlite/column_encoding.h"
-#include "store/codec/environment_fingerprint.h"
 #include "store/admin/plan_inventory.h"
-#include "store/repository/plan_row_check.h"
+#include "store/codec/environment_fingerprint.h"
 #include "store/codec/row_checksum.h"
+#include "store/repository/plan_row_check.h"
+#include "store/sqlite/column_encoding.h"
 #include "store/sqlite/sqlite_statement.h"
 #include "store/sqlite/sqlite_transaction.h"
 

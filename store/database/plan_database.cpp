@@ -18,10 +18,10 @@
 #include "store/database/file_trust.h"
 #include "store/database/migrations.h"
 #include "store/database/network_filesystem.h"
+#include "store/database/wal_companions.h"
 #include "store/sqlite/sqlite_error.h"
 #include "store/sqlite/sqlite_statement.h"
 #include "store/sqlite/sqlite_transaction.h"
-#include "store/database/wal_companions.h"
 
 namespace ember {
 
@@ -157,9 +157,10 @@ std::string WhyUnwritable(const std::string& path) {
   const CompanionFiles companions = ExistingCompanions(path);
   const std::string dir = DatabaseDirectory(path);
   if (!(companions.wal && companions.shm) && access(dir.c_str(), W_OK | X_OK) != 0) {
-    return fmt::format("its directory {} cannot be written ({}), so SQLite cannot create the "
-                       "-wal and -shm files it needs beside it",
-                       dir, std::strerror(errno));
+    return fmt::format(
+        "its directory {} cannot be written ({}), so SQLite cannot create the "
+        "-wal and -shm files it needs beside it",
+        dir, std::strerror(errno));
   }
   for (const char* suffix : {"-wal", "-shm"}) {
     const std::string companion = path + suffix;
@@ -277,8 +278,8 @@ Status PlanDatabase::Open(const PlanDbOptions& options, std::unique_ptr<PlanData
     // recover (SQLITE_READONLY_RECOVERY). The header and log checks above said the file is
     // SQLite's and the log its own, and recovery rewrites only the -wal/-shm companions, so
     // look again as a writer.
-    if (Status s = SqliteDatabase::Open(path, SqliteDatabase::Mode::kReadWrite,
-                                        options.busy_timeout, &db);
+    if (Status s =
+            SqliteDatabase::Open(path, SqliteDatabase::Mode::kReadWrite, options.busy_timeout, &db);
         !s.ok()) {
       return s;
     }
@@ -289,8 +290,8 @@ Status PlanDatabase::Open(const PlanDbOptions& options, std::unique_ptr<PlanData
     // lose its plans. A log beside an unwritable file is not read, so commits that were never
     // checkpointed are not seen.
     const Status first_failure = inspected;
-    if (Status s = SqliteDatabase::Open(path, SqliteDatabase::Mode::kImmutable,
-                                        options.busy_timeout, &db);
+    if (Status s =
+            SqliteDatabase::Open(path, SqliteDatabase::Mode::kImmutable, options.busy_timeout, &db);
         !s.ok()) {
       return s;
     }

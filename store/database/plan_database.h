@@ -36,8 +36,8 @@
 #include "engine/core/status.h"
 #include "store/database/open_database_files.h"
 #include "store/database/open_options.h"
-#include "store/sqlite/sqlite_database.h"
 #include "store/database/wal_companions.h"
+#include "store/sqlite/sqlite_database.h"
 
 namespace ember {
 

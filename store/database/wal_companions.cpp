@@ -212,8 +212,8 @@ class IndexLock {
 };
 
 std::string Describe(const DbHeader& h) {
-  return fmt::format("application_id 0x{:08x}, commit counter {}", Be32(h.data() + kApplicationIdAt),
-                     Be32(h.data() + kUserVersionAt));
+  return fmt::format("application_id 0x{:08x}, commit counter {}",
+                     Be32(h.data() + kApplicationIdAt), Be32(h.data() + kUserVersionAt));
 }
 
 }  // namespace
@@ -281,8 +281,8 @@ Status CheckWalBelongs(const std::string& path, bool set_aside, WalSetAside* out
   const std::string aside =
       fmt::format("{}.stale-{}", wal_path, static_cast<long long>(time(nullptr)));
   if (rename(wal_path.c_str(), aside.c_str()) != 0) {
-    return Status::Corruption(fmt::format("{}; it could not be moved to {}: {}",
-                                          foreign.message(), aside, Errno()));
+    return Status::Corruption(
+        fmt::format("{}; it could not be moved to {}: {}", foreign.message(), aside, Errno()));
   }
   lock.Remove();  // the index of the log that left
   out->why = foreign.message();

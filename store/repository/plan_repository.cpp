@@ -7,8 +7,8 @@
 #include <map>
 #include <utility>
 
-#include "engine/core/log.h"
 #include "engine/core/clock.h"
+#include "engine/core/log.h"
 #include "store/sqlite/sqlite_statement.h"
 #include "store/sqlite/sqlite_transaction.h"
 

@@ -3,12 +3,12 @@
 // SqliteKernels.KernelIsFoundOnlyByItsExactKey).
 #include <fmt/format.h>
 
-#include "engine/core/log.h"
 #include "engine/core/clock.h"
-#include "store/sqlite/column_encoding.h"
+#include "engine/core/log.h"
+#include "store/codec/row_checksum.h"
 #include "store/repository/plan_repository.h"
 #include "store/repository/row_writes.h"
-#include "store/codec/row_checksum.h"
+#include "store/sqlite/column_encoding.h"
 #include "store/sqlite/sqlite_statement.h"
 #include "store/sqlite/sqlite_transaction.h"
 

@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 
 #include "engine/core/log.h"
-#include "store/sqlite/column_encoding.h"
-#include "store/repository/plan_repository.h"
 #include "store/codec/row_checksum.h"
+#include "store/repository/plan_repository.h"
+#include "store/sqlite/column_encoding.h"
 #include "store/sqlite/sqlite_statement.h"
 #include "store/sqlite/sqlite_transaction.h"
 

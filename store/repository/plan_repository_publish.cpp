@@ -2,8 +2,8 @@
 // transaction, under the "existing plan wins" rule (plan_repository.h).
 #include <fmt/format.h>
 
-#include "engine/core/log.h"
 #include "engine/core/clock.h"
+#include "engine/core/log.h"
 #include "store/repository/plan_repository.h"
 #include "store/repository/row_writes.h"
 #include "store/sqlite/sqlite_transaction.h"

@@ -5,9 +5,9 @@
 #include <utility>
 #include <vector>
 
-#include "store/sqlite/column_encoding.h"
 #include "store/codec/plan_codec.h"
 #include "store/codec/row_checksum.h"
+#include "store/sqlite/column_encoding.h"
 
 namespace ember {
 

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "store/sqlite/column_encoding.h"
 #include "store/codec/row_checksum.h"
+#include "store/sqlite/column_encoding.h"
 #include "store/sqlite/sqlite_statement.h"
 
 namespace ember {

@@ -20,9 +20,9 @@
 #include <boost/interprocess/permissions.hpp>
 #include <boost/interprocess/shared_memory_object.hpp>
 
+#include "engine/core/clock.h"
 #include "engine/core/config.h"
 #include "engine/core/log.h"
-#include "engine/core/clock.h"
 #include "store/shm/shared_segment_trust.h"
 
 namespace ember {

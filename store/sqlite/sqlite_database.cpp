@@ -32,7 +32,8 @@ std::string ImmutableUri(const std::string& path) {
 }  // namespace
 
 bool SqliteDatabase::read_only() const {
-  return mode_ != Mode::kReadWrite || (handle_ != nullptr && sqlite3_db_readonly(handle_.get(), "main") == 1);
+  return mode_ != Mode::kReadWrite ||
+         (handle_ != nullptr && sqlite3_db_readonly(handle_.get(), "main") == 1);
 }
 
 Status SqliteDatabase::Open(const std::string& path, Mode mode,

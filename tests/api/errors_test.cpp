@@ -10,8 +10,8 @@ namespace ember {
 namespace {
 
 using ::testing::AllOf;
-using ::testing::HasSubstr;
 using testing::CurrentQueue;
+using ::testing::HasSubstr;
 using testing::OnFreshStream;
 
 // Runs `fn`, expects an ember::Error whose message matches `matcher`, and checks that the
@@ -66,8 +66,7 @@ TEST(ApiErrors, FloatOnlyOpsRejectIntAndBool) {
     ExpectRejected([&] { (void)i.Exp(); }, AllOf(HasSubstr("Exp"), HasSubstr("float")));
     ExpectRejected([&] { (void)(b + 1.0); }, HasSubstr("AddScalar"));
     ExpectRejected([&] { (void)b.Lower(b); }, HasSubstr("Lower"));
-    ExpectRejected([&] { (void)Tensor::RandomNormal({2}, DType::kI32); },
-                   HasSubstr("float dtype"));
+    ExpectRejected([&] { (void)Tensor::RandomNormal({2}, DType::kI32); }, HasSubstr("float dtype"));
   });
 }
 
@@ -81,13 +80,20 @@ TEST(ApiErrors, FractionalScalarOnIntTensor) {
 TEST(ApiErrors, ReshapeAndExpandAndSlice) {
   OnFreshStream([] {
     Tensor a = Tensor::Zeros({2, 3}, DType::kF32);
-    ExpectRejected([&] { (void)a.Reshape({4, 2}); },
-                   AllOf(HasSubstr("Reshape"), HasSubstr("6 elements"), HasSubstr("[4,2]")));
+    ExpectRejected(
+        [&] {
+          (void)a.Reshape({4, 2});
+        },
+        AllOf(HasSubstr("Reshape"), HasSubstr("6 elements"), HasSubstr("[4,2]")));
     ExpectRejected([&] { (void)a.Reshape({-1, -1}); }, HasSubstr("more than one -1"));
     ExpectRejected([&] { (void)a.Expand({4, 3}); }, HasSubstr("Expand"));
     ExpectRejected([&] { (void)a.Slice({Slice{0, 2, 0}}); }, HasSubstr("step 0"));
     ExpectRejected([&] { (void)a.Slice({Slice{2, 2, 1}}); }, HasSubstr("selects no element"));
-    ExpectRejected([&] { (void)a.Slice({Slice{0, {}, 1}, Slice{0, {}, 1}, Slice{0, {}, 1}}); }, HasSubstr("at most one per dim"));
+    ExpectRejected(
+        [&] {
+          (void)a.Slice({Slice{0, {}, 1}, Slice{0, {}, 1}, Slice{0, {}, 1}});
+        },
+        HasSubstr("at most one per dim"));
   });
 }
 
@@ -112,15 +118,17 @@ TEST(ApiErrors, IndicesAndMasks) {
     ExpectRejected([&] { (void)a.MaskFill(a, 1.0); }, HasSubstr("bool"));
     ExpectRejected([&] { (void)Cat({}, 0); }, HasSubstr("at least one"));
     Tensor b = Tensor::Zeros({3, 3}, DType::kF32);
-    ExpectRejected([&] { (void)Cat({a, b}, 1); },
-                   HasSubstr("outside dim 1"));
+    ExpectRejected([&] { (void)Cat({a, b}, 1); }, HasSubstr("outside dim 1"));
   });
 }
 
 TEST(ApiErrors, WrongValueCountAndBadShapes) {
   OnFreshStream([] {
-    ExpectRejected([] { (void)Tensor::FromVector<float>({1, 2, 3}, {2, 2}); },
-                   AllOf(HasSubstr("3 values"), HasSubstr("expected 4")));
+    ExpectRejected(
+        [] {
+          (void)Tensor::FromVector<float>({1, 2, 3}, {2, 2});
+        },
+        AllOf(HasSubstr("3 values"), HasSubstr("expected 4")));
     ExpectRejected([] { (void)Tensor::Zeros({2, 0}, DType::kF32); }, HasSubstr(">= 1"));
   });
 }
@@ -136,7 +144,8 @@ TEST(ApiErrors, EmptyTensor) {
 TEST(ApiErrors, ReadingWithTheWrongElementType) {
   OnFreshStream([] {
     Tensor a = Tensor::Zeros({2}, DType::kI32);
-    ExpectRejected([&] { (void)a.ToVector<float>(); }, AllOf(HasSubstr("ToVector"), HasSubstr("i32")));
+    ExpectRejected([&] { (void)a.ToVector<float>(); },
+                   AllOf(HasSubstr("ToVector"), HasSubstr("i32")));
   });
 }
 

@@ -53,8 +53,8 @@ TEST(Liveness, SeedExpressionQueuesNamedInputsReadOnlyAndTemporariesReadWrite) {
     EXPECT_EQ(q.relative[4].scalars[0], ScalarIr::UInt(0));
     EXPECT_EQ(q.global[4].scalars[0], ScalarIr::Float(2.0));
     // Reading back runs the queue and gives e^(a*b + 2c).
-    std::vector<float> av = a.ToVector<float>(), bv = b.ToVector<float>(),
-                       cv = c.ToVector<float>(), yv = y.ToVector<float>();
+    std::vector<float> av = a.ToVector<float>(), bv = b.ToVector<float>(), cv = c.ToVector<float>(),
+                       yv = y.ToVector<float>();
     for (size_t i = 0; i < yv.size(); i += 97) {
       EXPECT_NEAR(yv[i], std::exp(av[i] * bv[i] + cv[i] * 2.0f), 1e-4f * yv[i]);
     }
@@ -112,7 +112,7 @@ TEST(Liveness, SyncRunsTheQueueAndFreesLastUses) {
     {
       Tensor a = Tensor::FromVector<float>({1, 2, 3}, {3});
       y = (a + 1.0).Exp();
-    }  // `a` goes: Drop queued
+    }                                             // `a` goes: Drop queued
     EXPECT_EQ(CurrentQueue().global.size(), 4u);  // Init, AddScalar, Exp, Drop
     Sync();
     EXPECT_TRUE(CurrentQueue().global.empty());

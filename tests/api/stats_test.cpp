@@ -51,8 +51,8 @@ namespace {
 TEST(Stats, UnfusedOperationsAndLaunchesCountWhatRan) {
   testing::OnFreshStream([] {
     const Stats before = GetStats();
-    Tensor a = Tensor::Full({4}, 1.0, DType::kF32);      // Full: a launch
-    Tensor b = std::move(a) + 1.0;                         // AddScalar: a launch
+    Tensor a = Tensor::Full({4}, 1.0, DType::kF32);  // Full: a launch
+    Tensor b = std::move(a) + 1.0;                   // AddScalar: a launch
     (void)std::move(b).ToVector<float>();
     const Stats after = GetStats();
     EXPECT_EQ(after.unfused_operations - before.unfused_operations, 2u);

@@ -138,12 +138,10 @@ TEST(Values, ShapesAndMovement) {
              {3, 2, 1, 6, 5, 4});
   ExpectNear(Tensor::FromVector<float>({1, 2}, {2, 1}).Expand({2, 3}).ToVector<float>(),
              {1, 1, 1, 2, 2, 2});
-  ExpectNear(Tensor::FromVector<float>({1, 2}, {2}).Expand({2, 2}).ToVector<float>(),
-             {1, 2, 1, 2});
+  ExpectNear(Tensor::FromVector<float>({1, 2}, {2}).Expand({2, 2}).ToVector<float>(), {1, 2, 1, 2});
   Tensor idx = Tensor::FromVector<int64_t>({2, 0, 1, 1, 0, 2}, {2, 3});
   ExpectNear(a.Gather(1, idx).ToVector<float>(), {3, 1, 2, 5, 4, 6});
-  ExpectNear(a.Select(1, Tensor::FromVector<int32_t>({2, 0}, {2})).ToVector<float>(),
-             {3, 1, 6, 4});
+  ExpectNear(a.Select(1, Tensor::FromVector<int32_t>({2, 0}, {2})).ToVector<float>(), {3, 1, 6, 4});
   Tensor c = Cat({a, Tensor::FromVector<float>({7, 8, 9}, {1, 3})}, 0);
   EXPECT_EQ(c.Shape(), (std::vector<int64_t>{3, 3}));
   ExpectNear(c.ToVector<float>(), {1, 2, 3, 4, 5, 6, 7, 8, 9});
@@ -170,8 +168,8 @@ TEST(Values, Reductions) {
 }
 
 TEST(Values, MatmulWithBroadcastBatch) {
-  Tensor a = M23();                                                    // [2,3]
-  Tensor b = Tensor::FromVector<float>({1, 0, 0, 1, 1, 1}, {3, 2});   // [3,2]
+  Tensor a = M23();                                                  // [2,3]
+  Tensor b = Tensor::FromVector<float>({1, 0, 0, 1, 1, 1}, {3, 2});  // [3,2]
   ExpectNear(a.Matmul(b).ToVector<float>(), {4, 5, 10, 11});
   Tensor batch = Cat({b.Reshape({1, 3, 2}), (b * 2.0).Reshape({1, 3, 2})}, 0);  // [2,3,2]
   Tensor out = a.Matmul(batch);
@@ -205,8 +203,7 @@ TEST(Seed, SeedOrdersWithQueuedRandomOps) {
 TEST(SliceValues, NegativeStepThatDoesNotDivideTheRange) {
   Tensor a = Tensor::FromVector<float>({0, 1, 2, 3, 4}, {5});
   EXPECT_EQ(a.Slice({Slice{0, 3, -2}}).ToVector<float>(), (std::vector<float>{2, 0}));
-  EXPECT_EQ(a.Slice({Slice{-4, std::nullopt, -3}}).ToVector<float>(),
-            (std::vector<float>{4, 1}));
+  EXPECT_EQ(a.Slice({Slice{-4, std::nullopt, -3}}).ToVector<float>(), (std::vector<float>{4, 1}));
 }
 
 }  // namespace

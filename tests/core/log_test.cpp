@@ -241,8 +241,8 @@ TEST_F(LogTest, WarningsAreWrittenAtTheDefaultLevelOncePerKey) {
   EXPECT_TRUE(Warn("log-test-key-b", "other key"));
   EXPECT_TRUE(Warn("", "no key"));
   EXPECT_TRUE(Warn("", "no key"));
-  EXPECT_THAT(capture.messages(), ElementsAre("ember: first", "ember: other key", "ember: no key",
-                                              "ember: no key"));
+  EXPECT_THAT(capture.messages(),
+              ElementsAre("ember: first", "ember: other key", "ember: no key", "ember: no key"));
 }
 
 TEST_F(LogTest, WarningsGoToStderrNotTheLogFile) {

@@ -51,7 +51,8 @@ TEST(SeedWalkthrough, ReuseAcrossScalarsAndShapesAndReexploreForNewRelativeShape
     EXPECT_THAT(first, Contains(HasSubstr("op 1 NumericFloat::MulScalar → new block (total: 2)")));
     EXPECT_THAT(first, Contains(HasSubstr("op 2 NumericFloat::Add → accepted in 1/1 block(s)")));
     EXPECT_THAT(first, Contains(HasSubstr("op 3 Float::Exp → accepted in 1/1 block(s)")));
-    EXPECT_THAT(first, Contains(HasSubstr("[plan] exploration completed: sync, 4/4 ops optimized")));
+    EXPECT_THAT(first,
+                Contains(HasSubstr("[plan] exploration completed: sync, 4/4 ops optimized")));
     EXPECT_THAT(first, Contains(AllOf(HasSubstr("▸ fused ElementWise (score=630, 4 ops)"),
                                       HasSubstr("NumericFloat::Mul"))));
     EXPECT_THAT(first, Contains("    1 launch(es)"));
@@ -69,7 +70,8 @@ TEST(SeedWalkthrough, ReuseAcrossScalarsAndShapesAndReexploreForNewRelativeShape
 
     // 5. 64x32 has relative shape [1,2]: a new exploration with the same decision.
     const auto other = RunSeedExpression({64, 32}, 2.0);
-    EXPECT_THAT(other, Contains(HasSubstr("[plan] exploration completed: sync, 4/4 ops optimized")));
+    EXPECT_THAT(other,
+                Contains(HasSubstr("[plan] exploration completed: sync, 4/4 ops optimized")));
     EXPECT_THAT(other, Contains(HasSubstr("▸ fused ElementWise (score=630, 4 ops)")));
   });
 }
@@ -89,7 +91,8 @@ TEST(SeedWalkthrough, FiveIndependentChainsBecomeOneFortyOpKernel) {
     const auto lines = capture.lines();
     EXPECT_THAT(lines, Contains(HasSubstr("op 32 NumericFloat::MulScalar → new block (total: 5)")));
     EXPECT_THAT(lines, Contains(HasSubstr("op 39 NumericFloat::Abs → accepted in 1/5 block(s)")));
-    EXPECT_THAT(lines, Contains(HasSubstr("[plan] exploration completed: sync, 40/40 ops optimized")));
+    EXPECT_THAT(lines,
+                Contains(HasSubstr("[plan] exploration completed: sync, 40/40 ops optimized")));
     EXPECT_THAT(lines, Contains(HasSubstr("▸ fused ElementWise (score=7390, 40 ops)")));
     const Stats after = GetStats();
     EXPECT_EQ(after.fused_executions - before.fused_executions, 1u);

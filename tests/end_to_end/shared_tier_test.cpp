@@ -1,6 +1,6 @@
 // The shared-memory tier end to end (docs/PLAN_DATABASE.md, "The shared-memory tier"): real
-// worker processes (this binary re-executed, engine_child.h) on one SQLite file and its shared segment, the real fusers and
-// CPU backend.
+// worker processes (this binary re-executed, engine_child.h) on one SQLite file and its shared
+// segment, the real fusers and CPU backend.
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>

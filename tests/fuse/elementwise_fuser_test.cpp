@@ -44,7 +44,7 @@ TEST(ElementWiseFuser, SeedExpressionScoresAsTheNoteTable) {
   EXPECT_EQ(opt->len(), 4u);
   const FuseTrace& trace = opt->trace();
   ASSERT_EQ(trace.blocks.size(), 1u);
-  EXPECT_EQ(trace.blocks[0].reads.size(), 3u);   // a, b, c
+  EXPECT_EQ(trace.blocks[0].reads.size(), 3u);  // a, b, c
   EXPECT_EQ(trace.blocks[0].ops.size(), 4u);
   EXPECT_EQ(trace.blocks[0].writes.size(), 1u);  // only the exp result
   ASSERT_EQ(trace.resources.outputs.size(), 1u);

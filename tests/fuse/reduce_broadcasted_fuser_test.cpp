@@ -79,14 +79,14 @@ TEST(ReduceBroadcastedFuser, WinsOverElementWiseAndReduceOnSoftmax) {
 TEST(ReduceBroadcastedFuser, LayerNormKeepsPerRowOpsAfterTheSecondReduce) {
   const Shape r = kRows, p = kRow;
   const std::vector<OperationIr> ops = {
-      ir::Binary(OpKind::kAdd, Ro(0, r), Ro(1, r), Out(2, r)),             // x = a + b
-      ir::ReduceDim(OpKind::kMeanDim, Ro(2, r), 1, Out(3, p)),             // mu
-      ir::Binary(OpKind::kSub, Rw(2, r), Rw(3, p), Out(4, r)),             // xc
-      ir::Binary(OpKind::kMul, Ro(4, r), Ro(4, r), Out(5, r)),             // xc^2
-      ir::ReduceDim(OpKind::kMeanDim, Rw(5, r), 1, Out(6, p)),             // var
-      ir::Scalar(OpKind::kAddScalar, Rw(6, p), P(0), Out(7, p)),           // var + eps
-      ir::Unary(OpKind::kSqrt, Rw(7, p), Out(8, p)),                       // std
-      ir::Binary(OpKind::kDiv, Rw(4, r), Rw(8, p), Out(9, r)),             // xc / std
+      ir::Binary(OpKind::kAdd, Ro(0, r), Ro(1, r), Out(2, r)),    // x = a + b
+      ir::ReduceDim(OpKind::kMeanDim, Ro(2, r), 1, Out(3, p)),    // mu
+      ir::Binary(OpKind::kSub, Rw(2, r), Rw(3, p), Out(4, r)),    // xc
+      ir::Binary(OpKind::kMul, Ro(4, r), Ro(4, r), Out(5, r)),    // xc^2
+      ir::ReduceDim(OpKind::kMeanDim, Rw(5, r), 1, Out(6, p)),    // var
+      ir::Scalar(OpKind::kAddScalar, Rw(6, p), P(0), Out(7, p)),  // var + eps
+      ir::Unary(OpKind::kSqrt, Rw(7, p), Out(8, p)),              // std
+      ir::Binary(OpKind::kDiv, Rw(4, r), Rw(8, p), Out(9, r)),    // xc / std
   };
   ReduceBroadcastedFuser fuser(kUnlimited);
   for (const OperationIr& op : ops) fuser.Fuse(op);

@@ -72,14 +72,14 @@ TEST(ReduceFuser, ReadSideRefusesBroadcastingAndWriteSideRefusesOtherShapes) {
 TEST(ReduceFuser, HalfSumsAccumulateInF32) {
   ReduceFuser fuser(kUnlimited);
   fuser.Fuse(ir::Unary(OpKind::kExp, Ro(0, {1, 2}, DType::kF16), Out(1, {1, 2}, DType::kF16)));
-  fuser.Fuse(ir::ReduceDim(OpKind::kMeanDim, Rw(1, {1, 2}, DType::kF16), 0,
-                           Out(2, {0, 2}, DType::kF16)));
+  fuser.Fuse(
+      ir::ReduceDim(OpKind::kMeanDim, Rw(1, {1, 2}, DType::kF16), 0, Out(2, {0, 2}, DType::kF16)));
   ASSERT_TRUE(fuser.reduce().has_value());
   EXPECT_EQ(fuser.reduce()->acc, DType::kF32);
   ReduceFuser max(kUnlimited);
   max.Fuse(ir::Unary(OpKind::kExp, Ro(0, {1, 2}, DType::kF16), Out(1, {1, 2}, DType::kF16)));
-  max.Fuse(ir::ReduceDim(OpKind::kMaxDim, Rw(1, {1, 2}, DType::kF16), 0,
-                         Out(2, {0, 2}, DType::kF16)));
+  max.Fuse(
+      ir::ReduceDim(OpKind::kMaxDim, Rw(1, {1, 2}, DType::kF16), 0, Out(2, {0, 2}, DType::kF16)));
   EXPECT_EQ(max.reduce()->acc, DType::kF16);
 }
 

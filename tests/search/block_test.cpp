@@ -88,11 +88,10 @@ TEST(Block, OptimizeTruncatesToTheOptimizationLengthInRegistrationOrder) {
 }
 
 TEST(Block, MapOrderingRewritesEveryLeaf) {
-  BlockOptimization opt{
-      .strategy = ExecutionStrategy::Composed(
-          {ExecutionStrategy::Operations({0}),
-           ExecutionStrategy::Composed({ExecutionStrategy::Operations({2, 1})})}),
-      .ordering = {0, 2, 1}};
+  BlockOptimization opt{.strategy = ExecutionStrategy::Composed(
+                            {ExecutionStrategy::Operations({0}),
+                             ExecutionStrategy::Composed({ExecutionStrategy::Operations({2, 1})})}),
+                        .ordering = {0, 2, 1}};
   const std::vector<size_t> holes = {3, 5, 9};
   MapOrdering(opt, holes);
   EXPECT_EQ(opt.ordering, (std::vector<size_t>{3, 9, 5}));

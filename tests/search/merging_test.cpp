@@ -80,8 +80,7 @@ TEST(MergeBlocks, SingleBlockIsFull) {
 
 TEST(MergeBlocks, TwoBlocksMergeFully) {
   const auto fusers = Builders();
-  std::vector<Block> blocks =
-      Blocks(fusers, {{{Op1(), 0}, {Op1(), 1}}, {{Op1(), 2}, {Op1(), 3}}});
+  std::vector<Block> blocks = Blocks(fusers, {{{Op1(), 0}, {Op1(), 1}}, {{Op1(), 2}, {Op1(), 3}}});
   const MergeBlocksResult result = Merge(blocks);
   ASSERT_EQ(result.kind, MergeBlocksResult::Kind::kFull);
   EXPECT_EQ(result.merged[0].ordering(), (std::vector<size_t>{0, 1, 2, 3}));
@@ -117,8 +116,8 @@ TEST(MergeBlocks, FourBlocksPartialWithFailure) {
 
 TEST(MergeBlocks, FiveBlocksPartialWithFailure) {
   const auto fusers = Builders();
-  std::vector<Block> blocks = Blocks(
-      fusers, {{{Op1(), 0}}, {{Op2(), 1}}, {{Op1(), 2}}, {{Op3(), 3}}, {{Op2(), 4}}});
+  std::vector<Block> blocks =
+      Blocks(fusers, {{{Op1(), 0}}, {{Op2(), 1}}, {{Op1(), 2}}, {{Op3(), 3}}, {{Op2(), 4}}});
   const MergeBlocksResult result = Merge(blocks);
   ASSERT_EQ(result.kind, MergeBlocksResult::Kind::kPartial);
   EXPECT_EQ(Sets(result.merged), (Positions{{0, 2}, {1, 4}}));
@@ -150,8 +149,8 @@ TEST(MergeBlocks, MergeTwoRefusesWhenTheGuardForbidsContraction) {
   // An always-Open fuser: any merge the guard lets through would be accepted.
   std::vector<std::unique_ptr<OperationFuser>> fusers;
   fusers.push_back(std::make_unique<search_test::NeverReadyFuser>());
-  std::vector<Block> blocks = Blocks(fusers, {{{Add(1, 2, 10), 0}}, {{Add(10, 3, 20), 1}},
-                                              {{Add(20, 4, 30), 2}}});
+  std::vector<Block> blocks =
+      Blocks(fusers, {{{Add(1, 2, 10), 0}}, {{Add(10, 3, 20), 1}}, {{Add(20, 4, 30), 2}}});
   for (size_t i = 0; i < blocks.size(); ++i) blocks[i].SeedConstituent(i);
   const Reachability guard = Dag(BlockFlows(std::span<const Block>(blocks))).Reachability();
   EXPECT_FALSE(MergeTwo(blocks[0], blocks[2], guard).has_value());

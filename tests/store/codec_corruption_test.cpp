@@ -15,8 +15,8 @@
 #include "engine/ir/builders.h"
 #include "engine/ir/relative.h"
 #include "store/codec/canonical_message.h"
-#include "store/codec/trace_codec.h"
 #include "store/codec/plan_codec.h"
+#include "store/codec/trace_codec.h"
 #include "tests/ir/sample_ops.h"
 
 namespace ember {

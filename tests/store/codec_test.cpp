@@ -25,9 +25,9 @@
 #include "engine/fuse/trace_optimization.h"
 #include "engine/ir/builders.h"
 #include "engine/ir/relative.h"
+#include "schema/plan.capnp.h"
 #include "store/codec/canonical_message.h"
 #include "store/codec/trace_codec.h"
-#include "schema/plan.capnp.h"
 #include "tests/ir/sample_ops.h"
 
 namespace ember {

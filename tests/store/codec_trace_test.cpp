@@ -26,8 +26,8 @@
 #include "engine/runtime/cpu/cpu_backend.h"
 #include "engine/stream/operation_queue.h"
 #include "store/codec/canonical_message.h"
-#include "store/codec/trace_codec.h"
 #include "store/codec/plan_codec.h"
+#include "store/codec/trace_codec.h"
 #include "tests/ir/sample_ops.h"
 
 namespace ember {

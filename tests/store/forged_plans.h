@@ -1,8 +1,8 @@
 // Forging stored plans the way issue 13's hostile user did (part 3): one field of a fused
 // leaf's trace changed, the blob encoded again (canonical, so it differs from the original in
 // that field's bytes only), and — by the caller — the row checksum recomputed (PlanChecksum,
-// store/codec/row_checksum.h), which is no secret. Note [Optimization proof] (store/codec/plan_proof.h)
-// says why every such plan must be refused.
+// store/codec/row_checksum.h), which is no secret. Note [Optimization proof]
+// (store/codec/plan_proof.h) says why every such plan must be refused.
 //
 // Header-only: shared by tests/store, tests/tools/plans and tests/end_to_end (the engine's
 // forgeable program is ForgeableProgram, tests/common/workloads.h).

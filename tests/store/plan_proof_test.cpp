@@ -1,8 +1,8 @@
-// Note [Optimization proof] (store/codec/plan_proof.h): a decoded plan's fused traces must be what a
-// fresh fuser makes of the plan's ops. Plans the real explorer makes pass, through both
-// decoders (DecodePlan: shared-tier entries; DecodePlanParts: SQLite rows); issue 13's forged
-// traces — one byte changed, the blob well formed — are refused by both; and no flipped byte
-// of a stored optimization state gets through.
+// Note [Optimization proof] (store/codec/plan_proof.h): a decoded plan's fused traces must be what
+// a fresh fuser makes of the plan's ops. Plans the real explorer makes pass, through both decoders
+// (DecodePlan: shared-tier entries; DecodePlanParts: SQLite rows); issue 13's forged traces — one
+// byte changed, the blob well formed — are refused by both; and no flipped byte of a stored
+// optimization state gets through.
 #include "store/codec/plan_proof.h"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // The shared-memory tier between real processes (Note [Shared plan segment],
-// store/shm/shared_plan_tier.h): writers killed with SIGKILL at every step of a publication, eight concurrent publishers and readers, claims of dead
-// processes.
+// store/shm/shared_plan_tier.h): writers killed with SIGKILL at every step of a publication, eight
+// concurrent publishers and readers, claims of dead processes.
 #include <sys/wait.h>
 
 #include <csignal>

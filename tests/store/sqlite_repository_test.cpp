@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "engine/core/log.h"
-#include "store/sqlite/column_encoding.h"
 #include "store/codec/row_checksum.h"
+#include "store/sqlite/column_encoding.h"
 #include "store/sqlite/sqlite_database.h"
 #include "tests/store/sqlite_test_util.h"
 

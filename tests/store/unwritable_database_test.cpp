@@ -19,8 +19,8 @@
 #include "engine/core/log.h"
 #include "engine/ir/builders.h"
 #include "engine/ir/relative.h"
-#include "store/persistent_plans.h"
 #include "store/database/plan_database.h"
+#include "store/persistent_plans.h"
 #include "tests/store/shm_test_util.h"
 #include "tests/store/sqlite_test_util.h"
 
@@ -226,17 +226,18 @@ TEST_P(UnwritableDatabasePermissions, NoWritePermissionServesEveryPlanAndSaysSoO
   if (!skipped.empty()) GTEST_SKIP() << skipped;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Modes, UnwritableDatabasePermissions,
-    testing::Values(Permissions{.name = "ReadOnlyDirectory",
-                                .dir_mode = 0500,
-                                .file_mode = 0600,
-                                .reason = "its directory"},
-                    Permissions{.name = "ReadOnlyFile",
-                                .dir_mode = 0700,
-                                .file_mode = 0400,
-                                .reason = "no write permission on it"}),
-    [](const testing::TestParamInfo<Permissions>& param) { return std::string(param.param.name); });
+INSTANTIATE_TEST_SUITE_P(Modes, UnwritableDatabasePermissions,
+                         testing::Values(Permissions{.name = "ReadOnlyDirectory",
+                                                     .dir_mode = 0500,
+                                                     .file_mode = 0600,
+                                                     .reason = "its directory"},
+                                         Permissions{.name = "ReadOnlyFile",
+                                                     .dir_mode = 0700,
+                                                     .file_mode = 0400,
+                                                     .reason = "no write permission on it"}),
+                         [](const testing::TestParamInfo<Permissions>& param) {
+                           return std::string(param.param.name);
+                         });
 
 // Disk full. Each case runs in a child with a small tmpfs of its own at `fs`.
 class DiskFull : public testing::Test {

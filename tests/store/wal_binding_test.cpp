@@ -1,7 +1,7 @@
-// Note [Write-ahead log binding] (store/database/wal_companions.h): no log is left behind to be replayed
-// onto another file, and a log that a killed writer left is replayed only onto the database it
-// belongs to. Real files, real forked writers killed with SIGKILL, and the "other program" as
-// a plain SQLite connection.
+// Note [Write-ahead log binding] (store/database/wal_companions.h): no log is left behind to be
+// replayed onto another file, and a log that a killed writer left is replayed only onto the
+// database it belongs to. Real files, real forked writers killed with SIGKILL, and the "other
+// program" as a plain SQLite connection.
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,8 +16,8 @@
 
 #include "engine/core/log.h"
 #include "store/database/plan_database.h"
-#include "store/repository/plan_repository.h"
 #include "store/database/wal_companions.h"
+#include "store/repository/plan_repository.h"
 #include "tests/store/sqlite_test_util.h"
 
 namespace ember {
@@ -61,7 +61,8 @@ void InsertPlans(PlanRepository& repo, uint64_t first, uint64_t last) {
 }
 
 // The plans of first op 7 as a read-only open sees them; `while_open` runs before it closes.
-size_t PlansReadOnly(const std::string& path, const std::function<void()>& while_open = [] {}) {
+size_t PlansReadOnly(
+    const std::string& path, const std::function<void()>& while_open = [] {}) {
   PlanDbOptions options = OptionsFor(path);
   options.read_only = true;
   std::unique_ptr<PlanRepository> repo;
@@ -85,8 +86,8 @@ int64_t CountPlans(const std::string& path) {
   std::unique_ptr<PlanRepository> repo = OpenRepository(path);
   if (repo == nullptr) return -1;
   std::string text;
-  EXPECT_TRUE(repo->database().sqlite().QueryText("SELECT COUNT(*) FROM plans", "counting", &text)
-                  .ok());
+  EXPECT_TRUE(
+      repo->database().sqlite().QueryText("SELECT COUNT(*) FROM plans", "counting", &text).ok());
   return std::stoll(text);
 }
 
@@ -182,9 +183,11 @@ TEST(WalBinding, AReadOnlyOpenRemovesTheCompanionsItCreated) {
   const std::string path = dir.File("plans.db");
   WritePlansAndClose(path, 1, 3);
   ASSERT_FALSE(Exists(path + "-wal"));
-  EXPECT_EQ(PlansReadOnly(path, /*while_open=*/[&] {
-              EXPECT_TRUE(Exists(path + "-shm"));  // SQLite made them to read a WAL database
-            }),
+  EXPECT_EQ(PlansReadOnly(path, /*while_open=*/
+                          [&] {
+                            EXPECT_TRUE(
+                                Exists(path + "-shm"));  // SQLite made them to read a WAL database
+                          }),
             2u);
   EXPECT_FALSE(Exists(path + "-wal"));
   EXPECT_FALSE(Exists(path + "-shm"));

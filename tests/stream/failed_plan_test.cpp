@@ -76,8 +76,7 @@ TEST(FailedPlan, FusedFailureIsAnErrorAndThePlanRunsUnfusedAfterwards) {
     EXPECT_THAT(e.what(), ::testing::HasSubstr("Failing failed: the kernel did not build"));
   }
   ASSERT_EQ(streams.store().size(), 1u);
-  EXPECT_EQ(streams.store().Get(0).optimization.strategy,
-            ExecutionStrategy::Operations({0, 1}));
+  EXPECT_EQ(streams.store().Get(0).optimization.strategy, ExecutionStrategy::Operations({0, 1}));
   EXPECT_TRUE(streams.queue(home) == nullptr || streams.queue(home)->empty());
   EXPECT_FALSE(handles.Has(11)) << "the failed plan's output was never computed";
 

@@ -22,7 +22,8 @@ OperationIr ExpOp(TensorId in, TensorId out) {
 }
 
 ExecutionPlan PlanOf(std::vector<OperationIr> ops) {
-  return ExecutionPlan{std::move(ops), {ExecutionTrigger::Always()},
+  return ExecutionPlan{std::move(ops),
+                       {ExecutionTrigger::Always()},
                        BlockOptimization{ExecutionStrategy::Operations({0}), {0}}};
 }
 
@@ -71,9 +72,9 @@ TEST(ExecutionPlanStore, TriggersAreAppendOnlyAndDeduplicated) {
   store.AddTrigger(id, ExecutionTrigger::OnOperations({ExpOp(1, 2)}));
   store.AddTrigger(id, ExecutionTrigger::OnSync());
   store.AddTrigger(id, ExecutionTrigger::OnSync());
-  const std::vector<ExecutionTrigger> expected = {
-      ExecutionTrigger::Always(), ExecutionTrigger::OnOperations({ExpOp(1, 2)}),
-      ExecutionTrigger::OnSync()};
+  const std::vector<ExecutionTrigger> expected = {ExecutionTrigger::Always(),
+                                                  ExecutionTrigger::OnOperations({ExpOp(1, 2)}),
+                                                  ExecutionTrigger::OnSync()};
   EXPECT_EQ(store.Get(id).triggers, expected);
 }
 
@@ -108,8 +109,7 @@ TEST(ExecutionStrategy, OperationsOnlyStrategyNamesNoRelativeShapeId) {
 }
 
 TEST(BlockOptimization, IncludeTrailingWrapsASingleStrategyAndExtendsTheOrdering) {
-  BlockOptimization opt{ExecutionStrategy::Fused(std::make_shared<ShapeIds>(1), {1, 0}, 3),
-                        {1, 0}};
+  BlockOptimization opt{ExecutionStrategy::Fused(std::make_shared<ShapeIds>(1), {1, 0}, 3), {1, 0}};
   opt.IncludeTrailing(4);
   EXPECT_EQ(opt.ordering, (std::vector<size_t>{1, 0, 2, 3}));
   ASSERT_EQ(opt.strategy.kind, ExecutionStrategy::Kind::kComposed);

@@ -100,9 +100,9 @@ TEST(Policy, ShouldSupportMultipleTriggers) {
   TestStream stream_1(2), stream_2(2);
   stream_1.NewOp(5);
   stream_2.NewOp(6);
-  const PlanId id = store.Add(Plan(stream_1.Ops(0, 2),
-                                   {ExecutionTrigger::OnOperations({stream_1.operations[2]}),
-                                    ExecutionTrigger::OnOperations({stream_2.operations[2]})}));
+  const PlanId id = store.Add(
+      Plan(stream_1.Ops(0, 2), {ExecutionTrigger::OnOperations({stream_1.operations[2]}),
+                                ExecutionTrigger::OnOperations({stream_2.operations[2]})}));
   stream_1.AssertUpdates(store, policy_1, 0, 2, Action::Defer());
   stream_2.AssertUpdates(store, policy_2, 0, 2, Action::Defer());
   stream_1.AssertUpdates(store, policy_1, 2, 3, Action::Execute(id));  // first trigger

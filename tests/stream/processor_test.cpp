@@ -42,9 +42,7 @@ class TestSegment final : public StreamSegment {
     Drain(store.Get(id).optimization.strategy);
     executed.push_back(id);
   }
-  void ExecuteUnfused(BlockOptimization optimization) override {
-    Drain(optimization.strategy);
-  }
+  void ExecuteUnfused(BlockOptimization optimization) override { Drain(optimization.strategy); }
 
  private:
   void Drain(const ExecutionStrategy& s) {
@@ -193,8 +191,7 @@ TEST(ProcessorExecution, ShouldSupportOverlappingOptimizations) {
   EXPECT_EQ(plan3.optimization.ordering, (std::vector<size_t>{0, 1, 2}));
   ASSERT_EQ(plan3.optimization.strategy.kind, ExecutionStrategy::Kind::kComposed);
   ASSERT_EQ(plan3.optimization.strategy.children.size(), 2u);
-  EXPECT_EQ(plan3.optimization.strategy.children[0].kind,
-            ExecutionStrategy::Kind::kOptimization);
+  EXPECT_EQ(plan3.optimization.strategy.children[0].kind, ExecutionStrategy::Kind::kOptimization);
   EXPECT_EQ(plan3.optimization.strategy.children[1], ExecutionStrategy::Operations({2}));
   s.AssertPlan(0, {Op1(), Op2()},
                {Trig::OnOperations({Op1(), Op2()}), Trig::OnOperations({Op2()})});

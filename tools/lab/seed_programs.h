@@ -1,8 +1,8 @@
 // The seed's two programs (README.md, "ember-lab": the reuse and unrelated walk-throughs) as
-// the engine queues them, written once for ember-lab's reuse and unrelated scenarios (scenario_seed.cpp) and for
-// the tests that check what the engine makes of them (tests/common/workloads.h). Each op is
-// one statement: C++ leaves the order of an operator's operands unspecified, and the op order
-// is what the search and the plan keys see (docs/API.md).
+// the engine queues them, written once for ember-lab's reuse and unrelated scenarios
+// (scenario_seed.cpp) and for the tests that check what the engine makes of them
+// (tests/common/workloads.h). Each op is one statement: C++ leaves the order of an operator's
+// operands unspecified, and the op order is what the search and the plan keys see (docs/API.md).
 #pragma once
 
 #include <utility>

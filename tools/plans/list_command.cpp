@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/ir/operation_ir.h"
 #include "engine/core/clock.h"
+#include "engine/ir/operation_ir.h"
 #include "store/admin/plan_inventory.h"
 #include "store/repository/plan_row_check.h"
 #include "tools/plans/commands.h"

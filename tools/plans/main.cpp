@@ -201,7 +201,7 @@ Example: ember-plans shm rm --dry-run)");
       shm->add_subcommand("invalidate", "mark them broken: running workers start fresh ones");
   shm_invalidate->footer(R"(Safe while workers run: each drops the broken segment, the next
 to open it creates an empty one, and it fills again as workers read plans from SQLite.
-(A worker reopens once: one that finds its segment broken again goes on with SQLite alone.)
+(A worker reopens a broken segment up to 8 times in its life, then goes on with SQLite alone.)
 Example: ember-plans shm invalidate)");
   OnRun(shm_invalidate, line, [&line] { return RunShmInvalidate(line.global); });
   shm->footer("Example: ember-plans shm ls");

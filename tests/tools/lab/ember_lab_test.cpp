@@ -160,8 +160,8 @@ TEST(EmberLab, TransformerSecondRunStartsWarm) {
 TEST(EmberLab, TransformerSecondRunStartsWarmFromSharedMemory) {
   test::TempDir dir;
   const std::string db = dir.File("plans.db");
-  const std::vector<std::string> args = {
-      "transformer", "--db", db, "--seq", "16", "--width", "32", "--steps", "3", "--shm", "on"};
+  const std::vector<std::string> args = {"transformer", "--db",    db,  "--seq", "16", "--width",
+                                         "32",          "--steps", "3", "--shm", "on"};
   const nlohmann::json cold = RunLabJson(dir, args);
   const nlohmann::json warm = RunLabJson(dir, args);
   SharedSegment::RemoveAll(db);

@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "tests/tools/plans/plans_test_util.h"
 #include "tests/store/forged_plans.h"
+#include "tests/tools/plans/plans_test_util.h"
 
 namespace ember::plans_test {
 namespace {

@@ -62,8 +62,8 @@ class Tensor {
   // Float dtypes only.
   static Tensor RandomUniform(std::vector<int64_t> shape, DType dtype,
                               Device device = Device::Cpu(), double lo = 0.0, double hi = 1.0);
-  static Tensor RandomNormal(std::vector<int64_t> shape, DType dtype,
-                             Device device = Device::Cpu(), double mean = 0.0, double std = 1.0);
+  static Tensor RandomNormal(std::vector<int64_t> shape, DType dtype, Device device = Device::Cpu(),
+                             double mean = 0.0, double std = 1.0);
 
   // --- Inspection (no sync) ---------------------------------------------------------------
   const std::vector<int64_t>& Shape() const;
