@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <initializer_list>
+#include <limits>
 #include <mutex>
 #include <sstream>
 #include <system_error>
@@ -69,10 +69,6 @@ std::optional<uint64_t> ParseUnsigned(std::string_view text) {
   return value;
 }
 
-std::string ExplorationsName(const std::optional<size_t>& value) {
-  return value ? std::to_string(*value) : std::string(kUnlimited);
-}
-
 // Collects the warnings of one LoadConfig call (Note [Config errors]).
 class Warnings {
  public:
@@ -85,6 +81,254 @@ class Warnings {
 };
 
 // ---------------------------------------------------------------------------------------------
+// The settings: one table that both layers read.
+
+// How a setting's value is written, and so parsed.
+enum class Kind {
+  kSwitch,              // file: true or false; environment: on|off|1|0|true|false
+  kInteger,             // an integer from the setting's min to its max
+  kIntegerOrUnlimited,  // the same, or "unlimited" in any case
+  kLevel,               // a level (ParseLogLevel)
+  kString,              // any string
+  kPath,                // a non-empty string: a path or "off"
+};
+
+// A setting's value in the one shape every kind fits.
+struct Value {
+  bool on = false;                       // kSwitch
+  std::optional<uint64_t> number;        // kInteger, kIntegerOrUnlimited; nullopt: unlimited
+  LogLevel level = LogLevel::kDisabled;  // kLevel
+  std::string text;                      // kString, kPath
+};
+
+// One setting: its key in the file, its environment variable, how its value is parsed and
+// bounded, and the Config field it reads and sets.
+struct Setting {
+  std::string_view table;     // "fusion.search"
+  std::string_view key;       // "max_blocks"
+  std::string_view variable;  // "EMBER_MAX_BLOCKS"; empty when only the file sets it
+  Kind kind = Kind::kString;
+  uint64_t min = 0;  // kInteger, kIntegerOrUnlimited: the accepted range, from either layer
+  uint64_t max = std::numeric_limits<uint64_t>::max();
+  // kString: what an empty value stands for in a warning ("using stderr", not `using ""`).
+  std::string_view empty_means;
+  Value (*get)(const Config&) = nullptr;
+  void (*set)(Config&, const Value&) = nullptr;
+};
+
+// In the file's order, which is the order of the warnings too. The environment reads the rows
+// that name a variable, in the same order.
+constexpr Setting kSettings[] = {
+    {.table = "fusion",
+     .key = "enabled",
+     .variable = "EMBER_FUSION",
+     .kind = Kind::kSwitch,
+     .get = [](const Config& c) { return Value{.on = c.fusion_enabled}; },
+     .set = [](Config& c, const Value& v) { c.fusion_enabled = v.on; }},
+    {.table = "fusion.search",
+     .key = "max_blocks",
+     .variable = "EMBER_MAX_BLOCKS",
+     .kind = Kind::kInteger,
+     .min = 1,
+     .get = [](const Config& c) { return Value{.number = c.max_blocks}; },
+     .set = [](Config& c, const Value& v) { c.max_blocks = static_cast<size_t>(*v.number); }},
+    // burn ignores an exploration cap that does not parse without a word; ember says so.
+    {.table = "fusion.search",
+     .key = "max_explorations",
+     .variable = "EMBER_MAX_EXPLORATIONS",
+     .kind = Kind::kIntegerOrUnlimited,
+     .get = [](const Config& c) { return Value{.number = c.max_explorations}; },
+     .set = [](Config& c, const Value& v) { c.max_explorations = v.number; }},
+    // burn's rule: an unknown spelling keeps the configured level.
+    {.table = "fusion.log",
+     .key = "level",
+     .variable = "EMBER_LOG",
+     .kind = Kind::kLevel,
+     .get = [](const Config& c) { return Value{.level = c.log_level}; },
+     .set = [](Config& c, const Value& v) { c.log_level = v.level; }},
+    {.table = "fusion.log",
+     .key = "file",
+     .kind = Kind::kString,
+     .empty_means = "stderr",
+     .get = [](const Config& c) { return Value{.text = c.log_file}; },
+     .set = [](Config& c, const Value& v) { c.log_file = v.text; }},
+    // `path` is the documented name; `plan_db` is its older spelling, read before it.
+    {.table = "store",
+     .key = "plan_db",
+     .kind = Kind::kPath,
+     .get = [](const Config& c) { return Value{.text = c.plan_db}; },
+     .set = [](Config& c, const Value& v) { c.plan_db = v.text; }},
+    {.table = "store",
+     .key = "path",
+     .variable = "EMBER_PLAN_DB",
+     .kind = Kind::kPath,
+     .get = [](const Config& c) { return Value{.text = c.plan_db}; },
+     .set = [](Config& c, const Value& v) { c.plan_db = v.text; }},
+    {.table = "store",
+     .key = "workload",
+     .variable = "EMBER_WORKLOAD",
+     .kind = Kind::kString,
+     .empty_means = "the executable's name",
+     .get = [](const Config& c) { return Value{.text = c.workload}; },
+     .set = [](Config& c, const Value& v) { c.workload = v.text; }},
+    {.table = "store",
+     .key = "allow_shared_writable",
+     .variable = "EMBER_ALLOW_SHARED_WRITABLE",
+     .kind = Kind::kSwitch,
+     .get = [](const Config& c) { return Value{.on = c.allow_shared_writable}; },
+     .set = [](Config& c, const Value& v) { c.allow_shared_writable = v.on; }},
+    {.table = "store",
+     .key = "shm",
+     .variable = "EMBER_SHM",
+     .kind = Kind::kSwitch,
+     .get = [](const Config& c) { return Value{.on = c.shm}; },
+     .set = [](Config& c, const Value& v) { c.shm = v.on; }},
+    {.table = "store",
+     .key = "shm_bytes",
+     .variable = "EMBER_SHM_BYTES",
+     .kind = Kind::kInteger,
+     .min = kMinShmBytes,
+     .max = kMaxShmBytes,
+     .get = [](const Config& c) { return Value{.number = c.shm_bytes}; },
+     .set = [](Config& c, const Value& v) { c.shm_bytes = *v.number; }},
+    {.table = "store",
+     .key = "shm_wait_ms",
+     .variable = "EMBER_SHM_WAIT_MS",
+     .kind = Kind::kInteger,
+     .max = kMaxWaitMs,
+     .get = [](const Config& c) { return Value{.number = c.shm_wait_ms}; },
+     .set = [](Config& c, const Value& v) { c.shm_wait_ms = static_cast<uint32_t>(*v.number); }},
+};
+
+// The tables of the file, each after its parent.
+constexpr std::string_view kTables[] = {"fusion", "fusion.search", "fusion.log", "store"};
+
+// "fusion" for "fusion.search", "" for "fusion".
+std::string_view ParentTable(std::string_view table) {
+  const size_t dot = table.rfind('.');
+  return dot == std::string_view::npos ? std::string_view() : table.substr(0, dot);
+}
+
+// "search" for "fusion.search".
+std::string_view TableName(std::string_view table) {
+  const size_t dot = table.rfind('.');
+  return dot == std::string_view::npos ? table : table.substr(dot + 1);
+}
+
+// Where a warning says a value came from; the two layers spell switches and levels differently.
+enum class Layer { kFile, kEnvironment };
+
+// `number` as a value of `setting`, or nullopt when it is out of the setting's range.
+std::optional<Value> InRange(const Setting& setting, uint64_t number) {
+  if (number < setting.min || number > setting.max) return std::nullopt;
+  return Value{.number = number};
+}
+
+bool IsUnlimited(std::string_view text) { return Lower(text) == kUnlimited; }
+
+// The value an environment variable gives `setting`, or nullopt when the text does not parse
+// or is out of range. Also the file's reading of kinds written as TOML strings.
+std::optional<Value> FromText(const Setting& setting, std::string_view text) {
+  switch (setting.kind) {
+    case Kind::kSwitch:
+      if (std::optional<bool> on = ParseSwitch(text)) return Value{.on = *on};
+      return std::nullopt;
+    case Kind::kInteger:
+    case Kind::kIntegerOrUnlimited:
+      if (std::optional<uint64_t> number = ParseUnsigned(text)) return InRange(setting, *number);
+      if (setting.kind == Kind::kIntegerOrUnlimited && IsUnlimited(text)) return Value{};
+      return std::nullopt;
+    case Kind::kLevel:
+      if (std::optional<LogLevel> level = ParseLogLevel(text)) return Value{.level = *level};
+      return std::nullopt;
+    case Kind::kString: return Value{.text = std::string(text)};
+    case Kind::kPath:
+      // An empty path would silently stand for the default one.
+      if (text.empty()) return std::nullopt;
+      return Value{.text = std::string(text)};
+  }
+  return std::nullopt;
+}
+
+// The value a TOML node gives `setting`, or nullopt when it is of the wrong type or range.
+std::optional<Value> FromToml(const Setting& setting, const toml::node& node) {
+  const std::optional<std::string> text = node.value_exact<std::string>();
+  switch (setting.kind) {
+    case Kind::kSwitch:
+      if (std::optional<bool> on = node.value_exact<bool>()) return Value{.on = *on};
+      return std::nullopt;
+    case Kind::kInteger:
+    case Kind::kIntegerOrUnlimited:
+      if (std::optional<int64_t> number = node.value_exact<int64_t>()) {
+        if (*number < 0) return std::nullopt;
+        return InRange(setting, static_cast<uint64_t>(*number));
+      }
+      if (setting.kind == Kind::kIntegerOrUnlimited && text && IsUnlimited(*text)) return Value{};
+      return std::nullopt;
+    case Kind::kLevel:
+    case Kind::kString:
+    case Kind::kPath:
+      if (text) return FromText(setting, *text);
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// "a positive integer", "an integer from 0 to 60000".
+std::string RangeText(const Setting& setting) {
+  if (setting.max != std::numeric_limits<uint64_t>::max()) {
+    return fmt::format("an integer from {} to {}", setting.min, setting.max);
+  }
+  if (setting.min == 0) return "a non-negative integer";
+  if (setting.min == 1) return "a positive integer";
+  return fmt::format("an integer of at least {}", setting.min);
+}
+
+// What `setting` accepts, as the warnings of `layer` say it.
+std::string Expected(const Setting& setting, Layer layer) {
+  switch (setting.kind) {
+    case Kind::kSwitch:
+      return layer == Layer::kFile ? "true or false" : "on, off, 1, 0, true or false";
+    case Kind::kInteger: return RangeText(setting);
+    case Kind::kIntegerOrUnlimited:
+      return fmt::format("{} or \"{}\"", RangeText(setting), kUnlimited);
+    case Kind::kLevel:
+      return layer == Layer::kFile ? "\"disabled\", \"basic\", \"medium\" or \"full\""
+                                   : "disabled, off, 0, basic, medium, full or 1";
+    case Kind::kString: return "a string";
+    case Kind::kPath: return "a path or \"off\"";
+  }
+  return "";
+}
+
+// The value that stays in force, as the warnings of `layer` show it.
+std::string Shown(const Setting& setting, const Value& value, Layer layer) {
+  switch (setting.kind) {
+    case Kind::kSwitch:
+      if (layer == Layer::kFile) return value.on ? "true" : "false";
+      return value.on ? "on" : "off";
+    case Kind::kInteger:
+    case Kind::kIntegerOrUnlimited:
+      return value.number ? std::to_string(*value.number) : std::string(kUnlimited);
+    case Kind::kLevel: return std::string(LogLevelName(value.level));
+    case Kind::kString:
+      return value.text.empty() ? std::string(setting.empty_means) : Quote(value.text);
+    case Kind::kPath:
+      if (value.text.empty()) return fmt::format("{} (the default)", Quote(kDefaultPlanDbPath));
+      return Quote(value.text);
+  }
+  return "";
+}
+
+// The warning for a value of `setting` that `layer` gave and that was refused (Note [Config
+// errors]): "<subject> must be <expected>, got <given>; using <the value that stays>".
+std::string Refusal(const Setting& setting, Layer layer, std::string_view subject,
+                    std::string_view given, const Config& config) {
+  return fmt::format("{} must be {}, got {}; using {}", subject, Expected(setting, layer), given,
+                     Shown(setting, setting.get(config), layer));
+}
+
+// ---------------------------------------------------------------------------------------------
 // The file layer.
 
 // Reads the keys of ember.toml into a Config, one table at a time. Every key it does not know is
@@ -94,36 +338,7 @@ class FileLayer {
   FileLayer(std::string display, Config& config, Warnings& warnings)
       : display_(std::move(display)), config_(config), warnings_(warnings) {}
 
-  void Read(const toml::table& root) {
-    CheckKeys(root, "", {"fusion", "store"});
-    if (const toml::table* fusion = Table(root, "", "fusion")) {
-      CheckKeys(*fusion, "fusion", {"enabled", "search", "log"});
-      ReadBool(*fusion, "fusion", "enabled", config_.fusion_enabled);
-      if (const toml::table* search = Table(*fusion, "fusion", "search")) {
-        CheckKeys(*search, "fusion.search", {"max_blocks", "max_explorations"});
-        ReadMaxBlocks(*search);
-        ReadMaxExplorations(*search);
-      }
-      if (const toml::table* log = Table(*fusion, "fusion", "log")) {
-        CheckKeys(*log, "fusion.log", {"level", "file"});
-        ReadLevel(*log);
-        ReadString(*log, "fusion.log", "file", config_.log_file, "stderr");
-      }
-    }
-    if (const toml::table* store = Table(root, "", "store")) {
-      CheckKeys(*store, "store",
-                {"path", "plan_db", "workload", "allow_shared_writable", "shm", "shm_bytes",
-                 "shm_wait_ms"});
-      // `path` is the documented name; `plan_db` is its older spelling.
-      ReadPlanDb(*store, "plan_db");
-      ReadPlanDb(*store, "path");
-      ReadString(*store, "store", "workload", config_.workload, "the executable's name");
-      ReadBool(*store, "store", "allow_shared_writable", config_.allow_shared_writable);
-      ReadBool(*store, "store", "shm", config_.shm);
-      ReadShmBytes(*store);
-      ReadShmWait(*store);
-    }
-  }
+  void Read(const toml::table& root) { ReadTable(root, ""); }
 
  private:
   // "[fusion.search] max_blocks", or just "fusion" at the top level.
@@ -147,14 +362,39 @@ class FileLayer {
     return fmt::format("{}:{}", display_, source.begin.line);
   }
 
-  void Bad(const toml::node& node, std::string_view table, std::string_view key,
-           std::string_view expected, std::string_view kept) {
-    warnings_.Add(fmt::format("{}: {} must be {}, got {}; using {}", Where(node.source()),
-                              KeyName(table, key), expected, Describe(node), kept));
+  // The settings of the table at `path` ("" for the top level), then its subtables; keys that
+  // are neither are reported.
+  void ReadTable(const toml::table& table, std::string_view path) {
+    std::vector<std::string_view> known;
+    for (const Setting& setting : kSettings) {
+      if (setting.table == path) known.push_back(setting.key);
+    }
+    for (std::string_view child : kTables) {
+      if (ParentTable(child) == path) known.push_back(TableName(child));
+    }
+    CheckKeys(table, path, known);
+    for (const Setting& setting : kSettings) {
+      if (setting.table != path) continue;
+      const toml::node* node = table.get(setting.key);
+      if (node == nullptr) continue;
+      if (std::optional<Value> value = FromToml(setting, *node)) {
+        setting.set(config_, *value);
+        continue;
+      }
+      const std::string subject =
+          fmt::format("{}: {}", Where(node->source()), KeyName(path, setting.key));
+      warnings_.Add(Refusal(setting, Layer::kFile, subject, Describe(*node), config_));
+    }
+    for (std::string_view child : kTables) {
+      if (ParentTable(child) != path) continue;
+      if (const toml::table* subtable = Table(table, path, TableName(child))) {
+        ReadTable(*subtable, child);
+      }
+    }
   }
 
   void CheckKeys(const toml::table& table, std::string_view path,
-                 std::initializer_list<std::string_view> known) {
+                 const std::vector<std::string_view>& known) {
     for (auto&& [key, node] : table) {
       bool is_known = false;
       for (std::string_view name : known) is_known = is_known || key.str() == name;
@@ -174,109 +414,6 @@ class FileLayer {
     warnings_.Add(fmt::format("{}: {} must be a table, got {}; ignored", Where(node->source()),
                               KeyName(path, key), Describe(*node)));
     return nullptr;
-  }
-
-  void ReadBool(const toml::table& table, std::string_view path, std::string_view key, bool& out) {
-    const toml::node* node = table.get(key);
-    if (node == nullptr) return;
-    if (auto value = node->value_exact<bool>()) {
-      out = *value;
-      return;
-    }
-    Bad(*node, path, key, "true or false", out ? "true" : "false");
-  }
-
-  // `empty_means` is what an empty `out` stands for, so that the warning names what is used
-  // ("using stderr"), not `using ""`.
-  void ReadString(const toml::table& table, std::string_view path, std::string_view key,
-                  std::string& out, std::string_view empty_means) {
-    const toml::node* node = table.get(key);
-    if (node == nullptr) return;
-    if (auto value = node->value_exact<std::string>()) {
-      out = *value;
-      return;
-    }
-    Bad(*node, path, key, "a string", out.empty() ? std::string(empty_means) : Quote(out));
-  }
-
-  // [store] path or plan_db: a path or "off". An empty string would silently stand for the
-  // default path, so it is reported like a value of the wrong type.
-  void ReadPlanDb(const toml::table& store, std::string_view key) {
-    const toml::node* node = store.get(key);
-    if (node == nullptr) return;
-    if (auto value = node->value_exact<std::string>(); value && !value->empty()) {
-      config_.plan_db = *value;
-      return;
-    }
-    const std::string used = config_.plan_db.empty()
-                                 ? fmt::format("{} (the default)", Quote(kDefaultPlanDbPath))
-                                 : Quote(config_.plan_db);
-    Bad(*node, "store", key, "a path or \"off\"", used);
-  }
-
-  void ReadMaxBlocks(const toml::table& search) {
-    const toml::node* node = search.get("max_blocks");
-    if (node == nullptr) return;
-    if (auto value = node->value_exact<int64_t>(); value && *value >= 1) {
-      config_.max_blocks = static_cast<size_t>(*value);
-      return;
-    }
-    Bad(*node, "fusion.search", "max_blocks", "a positive integer",
-        std::to_string(config_.max_blocks));
-  }
-
-  void ReadMaxExplorations(const toml::table& search) {
-    const toml::node* node = search.get("max_explorations");
-    if (node == nullptr) return;
-    if (auto value = node->value_exact<int64_t>(); value && *value >= 0) {
-      config_.max_explorations = static_cast<size_t>(*value);
-      return;
-    }
-    if (auto text = node->value_exact<std::string>(); text && Lower(*text) == kUnlimited) {
-      config_.max_explorations = std::nullopt;
-      return;
-    }
-    Bad(*node, "fusion.search", "max_explorations", "a non-negative integer or \"unlimited\"",
-        ExplorationsName(config_.max_explorations));
-  }
-
-  void ReadShmBytes(const toml::table& store) {
-    const toml::node* node = store.get("shm_bytes");
-    if (node == nullptr) return;
-    const std::optional<int64_t> value = node->value_exact<int64_t>();
-    if (value && *value >= static_cast<int64_t>(kMinShmBytes) &&
-        *value <= static_cast<int64_t>(kMaxShmBytes)) {
-      config_.shm_bytes = static_cast<uint64_t>(*value);
-      return;
-    }
-    Bad(*node, "store", "shm_bytes",
-        fmt::format("an integer from {} to {}", kMinShmBytes, kMaxShmBytes),
-        std::to_string(config_.shm_bytes));
-  }
-
-  void ReadShmWait(const toml::table& store) {
-    const toml::node* node = store.get("shm_wait_ms");
-    if (node == nullptr) return;
-    if (auto value = node->value_exact<int64_t>();
-        value && *value >= 0 && *value <= static_cast<int64_t>(kMaxWaitMs)) {
-      config_.shm_wait_ms = static_cast<uint32_t>(*value);
-      return;
-    }
-    Bad(*node, "store", "shm_wait_ms", fmt::format("an integer from 0 to {}", kMaxWaitMs),
-        std::to_string(config_.shm_wait_ms));
-  }
-
-  void ReadLevel(const toml::table& log) {
-    const toml::node* node = log.get("level");
-    if (node == nullptr) return;
-    if (auto text = node->value_exact<std::string>()) {
-      if (std::optional<LogLevel> level = ParseLogLevel(*text)) {
-        config_.log_level = *level;
-        return;
-      }
-    }
-    Bad(*node, "fusion.log", "level", "\"disabled\", \"basic\", \"medium\" or \"full\"",
-        LogLevelName(config_.log_level));
   }
 
   std::string display_;
@@ -326,76 +463,16 @@ std::optional<std::string> Get(const EnvLookup& env, std::string_view name) {
   return value;
 }
 
-void ApplySwitch(const EnvLookup& env, std::string_view name, bool& out, Warnings& warnings) {
-  const std::optional<std::string> text = Get(env, name);
-  if (!text) return;
-  if (std::optional<bool> value = ParseSwitch(*text)) {
-    out = *value;
-    return;
-  }
-  warnings.Add(fmt::format("{} must be on, off, 1, 0, true or false, got {}; using {}", name,
-                           Quote(*text), out ? "on" : "off"));
-}
-
 void ApplyEnvironment(const EnvLookup& env, Config& config, Warnings& warnings) {
-  ApplySwitch(env, "EMBER_FUSION", config.fusion_enabled, warnings);
-
-  if (std::optional<std::string> text = Get(env, "EMBER_MAX_BLOCKS")) {
-    if (std::optional<uint64_t> value = ParseUnsigned(*text); value && *value >= 1) {
-      config.max_blocks = static_cast<size_t>(*value);
-    } else {
-      warnings.Add(fmt::format("EMBER_MAX_BLOCKS must be a positive integer, got {}; using {}",
-                               Quote(*text), config.max_blocks));
+  for (const Setting& setting : kSettings) {
+    if (setting.variable.empty()) continue;
+    const std::optional<std::string> text = Get(env, setting.variable);
+    if (!text) continue;
+    if (std::optional<Value> value = FromText(setting, *text)) {
+      setting.set(config, *value);
+      continue;
     }
-  }
-
-  // burn ignores a value that does not parse without a word; ember says so (Note [Config
-  // errors]).
-  if (std::optional<std::string> text = Get(env, "EMBER_MAX_EXPLORATIONS")) {
-    if (std::optional<uint64_t> value = ParseUnsigned(*text)) {
-      config.max_explorations = static_cast<size_t>(*value);
-    } else if (Lower(*text) == kUnlimited) {
-      config.max_explorations = std::nullopt;
-    } else {
-      warnings.Add(fmt::format(
-          "EMBER_MAX_EXPLORATIONS must be a non-negative integer or \"unlimited\", got {}; "
-          "using {}",
-          Quote(*text), ExplorationsName(config.max_explorations)));
-    }
-  }
-
-  // burn's rule: an unknown spelling keeps the configured level.
-  if (std::optional<std::string> text = Get(env, "EMBER_LOG")) {
-    if (std::optional<LogLevel> level = ParseLogLevel(*text)) {
-      config.log_level = *level;
-    } else {
-      warnings.Add(fmt::format(
-          "EMBER_LOG must be disabled, off, 0, basic, medium, full or 1, got {}; using {}",
-          Quote(*text), LogLevelName(config.log_level)));
-    }
-  }
-
-  if (std::optional<std::string> text = Get(env, "EMBER_PLAN_DB")) config.plan_db = *text;
-  if (std::optional<std::string> text = Get(env, "EMBER_WORKLOAD")) config.workload = *text;
-  ApplySwitch(env, "EMBER_ALLOW_SHARED_WRITABLE", config.allow_shared_writable, warnings);
-  ApplySwitch(env, "EMBER_SHM", config.shm, warnings);
-  if (std::optional<std::string> text = Get(env, "EMBER_SHM_BYTES")) {
-    if (std::optional<uint64_t> value = ParseUnsigned(*text);
-        value && *value >= kMinShmBytes && *value <= kMaxShmBytes) {
-      config.shm_bytes = *value;
-    } else {
-      warnings.Add(fmt::format("EMBER_SHM_BYTES must be an integer from {} to {}, got {}; using {}",
-                               kMinShmBytes, kMaxShmBytes, Quote(*text), config.shm_bytes));
-    }
-  }
-  if (std::optional<std::string> text = Get(env, "EMBER_SHM_WAIT_MS")) {
-    if (std::optional<uint64_t> value = ParseUnsigned(*text); value && *value <= kMaxWaitMs) {
-      config.shm_wait_ms = static_cast<uint32_t>(*value);
-    } else {
-      warnings.Add(
-          fmt::format("EMBER_SHM_WAIT_MS must be an integer from 0 to {}, got {}; using {}",
-                      kMaxWaitMs, Quote(*text), config.shm_wait_ms));
-    }
+    warnings.Add(Refusal(setting, Layer::kEnvironment, setting.variable, Quote(*text), config));
   }
 }
 
@@ -456,6 +533,21 @@ LoadedConfig LoadConfig(const EnvLookup& env, const std::filesystem::path& defau
   }
   ApplyEnvironment(env, loaded.config, warnings);
   return loaded;
+}
+
+std::vector<ConfigSetting> ConfigSettings() {
+  std::vector<ConfigSetting> out;
+  for (const Setting& setting : kSettings) {
+    const bool integer =
+        setting.kind == Kind::kInteger || setting.kind == Kind::kIntegerOrUnlimited;
+    out.push_back({.table = setting.table,
+                   .key = setting.key,
+                   .variable = setting.variable,
+                   .integer = integer,
+                   .min = integer ? setting.min : 0,
+                   .max = integer ? setting.max : 0});
+  }
+  return out;
 }
 
 const Config& GlobalConfig() {

@@ -15,7 +15,9 @@
 //   ember: config: EMBER_MAX_BLOCKS must be a positive integer, got "abc"; using 5
 // The value of the layer below (the default, or the file's value for an environment variable)
 // stays in force. Unknown keys are reported too (typos), then ignored. A file with a syntax
-// error is ignored as a whole, since toml++ gives nothing back from it.
+// error is ignored as a whole, since toml++ gives nothing back from it. Both layers read one
+// table of settings (config.cpp: key, variable, parser, range, field), so a key and its
+// variable are bounded alike and their warnings are worded alike.
 #pragma once
 
 #include <cstddef>
@@ -108,6 +110,20 @@ struct LoadedConfig {
 // Thread-safe if `env` is.
 LoadedConfig LoadConfig(const EnvLookup& env,
                         const std::filesystem::path& default_file = "ember.toml");
+
+// One setting as LoadConfig's table holds it (config.cpp): its key in the file, its environment
+// variable, and for a number the range both layers enforce. For tests and documentation checks.
+struct ConfigSetting {
+  std::string_view table;     // "fusion.search"
+  std::string_view key;       // "max_blocks"
+  std::string_view variable;  // "EMBER_MAX_BLOCKS"; empty when only the file sets it
+  bool integer = false;       // an integer (or "unlimited") from `min` to `max`
+  uint64_t min = 0;
+  uint64_t max = 0;
+};
+
+// Every setting, in the file's order.
+std::vector<ConfigSetting> ConfigSettings();
 
 // The process's configuration: LoadConfig(ProcessEnv) on the first call (thread-safe, once),
 // which also prints its warnings to stderr. The reference stays valid for the whole process.
