@@ -15,6 +15,7 @@ packages=(
   pkg-config        # finds libxxhash
   git
   ca-certificates
+  clang-format-14   # the pinned formatter: .ci/check-format, the `format` test
   # Engine.
   libfmt-dev
   libxxhash-dev     # XXH3 plan keys and first-op hashes

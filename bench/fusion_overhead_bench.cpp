@@ -16,9 +16,9 @@
 //   Seed4      the seed's (a * b + c * 2).exp(): Mul, MulScalar, Add, Exp on 64x64, preceded
 //              (from the second segment on) by the Drop of the previous segment's result, as
 //              the API queues it when `y` dies after the sync: 5 registered ops per segment.
-//   Chains40   five independent chains of eight unary/scalar ops on 256x256 (CONFORMANCE.md
-//              B.6); after the sync each chain's result is read once (its last use), so no
-//              Drop is queued: 40 registered ops per segment.
+//   Chains40   five independent chains of eight unary/scalar ops on 256x256 (the 7390-point
+//              example of docs/FUSERS.md); after the sync each chain's result is read once
+//              (its last use), so no Drop is queued: 40 registered ops per segment.
 //
 // Counters: ns_per_op (thread CPU time per registered op), ns_per_segment (per sync), and for
 // the Explore cases ns_per_exploration (= ns_per_segment: one exploration per segment).
@@ -136,7 +136,7 @@ class MarkOutputsOptimization final : public Optimization {
   }
   size_t len() const override { return len_; }
   std::string_view name() const override { return "MarkOutputs"; }
-  OptimizationState ToState() const override { return {.name = "MarkOutputs", .bytes = {}}; }
+  OptimizationState ToState() const override { return {.name = "MarkOutputs", .trace = {}}; }
 
  private:
   size_t len_;
@@ -144,7 +144,8 @@ class MarkOutputsOptimization final : public Optimization {
 };
 
 // Open until it has taken `max_ops` ops or sees one it cannot take. Score = ops fused, except
-// that a single op scores 0 and runs unfused (as the real ElementWise fuser, CONFORMANCE B.7).
+// that a single op scores 0 and runs unfused (as the real ElementWise fuser: docs/FUSERS.md,
+// `x + 1.0` alone).
 class BenchFuser final : public OperationFuser {
  public:
   BenchFuser(size_t max_ops, NoopBackend& backend) : max_ops_(max_ops), backend_(backend) {}

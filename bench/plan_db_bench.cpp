@@ -32,11 +32,11 @@
 
 #include "engine/core/config.h"
 #include "engine/stream/plan_index.h"
-#include "store/plan_codec.h"
-#include "store/plan_repository.h"
-#include "store/shared_plan_tier.h"
-#include "store/sqlite_database.h"
-#include "store/sqlite_statement.h"
+#include "store/codec/plan_codec.h"
+#include "store/repository/plan_repository.h"
+#include "store/shm/shared_plan_tier.h"
+#include "store/sqlite/sqlite_database.h"
+#include "store/sqlite/sqlite_statement.h"
 
 namespace {
 

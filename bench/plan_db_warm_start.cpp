@@ -17,7 +17,7 @@
 
 #include <ember/ember.h>
 
-#include "store/shared_segment.h"
+#include "store/shm/shared_segment.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 # Embeds migrations/NNNN_name.sql into a C++ source file, so that ember binaries need no files
 # at run time (migrations/README.md). Run as a script:
 #   cmake -DSQL_DIR=<migrations dir> -DOUTPUT=<file.cpp> -P EmbedMigrations.cmake
-# The output defines ember::EmbeddedMigrations() (store/migrations.h): one entry per file, in
+# The output defines ember::EmbeddedMigrations() (store/database/migrations.h): one entry per file, in
 # version order. The build fails on a badly named file, a gap in the numbering, or a file that
 # contains the raw-string delimiter.
 if(NOT SQL_DIR OR NOT OUTPUT)
@@ -35,7 +35,7 @@ if(entries STREQUAL "")
 endif()
 
 set(source "// Generated from migrations/*.sql by cmake/EmbedMigrations.cmake. Do not edit.
-#include \"store/migrations.h\"
+#include \"store/database/migrations.h\"
 
 namespace ember {
 namespace {

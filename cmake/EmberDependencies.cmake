@@ -21,7 +21,7 @@ foreach(_lib capnp kj)
 endforeach()
 find_package(CapnProto REQUIRED)
 find_package(SQLite3 REQUIRED)
-# The shared-memory tier between worker processes (store/shared_segment.h): Boost.Interprocess,
+# The shared-memory tier between worker processes (store/shm/shared_segment.h): Boost.Interprocess,
 # header-only.
 find_package(Boost 1.74 REQUIRED)
 # ember-plans (tools/plans): its command line and --json output; header-only Debian packages

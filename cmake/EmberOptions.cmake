@@ -7,7 +7,7 @@
 add_library(ember_flags INTERFACE)
 set(_ember_warnings -Wall -Wextra -Wpedantic -Wshadow=local -Wnon-virtual-dtor
   # A switch over an enum must name every case: adding an op must fail to build until every
-  # backend, codec and converter handles it (STYLE.md, habit 2).
+  # backend, codec and converter handles it, so a switch over OpKind has no `default:`.
   -Werror=switch -Werror=return-type
   # Aggregates with default member initializers (ember::Slice{2}, designated initializers)
   # are the intended way to build plain-data IR; GCC 12 warns about the fields left out.
@@ -43,7 +43,7 @@ message(STATUS "ember: ${CMAKE_BUILD_TYPE} build; CUDA=${EMBER_WITH_CUDA} tests=
 function(ember_add_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PUBLIC_INCLUDE" ${ARGN})
   add_library(${name} STATIC ${ARG_SOURCES})
-  # Internal headers are included by path from the project root (e.g. "engine/ir/op.h");
+  # Internal headers are included by path from the project root (e.g. "engine/ir/operation_ir.h");
   # only the public headers under include/ember/ are installed.
   target_include_directories(${name} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>)
   foreach(inc IN LISTS ARG_PUBLIC_INCLUDE)

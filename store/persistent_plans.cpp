@@ -11,8 +11,8 @@
 
 #include "engine/core/log.h"
 #include "engine/ir/hash.h"
-#include "store/plan_codec.h"
-#include "store/plan_row_check.h"
+#include "store/codec/plan_codec.h"
+#include "store/repository/plan_row_check.h"
 
 namespace ember {
 namespace {

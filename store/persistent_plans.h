@@ -30,10 +30,10 @@
 
 #include "engine/core/status.h"
 #include "engine/stream/plan_backing.h"
-#include "store/environment_fingerprint.h"
-#include "store/plan_repository.h"
-#include "store/plan_writer.h"
-#include "store/shared_plan_tier.h"
+#include "store/codec/environment_fingerprint.h"
+#include "store/repository/plan_repository.h"
+#include "store/repository/plan_writer.h"
+#include "store/shm/shared_plan_tier.h"
 
 namespace ember {
 

@@ -8,15 +8,8 @@
 #include <ember/tensor.h>
 
 #include "engine/api/device_server.h"
+#include "engine/api/device_setup.h"
 #include "engine/core/config.h"
-#include "engine/fuse/builtin_fusers.h"
-#include "engine/fuse/elementwise_fuser.h"
-#include "engine/fuse/matmul_fuser.h"
-#include "engine/fuse/reduce_broadcasted_fuser.h"
-#include "engine/fuse/reduce_fuser.h"
-#include "engine/runtime/cpu/cpu_backend.h"
-#include "store/persistent_plans.h"
-#include "store/plan_codec.h"
 
 namespace ember {
 namespace {
@@ -33,70 +26,6 @@ Registry& GetRegistry() {
 }
 
 std::pair<int, int> KeyOf(Device d) { return {static_cast<int>(d.kind()), d.ordinal()}; }
-
-std::unique_ptr<Backend> MakeBackend(Device device) {
-  switch (device.kind()) {
-    case Device::Kind::kCpu: return cpu::MakeCpuBackend();
-    case Device::Kind::kCuda: break;
-  }
-  throw Error("ember: " + device.ToString() +
-              ": this build of ember has no CUDA backend; use Device::Cpu()");
-}
-
-// The built-in fusers in registration order (the order breaks score ties, DESIGN.md §4).
-// Their versions go into the plan database's environment: bump one when a fuser's decisions
-// or traces change, so plans it made before stop being used.
-// The plan database re-derives every loaded plan with the same fusers and limit (Note
-// [Optimization proof], store/plan_proof.h).
-FuserFactory BackendFusers(Device) {
-  return [] { return BuiltinFusers(kCpuMaxBindings); };
-}
-
-std::vector<FuserVersion> BackendFuserVersions(Device) {
-  return {{std::string(ElementWiseFuser::kName), 1},
-          {std::string(MatmulFuser::kName), 1},
-          {std::string(ReduceFuser::kName), 1},
-          {std::string(ReduceBroadcastedFuser::kName), 1}};
-}
-
-// Note [Environment fingerprint] (store/environment_fingerprint.h): what a plan depends on.
-// The CPU's model is left out on purpose: CPU plans hold no machine code and no
-// model-specific choice, so a database warmed on one host serves every x86 host.
-EnvironmentFingerprint FingerprintOf(Device device, const Config& config) {
-  return EnvironmentFingerprint{.engine_version = EMBER_VERSION,
-                                .schema_version = kPlanSchemaVersion,
-                                .backend = device.kind() == Device::Kind::kCpu ? "cpu" : "cuda",
-                                .device_model = "any",
-                                .compute_capability = "",
-                                .fusers = BackendFuserVersions(device),
-                                .max_blocks = config.max_blocks};
-}
-
-// The plan database for `device`, or null when it is off or unusable (said once on stderr:
-// the program runs on with in-memory plans).
-std::unique_ptr<PlanBacking> OpenPlanDatabase(Device device) {
-  const Config& config = GlobalConfig();
-  if (!config.fusion_enabled || config.plan_db == "off") return nullptr;
-  PersistentPlansOptions options{
-      .path = PlanDbPath(config),
-      .environment = FingerprintOf(device, config),
-      .workload = config.workload.empty() ? ExecutableName() : config.workload,
-      .max_explorations = config.max_explorations,
-      .allow_shared_writable = config.allow_shared_writable,
-      .shm = config.shm,
-      .shm_bytes = config.shm_bytes,
-      .shm_wait_ms = config.shm_wait_ms};
-  std::unique_ptr<PersistentPlans> plans;
-  if (Status s = PersistentPlans::Open(options, &plans); !s.ok()) {
-    static std::once_flag said;
-    std::call_once(said, [&] {
-      std::fprintf(stderr, "ember: plan database %s: %s; plans stay in memory\n",
-                   options.path.c_str(), s.ToString().c_str());
-    });
-    return nullptr;
-  }
-  return plans;
-}
 
 // The registry is never destroyed, so the plan writers are flushed (and their write-ahead logs
 // checkpointed into the database files) at exit explicitly.

@@ -1,14 +1,15 @@
 // TensorNode: what an ember::Tensor refers to (burn's FusionTensor; its clone count is the
 // shared_ptr's use count). Internal.
 //
-// Liveness (burn §1.1). An op takes its operands by value and hands each to IntoIr, which
+// Liveness (docs/API.md). An op takes its operands by value and hands each to IntoIr, which
 // says ReadWrite (the op gets the last use) when the operand holds the only reference and
 // ReadOnly otherwise. The operands stay alive until the op is queued (Emit); only then are
 // the ReadWrite ones marked `consumed`, so that releasing them queues nothing. A node released
 // without having been consumed queues a Drop on its home stream (from another thread: a
 // foreign drop, which never touches the home queue's pending segment). Holding the operands
 // until the op is queued matters: a ReadOnly operand whose other references go away meanwhile
-// (on another thread) must be dropped after the op that reads it, never before.
+// (on another thread) must be dropped after the op that reads it, never before. burn's rules are
+// the same: FusionTensor::into_ir and its Drop, in burn-fusion's tensor.rs.
 #pragma once
 
 #include <atomic>

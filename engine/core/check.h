@@ -1,4 +1,4 @@
-// CHECK for bugs (STYLE.md, habit 4): a broken internal invariant aborts with file:line and a
+// CHECK for bugs: a broken internal invariant aborts with file:line and a
 // message. Never used for user input (that throws ember::Error) or I/O (that returns Status).
 #pragma once
 

@@ -1,5 +1,5 @@
 // Config: ember's settings, read once per process from defaults, then `ember.toml`, then the
-// environment (DESIGN.md §8; docs/CONFIGURATION.md lists every key). burn reads the same knobs
+// environment (docs/CONFIGURATION.md lists every key). burn reads the same knobs
 // from burn.toml and BURN_FUSION_* (burn-std config/base.rs, config/fusion.rs).
 //
 // Two ways in:
@@ -40,7 +40,7 @@ std::string_view LogLevelName(LogLevel level);
 // nullopt; the caller decides what to keep.
 std::optional<LogLevel> ParseLogLevel(std::string_view text);
 
-// The bounds of [store] shm_bytes, a shared plan segment's (store/shared_segment_layout.h): the
+// The bounds of [store] shm_bytes, a shared plan segment's (store/shm/shared_segment_layout.h): the
 // smallest segment that holds the fixed part of its layout and a few plans, and the largest one
 // ember creates or maps. 4 GiB holds hundreds of thousands of plans of 2 to 10 KB; more is a
 // typo, and an object that large in /dev/shm may not even be mappable.

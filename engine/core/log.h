@@ -1,5 +1,6 @@
 // The fusion log (burn's log_fusion, burn-std config/logger.rs): what the search decided and
-// why, at the levels of the burn note §7.2. Callable from any thread.
+// why, at burn's levels (what each adds: docs/CONFIGURATION.md, "The fusion log"). Callable
+// from any thread.
 //
 //   LogFusion(LogLevel::kFull, [&] { return fmt::format("[stream] op {} ...", pos); });
 //

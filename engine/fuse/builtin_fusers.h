@@ -1,7 +1,8 @@
-// The built-in fusers (DESIGN.md §4) in registration order, and the fresh fuser that makes an
-// optimization of a given name. The one list both the engine (engine/api/device_registry.cpp)
-// and the plan database's proof (Note [Optimization proof], store/plan_proof.h) build fusers
-// from: a loaded plan is re-derived by exactly the fusers that explored it.
+// The built-in fusers (docs/FUSERS.md) in registration order, which breaks score ties, and the
+// fresh fuser that makes an optimization of a given name. The one list both the engine
+// (engine/api/device_registry.cpp) and the plan database's proof (Note [Optimization proof],
+// store/codec/plan_proof.h) build fusers from: a loaded plan is re-derived by exactly the fusers
+// that explored it.
 //
 // `max_bindings` is the backend's limit on the buffers one kernel may take (burn's
 // max_bindings). It decides acceptance only (TraceOpFuser rejects an op whose binding estimate

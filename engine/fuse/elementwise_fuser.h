@@ -1,6 +1,7 @@
 // ElementWiseFuser: fuses a run of elementwise ops into one kernel (burn's ElementWiseFuser,
-// reference note §1.2): accepts what TraceOpFuser accepts, closes on the first op it cannot
-// fuse, is ready once it holds one op, scores by Scoring. Registered first, so it wins ties.
+// burn-cubecl-fusion's optim/elemwise/fuser.rs): accepts what TraceOpFuser accepts, closes on
+// the first op it cannot fuse, is ready once it holds one op, scores by Scoring. Registered
+// first, so it wins ties.
 #pragma once
 
 #include <cstdint>

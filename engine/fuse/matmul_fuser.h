@@ -1,9 +1,9 @@
 // MatmulFuser: a matmul followed by elementwise ops written by the same kernel (its epilogue;
-// burn's MatmulFuser, reference note §1.2 and §3.2). The first op must be a Matmul, whose
-// operands the kernel reads itself and whose result becomes a local of the epilogue block;
-// later ops must be accepted by the epilogue fuser (no reference growth) and by a fresh
-// fallback fuser. Ready once one epilogue op is in; scored by the epilogue alone (the matmul
-// is not scored); len counts the matmul. Ops before the matmul are never absorbed.
+// burn's MatmulFuser, burn-cubecl-fusion's optim/matmul/fuser.rs). The first op must be a Matmul,
+// whose operands the kernel reads itself and whose result becomes a local of the epilogue block;
+// later ops must be accepted by the epilogue fuser (no reference growth) and by a fresh fallback
+// fuser. Ready once one epilogue op is in; scored by the epilogue alone (the matmul is not scored);
+// len counts the matmul. Ops before the matmul are never absorbed.
 #pragma once
 
 #include <cstdint>

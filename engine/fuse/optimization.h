@@ -1,5 +1,5 @@
 // Optimization: an executable plan for a run of queued ops that a fuser built (burn's
-// Optimization + NumOperations). A resource interface (STYLE.md, habit 3): one implementation
+// Optimization + NumOperations). An interface because it is a plug-in: one implementation
 // per fuser kind (fused elementwise trace, matmul with epilogue, reduce, ...).
 //
 // An optimization is built from *relative* ops and executed against the global ops of the
@@ -17,16 +17,19 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/trace/trace_state.h"
+
 namespace ember {
 
 struct Context;
 class OrderedExecution;
 
-// The serialized form of an optimization (burn's cubecl OptimizationState {name, bytes}):
-// `name` says which implementation can rebuild it. Written and read by the plan database.
+// What an optimization saves so that it can be rebuilt (burn's cubecl OptimizationState, which
+// burn serializes with serde): `name` says which implementation can rebuild it, `trace` is its
+// state as plain data. The plan database turns it into bytes and back (store/codec/).
 struct OptimizationState {
   std::string name;
-  std::vector<uint8_t> bytes;
+  TraceState trace;
 
   bool operator==(const OptimizationState&) const = default;
 };
@@ -38,11 +41,12 @@ class Optimization {
   // Runs the covered ops. REQUIRES: called through OrderedExecution::ExecuteOptimization.
   virtual void Execute(Context& context, OrderedExecution& execution) = 0;
   // The number of relative ops it covers; authoritative for how much of the queue it drains
-  // (burn §9 item 23).
+  // (as in burn: Block::optimize and OrderedExecution count len(), not the ordering's length).
   virtual size_t len() const = 0;
   // Shown in the fusion trace ("ElementWise").
   virtual std::string_view name() const = 0;
-  // The highest relative shape id its code refers to, if any (the safety check of burn §6.1).
+  // The highest relative shape id its code refers to, if any (the safety check of
+  // OperationQueue::Execute, engine/stream/operation_queue.h).
   virtual std::optional<size_t> max_relative_shape_id() const { return std::nullopt; }
   // The serialized state (implemented by each optimization for the plan database; rebuilding
   // from it is the job of the backend's optimization factory).

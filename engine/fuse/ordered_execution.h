@@ -1,6 +1,7 @@
 // OrderedExecution: the queue's ops while one strategy runs (burn's OrderedExecution). It
 // counts how many ops the strategy executed; the queue drains exactly that many from its front
-// afterwards, so the covered positions must be a prefix (burn §4.7).
+// afterwards, so the covered positions must be a prefix (they are: the search re-searches
+// every hole before the last covered position, engine/search/strategy.h).
 //
 // Unfused leaves run their positions in the given order; a fused leaf runs through its
 // optimization, which may fall back to running one of its ops unfused.
@@ -29,7 +30,8 @@ class OrderedExecution {
   // does not (its producer failed earlier).
   void ExecuteOperations(HandleContainer& handles, std::span<const size_t> ordering);
   // Runs `optimization` over `ordering`; counts optimization.len() ops as executed (the
-  // optimization's length is authoritative, burn §9 item 23).
+  // optimization's length is authoritative, not the ordering's, as in burn's
+  // OrderedExecution::execute_optimization, burn-fusion's stream/execution/ordering.rs).
   // REQUIRES: ordering.size() <= number of queued ops.
   void ExecuteOptimization(Optimization& optimization, Context& context,
                            std::span<const size_t> ordering);

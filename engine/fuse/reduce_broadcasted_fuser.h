@@ -1,5 +1,6 @@
 // ReduceBroadcastedFuser: softmax- and layernorm-shaped chains over the last axis as one
-// kernel (burn's ReduceBroadcastedFuser, reference note §1.2 and §3.3):
+// kernel (burn's ReduceBroadcastedFuser, burn-cubecl-fusion's
+// optim/reduce_broadcasted/fuser/base.rs and fuser/block.rs):
 //
 //   (elementwise)* -> reduce -> (per-row ops)* -> (elementwise on rows)* -> reduce -> ...
 //

@@ -1,6 +1,6 @@
 // ReduceFuser: elementwise ops on a reduce's input, the reduce (SumDim MeanDim ProdDim MaxDim
 // MinDim ArgMax ArgMin), then elementwise ops on its result, as one kernel (burn's ReduceFuser,
-// reference note §1.2 and §3.1): block 0 computes the reduce input (fuse-on-read), a
+// burn-cubecl-fusion's optim/reduce/fuser.rs): block 0 computes the reduce input (fuse-on-read), a
 // ReduceStage combines it along the axis, block 1 runs on the reduced values (fuse-on-write).
 //
 // Rules kept from burn: the ops before the reduce must all produce exactly the reduce input's

@@ -1,5 +1,5 @@
-// Scoring: how much a fused trace saves over running its ops one by one (burn's Scoring,
-// reference note §1.3, copied exactly so that ember makes burn's decisions):
+// Scoring: how much a fused trace saves over running its ops one by one (burn's Scoring in
+// burn-cubecl-fusion's engine/scoring.rs, copied exactly so that ember makes burn's decisions):
 //
 //   unfused = tensor inputs + outputs of every registered op (Drop counts its one input)
 //   fused   = global reads (Assign from an input, a view or an output buffer) and global

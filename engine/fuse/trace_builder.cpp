@@ -161,7 +161,8 @@ FuseArg TraceBuilder::BlockLocalInput(const TensorIr& tensor, uint32_t block_pos
       block.ops.push_back(copy);
     }
     if (!local) {
-      // Not a value of that block yet: read it there (§2.3 multi-block variables).
+      // Not a value of that block yet: read it there (as burn's TraceFuser::block_local_input,
+      // burn-cubecl-fusion's engine/trace/fuser.rs).
       std::swap(block, current_);
       local = Input(tensor);
       std::swap(block, current_);

@@ -1,13 +1,15 @@
 // TraceBuilder: accumulates a fused trace one fused op at a time (burn's TraceFuser and
-// FuseBlockBuilder, reference note §2.3-§2.5). Fusers (trace_op_fuser.h) decide *whether* an op
-// fuses; this class records *how*: which tensors are read from global memory, which values
-// stay in locals, which outputs must still be written, and how blocks hand values over.
+// FuseBlockBuilder, burn-cubecl-fusion's engine/trace/fuser.rs and engine/trace/block.rs). Fusers
+// (trace_op_fuser.h) decide *whether* an op fuses; this class records *how*: which tensors are read
+// from global memory, which values stay in locals, which outputs must still be written, and how
+// blocks hand values over.
 //
 // Every call works on relative TensorIr. Inputs and outputs are registered once per id and
 // keep their latest status (RegisteredTensors), which is what lets Finish() skip writing a
 // value consumed inside the kernel (status ReadWrite) - the source of a fusion's savings.
 //
-// Plain value type: fusers copy it to try an op (the clone-and-try rule of §2.7).
+// Plain value type: fusers copy it to try an op and keep the copy only if the op fits (the
+// clone-and-try rule of burn's TryTraceFuser::fuse).
 #pragma once
 
 #include <cstdint>
@@ -32,7 +34,7 @@ class TraceBuilder {
   std::optional<FuseArg> Output(const TensorIr& tensor);
   // `view` = reshape or swap-dims of `original`, read through a fused view. Only for an
   // original already read from global memory in this block and never written by the trace
-  // (§2.4: a single-use view is cheaper done eagerly).
+  // (as burn's FuseBlockBuilder::input_reshaped: a single-use view is cheaper done eagerly).
   std::optional<FuseArg> InputReshaped(const TensorIr& original, const TensorIr& view);
   std::optional<FuseArg> InputSwapDims(const TensorIr& original, const TensorIr& view,
                                        int64_t dim1, int64_t dim2);
@@ -98,7 +100,9 @@ class TraceBuilder {
   static std::vector<FuseOp>& OpsFor(std::vector<TensorOps>& list, TensorId id);
   FuseArg NewLocal(Block& block, const TensorIr& tensor);
   std::optional<uint32_t> ViewableInput(const TensorIr& original);
-  // The outputs of `block` that must be written to global memory (§2.3 "Building the trace").
+  // The outputs of `block` that must be written to global memory (burn's
+  // FuseBlockBuilder::tensor_writes: latest status not ReadWrite, or a buffer a later block
+  // re-reads, written once).
   std::vector<TensorIr> TensorWrites(const Block& block, std::vector<TensorId>& buffers) const;
   FuseBlock Build(const Block& block, RegisteredTensors& outputs,
                   std::vector<TensorId>& buffers) const;

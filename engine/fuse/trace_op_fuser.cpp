@@ -42,7 +42,7 @@ bool TraceOpFuser::Fuse(const OperationIr& op) {
   // OutputIsCompatible may grow the reference before the builder refuses the op (the 64-op
   // limit, a view it cannot fuse). burn keeps the grown shape; ember restores it, so that the
   // trace is a function of the ops it fused alone: the plan database re-derives a plan from
-  // those (Note [Optimization proof], store/plan_proof.h). No decision depends on it: the
+  // those (Note [Optimization proof], store/codec/plan_proof.h). No decision depends on it: the
   // fuser is closed from here on, and scores count reads and writes, not positions.
   const Shape shape_before = current_output_shape_;
   const std::string_view reason = TryFuse(op);
@@ -95,7 +95,8 @@ bool TraceOpFuser::Transaction(const std::function<bool(TraceBuilder&)>& add) {
   return true;
 }
 
-// burn's output_is_compatible (§2.2): on relative ids, where 0 means size 1.
+// burn's TraceOperationFuser::output_is_compatible (burn-cubecl-fusion's engine/fuser.rs): on
+// relative ids, where 0 means size 1.
 bool TraceOpFuser::OutputIsCompatible(const TensorIr& out) {
   if (current_output_shape_.empty()) {
     current_output_shape_ = out.shape;
@@ -175,40 +176,41 @@ std::string_view TraceOpFuser::TryFuse(const OperationIr& op) {
       if (num_ops_ == 0) return "drop on empty fuser";
       builder_.Drop(in[0]);
       return {};
-    case OpKind::kAdd: return ok(FuseBinary(FuseOpKind::kAdd, op));
-    case OpKind::kAddScalar: return ok(FuseScalar(FuseOpKind::kAdd, op));
-    case OpKind::kSub: return ok(FuseBinary(FuseOpKind::kSub, op));
-    case OpKind::kSubScalar: return ok(FuseScalar(FuseOpKind::kSub, op));
-    case OpKind::kMul: return ok(FuseBinary(FuseOpKind::kMul, op));
-    case OpKind::kMulScalar: return ok(FuseScalar(FuseOpKind::kMul, op));
-    case OpKind::kDiv: return ok(FuseBinary(FuseOpKind::kDiv, op));
-    case OpKind::kDivScalar: return ok(FuseScalar(FuseOpKind::kDiv, op));
-    case OpKind::kRem: return ok(FuseBinary(FuseOpKind::kRem, op));
-    case OpKind::kRemScalar: return ok(FuseScalar(FuseOpKind::kRem, op));
-    case OpKind::kPowf: return ok(FuseBinary(FuseOpKind::kPowf, op));
-    case OpKind::kPowfScalar: return ok(FuseScalar(FuseOpKind::kPowf, op));
-    case OpKind::kAbs: return ok(FuseUnary(FuseOpKind::kAbs, in[0], out[0]));
-    case OpKind::kNeg: return ok(FuseUnary(FuseOpKind::kNeg, in[0], out[0]));
-    case OpKind::kExp: return ok(FuseUnary(FuseOpKind::kExp, in[0], out[0]));
-    case OpKind::kLog: return ok(FuseUnary(FuseOpKind::kLog, in[0], out[0]));
-    case OpKind::kLog1p: return ok(FuseUnary(FuseOpKind::kLog1p, in[0], out[0]));
-    case OpKind::kSqrt: return ok(FuseUnary(FuseOpKind::kSqrt, in[0], out[0]));
-    case OpKind::kRecip: return ok(FuseUnary(FuseOpKind::kRecip, in[0], out[0]));
-    case OpKind::kSin: return ok(FuseUnary(FuseOpKind::kSin, in[0], out[0]));
-    case OpKind::kCos: return ok(FuseUnary(FuseOpKind::kCos, in[0], out[0]));
-    case OpKind::kTanh: return ok(FuseUnary(FuseOpKind::kTanh, in[0], out[0]));
-    case OpKind::kErf: return ok(FuseUnary(FuseOpKind::kErf, in[0], out[0]));
-    case OpKind::kCast: return ok(FuseUnary(FuseOpKind::kAssign, in[0], out[0]));
-    case OpKind::kEqual: return ok(FuseBinary(FuseOpKind::kEqual, op));
-    case OpKind::kEqualElem: return ok(FuseScalar(FuseOpKind::kEqual, op));
-    case OpKind::kLower: return ok(FuseBinary(FuseOpKind::kLower, op));
-    case OpKind::kLowerElem: return ok(FuseScalar(FuseOpKind::kLower, op));
-    case OpKind::kGreater: return ok(FuseBinary(FuseOpKind::kGreater, op));
-    case OpKind::kGreaterElem: return ok(FuseScalar(FuseOpKind::kGreater, op));
-    case OpKind::kLowerEqual: return ok(FuseBinary(FuseOpKind::kLowerEqual, op));
-    case OpKind::kLowerEqualElem: return ok(FuseScalar(FuseOpKind::kLowerEqual, op));
-    case OpKind::kGreaterEqual: return ok(FuseBinary(FuseOpKind::kGreaterEqual, op));
-    case OpKind::kGreaterEqualElem: return ok(FuseScalar(FuseOpKind::kGreaterEqual, op));
+    // The ops that become their fused op (op_list.def, Fused column) over their operands.
+    case OpKind::kAdd:
+    case OpKind::kSub:
+    case OpKind::kMul:
+    case OpKind::kDiv:
+    case OpKind::kRem:
+    case OpKind::kPowf:
+    case OpKind::kEqual:
+    case OpKind::kLower:
+    case OpKind::kGreater:
+    case OpKind::kLowerEqual:
+    case OpKind::kGreaterEqual: return ok(FuseBinary(FusedKindOf(op.kind), op));
+    case OpKind::kAddScalar:
+    case OpKind::kSubScalar:
+    case OpKind::kMulScalar:
+    case OpKind::kDivScalar:
+    case OpKind::kRemScalar:
+    case OpKind::kPowfScalar:
+    case OpKind::kEqualElem:
+    case OpKind::kLowerElem:
+    case OpKind::kGreaterElem:
+    case OpKind::kLowerEqualElem:
+    case OpKind::kGreaterEqualElem: return ok(FuseScalar(FusedKindOf(op.kind), op));
+    case OpKind::kAbs:
+    case OpKind::kNeg:
+    case OpKind::kExp:
+    case OpKind::kLog:
+    case OpKind::kLog1p:
+    case OpKind::kSqrt:
+    case OpKind::kRecip:
+    case OpKind::kSin:
+    case OpKind::kCos:
+    case OpKind::kTanh:
+    case OpKind::kErf:
+    case OpKind::kCast: return ok(FuseUnary(FusedKindOf(op.kind), in[0], out[0]));
     case OpKind::kFull:
     case OpKind::kZeros:
     case OpKind::kOnes: {

@@ -1,12 +1,13 @@
-// TraceOpFuser: the elementwise fusion engine every fuser builds on (burn's
-// TraceOperationFuser + TryTraceFuser, reference note §2). It translates relative ops into
-// fused ops on a TraceBuilder, checks shapes (broadcasting on relative shape ids, §2.2), limits
-// (bindings and 64 fused ops, §2.7) and keeps the Scoring.
+// TraceOpFuser: the elementwise fusion engine every fuser builds on (burn's TraceOperationFuser +
+// TryTraceFuser, burn-cubecl-fusion's engine/fuser.rs). It translates relative ops into fused ops
+// on a TraceBuilder, checks shapes (broadcasting on relative shape ids, burn's
+// output_is_compatible), limits (bindings and 64 fused ops, burn's TryTraceFuser) and keeps the
+// Scoring.
 //
-// Accepted ops (§2.1 mapped onto ember's op list): Add Sub Mul Div Rem (and *Scalar), Powf
-// (and PowfScalar), Abs, Exp Log Log1p Sqrt Recip Sin Cos Tanh Erf, Equal Lower Greater
-// LowerEqual GreaterEqual (and *Elem), Clamp, MaskWhere, MaskFill, Cast, Full, Zeros, Ones,
-// Reshape and SwapDims (as views of inputs, §2.4), and Drop (not as the first op). Any other op
+// Accepted ops (burn's TraceOperationFuser::fuse, mapped onto ember's op list): every op with a
+// fused op (the Fused column of engine/ir/op_list.def: arithmetic, math and comparisons with
+// their scalar forms, Clamp, MaskWhere, MaskFill, Cast, Full, Zeros, Ones), Reshape and SwapDims
+// (as views of inputs already read in the kernel), and Drop (not as the first op). Any other op
 // closes the fuser. Two knowing differences from burn:
 //   * Neg is accepted (as FuseOp Neg). burn never sees a Neg op - its frontend emits
 //     MulScalar(-1) - so fusing it keeps ember's decisions equal to burn's for the same program.
@@ -54,7 +55,8 @@ class TraceOpFuser {
   uint64_t Score() const { return scoring_.Evaluate(Finish()); }
   FuseTrace Finish() const { return builder_.Finish(current_output_shape_); }
 
-  // For the reduce and matmul fusers (§3): operands their own algorithm reads or writes.
+  // For the reduce and matmul fusers (reduce_fuser.h, matmul_fuser.h): operands their own
+  // algorithm reads or writes.
   FuseArg InputUnhandled(const TensorIr& tensor) { return builder_.InputUnhandled(tensor); }
   // Declares `tensor` as produced by the kernel itself; the larger shape (by the sum of its
   // relative ids, burn's heuristic) becomes the reference.

@@ -12,7 +12,6 @@
 #include "engine/fuse/context.h"
 #include "engine/fuse/ordered_execution.h"
 #include "engine/runtime/fused_launch.h"
-#include "engine/trace/trace_codec.h"
 
 namespace ember {
 namespace {
@@ -49,7 +48,7 @@ std::optional<size_t> TraceOptimization::max_relative_shape_id() const {
 OptimizationState TraceOptimization::ToState() const {
   // The trace is backend-neutral: every backend rebuilds the same kernel from it, so the state
   // holds no per-backend choice (OptimizationFromState, engine/fuse/optimization_factory.h).
-  return OptimizationState{name_, EncodeTraceState(TraceState{trace_, len_, score_})};
+  return OptimizationState{name_, TraceState{trace_, len_, score_}};
 }
 
 void TraceOptimization::Execute(Context& context, OrderedExecution& execution) {

@@ -16,7 +16,7 @@ OperationIr Random(TensorIr out, Distribution distribution);
 // kind: Zeros or Ones.
 OperationIr Creation(OpKind kind, TensorIr out);
 OperationIr Full(TensorIr out, ScalarIr value);
-// Abs Neg Exp Log Log1p Sqrt Recip Sin Cos Tanh Erf Cast Reshape Expand.
+// Abs, Neg, the float math ops (Exp, Log, ...), Cast, Reshape, Expand.
 OperationIr Unary(OpKind kind, TensorIr input, TensorIr out);
 // Add Sub Mul Div Rem Powf Equal Lower Greater LowerEqual GreaterEqual Matmul.
 OperationIr Binary(OpKind kind, TensorIr lhs, TensorIr rhs, TensorIr out);

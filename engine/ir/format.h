@@ -1,5 +1,5 @@
 // Printers for tensors, scalars, ranges and ops, shared by the fusion log, the trace table and
-// `ember-plans show` (STYLE.md, habit 11), so every stage prints an op the same way. Pure
+// `ember-plans show` (tools/plans/show_command.cpp), so every stage prints an op the same way. Pure
 // functions; callable from any thread. They print global and relative ops alike (a relative
 // op shows relative ids, shape ids and placeholders).
 //

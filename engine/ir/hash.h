@@ -5,7 +5,7 @@
 //
 // A hash only narrows a lookup; callers confirm with operator== on the ops. A build with
 // -DEMBER_HASH_ZERO=ON makes every hash 0 so that any code relying on the hash alone breaks
-// its tests (STYLE.md, habit 8). Pure functions; callable from any thread.
+// its tests (tests/ir/hash_test.cpp). Pure functions; callable from any thread.
 #pragma once
 
 #include <cstdint>

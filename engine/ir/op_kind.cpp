@@ -5,16 +5,26 @@
 namespace ember {
 namespace {
 
-constexpr std::array<std::string_view, kNumOpKinds> kNames = {
-#define EMBER_OP(name, cls) #name,
+// The tables below are indexed by an op's number, so each number must be the op's position
+// in op_list.def.
+constexpr bool NumbersArePositions() {
+  int position = 0;
+#define EMBER_OP(name, number, cls, fused) \
+  if ((number) != position++) return false;
 #include "engine/ir/op_list.def"
-#undef EMBER_OP
+  return true;
+}
+static_assert(NumbersArePositions(),
+              "op_list.def: an op's number must be its position in the list (append only)");
+
+constexpr std::array<std::string_view, kNumOpKinds> kNames = {
+#define EMBER_OP(name, number, cls, fused) #name,
+#include "engine/ir/op_list.def"
 };
 
 constexpr std::array<OpClass, kNumOpKinds> kClasses = {
-#define EMBER_OP(name, cls) OpClass::k##cls,
+#define EMBER_OP(name, number, cls, fused) OpClass::k##cls,
 #include "engine/ir/op_list.def"
-#undef EMBER_OP
 };
 
 }  // namespace

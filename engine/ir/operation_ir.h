@@ -11,7 +11,7 @@
 // relative converter visits them (burn visits inputs, then outputs, for every op in ember's
 // set). `outputs` is burn's outputs(). Drop has one input (status ReadWrite) and no output;
 // Init, Random, Zeros, Ones and Full have no input and one output.
-//   unary (Abs Neg Exp Log Log1p Sqrt Recip Sin Cos Tanh Erf Cast): inputs {x}
+//   unary (Abs, Neg, the float math ops Exp, Log, ... and Cast): inputs {x}
 //   binary (Add Sub Mul Div Rem Powf Equal Lower Greater LowerEqual GreaterEqual Matmul):
 //       inputs {lhs, rhs}
 //   scalar (*Scalar, *Elem): inputs {lhs}, scalars {rhs}

@@ -25,7 +25,7 @@
 //     family dtype are copied verbatim: they change what a kernel computes.
 // The frame is the whole queue since the last Clear(), not one op: relative id 2 in op 3 is
 // the same tensor as relative id 2 in op 1, which is how a plan records its data flow. Plans
-// only ever match at the queue head (DESIGN.md §3.3), so after an execution drains a prefix
+// only ever match at the queue head (engine/stream/policy.h), so after an execution drains a prefix
 // the queue clears this converter and converts the remaining ops again: they must look
 // exactly as they would had they been submitted to an empty queue.
 //
@@ -59,7 +59,8 @@ class OperationConverter {
   void Clear();
 
   // Shape ids handed out so far, the seeded id 0 included (so at least 1). A plan naming a
-  // shape id at or above this cannot fit the current queue (DESIGN.md §3.9).
+  // shape id at or above this cannot fit the current queue (OperationQueue::Execute,
+  // engine/stream/operation_queue.h, then runs the plan's ops unfused).
   size_t NumRelativeShapes() const { return shapes_relative2global_.size(); }
 
   // Index = relative tensor id; the global snapshot of that tensor at its latest use.

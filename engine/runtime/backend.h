@@ -1,4 +1,4 @@
-// Backend: runs ops on one device. A resource interface (STYLE.md, habit 3) with one
+// Backend: runs ops on one device. An interface because it is a resource, with one
 // implementation per device kind (engine/runtime/cpu, engine/runtime/cuda).
 //
 // Threading: a backend belongs to one device server and is called under its lock, one call at

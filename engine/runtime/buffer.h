@@ -1,5 +1,5 @@
 // Buffer: a block of memory owned by one backend (host memory for the CPU backend, device
-// memory for CUDA). A resource interface (STYLE.md, habit 3): handles share a buffer through
+// memory for CUDA). An interface because it is a resource: handles share a buffer through
 // shared_ptr, so views (reshape, permute, slice, expand, shared views across streams) alias it
 // without copying and the memory goes back when the last handle does.
 #pragma once

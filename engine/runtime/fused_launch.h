@@ -1,13 +1,13 @@
-// FusedLaunch: one fused trace bound to real tensors, ready for a backend (burn's launch
-// planners' input, §4.2 of the reference note). The optimization that owns the trace
-// (engine/fuse) resolves every relative id, shape id and scalar placeholder through its
-// Context; backends see only real values.
+// FusedLaunch: one fused trace bound to real tensors, ready for a backend (what burn's
+// FuseTraceLauncher::launch hands its planners, burn-cubecl-fusion's engine/launch/base.rs). The
+// optimization that owns the trace (engine/fuse) resolves every relative id, shape id and scalar
+// placeholder through its Context; backends see only real values.
 //
 // Ownership: the launch holds copies of the input handles (shared buffers), so a backend may
 // read them while the HandleContainer changes; `reusable[i]` says input i is the tensor's last
 // use and no other handle in the container refers to it: a backend may write an output with
-// the same dtype and shape into its buffer (in-place, §4.3) when the buffer is not otherwise
-// shared (use_count).
+// the same dtype and shape into its buffer (in-place; the conditions are in
+// engine/runtime/cpu/fused_outputs.h) when the buffer is not otherwise shared (use_count).
 #pragma once
 
 #include <vector>

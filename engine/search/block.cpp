@@ -119,8 +119,9 @@ BlockOptimization Block::Optimize() {
     const uint64_t score = fusers_[*best]->properties().score;
     std::shared_ptr<Optimization> opt = fusers_[*best]->Finish();
     std::vector<size_t> ordering = ordering_;
-    // The optimization's own length decides how many ops it covers (burn §9 item 23): the
-    // first len() ops in registration order; the rest become holes or the trailing tail.
+    // The optimization's own length decides how many ops it covers (as burn's Block::optimize,
+    // burn-fusion's search/block.rs): the first len() ops in registration order; the rest become
+    // holes or the trailing tail.
     if (opt->len() < ordering.size()) ordering.resize(opt->len());
     return BlockOptimization{
         .strategy = ExecutionStrategy::Fused(std::move(opt), ordering, score),

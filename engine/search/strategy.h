@@ -8,7 +8,8 @@
 //
 // A BlockOptimization pairs a strategy with `ordering`, the concatenation of its leaves'
 // orderings in execution order; its length is the number of ops the plan covers, and the
-// covered positions are always exactly 0..ordering.size() (burn §4.7).
+// covered positions are always exactly 0..ordering.size() (holes before the last covered
+// position are searched again until none is left: StreamOptimizer, stream_optimizer.h).
 //
 // Positions are relative to the queue head at the time the plan was built.
 #pragma once

@@ -1,6 +1,6 @@
 // StreamOptimizer: groups a stream's relative ops into blocks as they arrive and, when asked,
 // turns the blocks into one BlockOptimization covering a prefix of the segment (burn's
-// StreamOptimizer, F/search/optimization/stream.rs).
+// StreamOptimizer, burn-fusion's search/optimization/stream.rs).
 //
 // Registration: an op joins every block with which it shares any tensor id; an op linking
 // blocks that cannot merge gets its own dependent block; at most `max_blocks` blocks live at

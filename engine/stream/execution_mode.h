@@ -1,5 +1,6 @@
 // ExecutionMode: Lazy runs once per newly queued op and may leave ops queued (defer, keep
-// exploring); Sync runs at a drain and must consume the whole queue (burn §3.4).
+// exploring); Sync runs at a drain and must consume the whole queue (burn's ExecutionMode,
+// burn-fusion's stream/execution/base.rs).
 #pragma once
 
 namespace ember {

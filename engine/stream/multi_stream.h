@@ -1,11 +1,12 @@
 // MultiStream: the streams of one device (burn's MultiStream), one queue and processor per
 // thread that queues ops on the device.
 //
-// Invariant (burn §3.2): a queue never references a tensor whose home is another stream. A
+// Invariant: a queue never references a tensor whose home is another stream. A
 // tensor used on another thread becomes a fresh id there that aliases the same buffer
 // (TagSharedView); a read or drop from another thread never cuts or alters the home thread's
 // pending segment, unless the tensor is not materialized yet (then the home stream drains).
 // So what a stream queues, and hence its cache keys, depends on its own thread's ops only.
+// burn's MultiStream (burn-fusion's stream/multi.rs) holds the same invariant.
 //
 // Threading: owned by the device server; every call happens under the server's lock.
 #pragma once

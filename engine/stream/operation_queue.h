@@ -8,7 +8,8 @@
 //
 // `variables` is the latest status seen per tensor id; a stream whose variables become empty
 // is removed by MultiStream. `deferred_frees` holds last-use frees received from other threads
-// while pending ops still referenced the tensor (burn §3.2); they run at the next boundary.
+// while pending ops still referenced the tensor (burn's deferred frees, flush_deferred in
+// burn-fusion's stream/queue/base.rs); they run at the next boundary.
 //
 // Threading: owned by one Stream inside MultiStream; called under the device server's lock.
 #pragma once
@@ -50,8 +51,8 @@ class OperationQueue {
 
   // Executes the stored plan `id` over the head of the queue, then drains what it covered.
   // A plan that names a relative shape id the plan's own ops never assigned runs its ops
-  // unfused in submission order instead (burn §6.1: matching ops does not prove the stored
-  // code fits this stream).
+  // unfused in submission order instead (as burn's OperationQueue::execute, burn-fusion's
+  // stream/queue/execution.rs: matching ops does not prove the stored code fits this stream).
   void Execute(PlanId id, const ExecutionPlanStore& store, Backend& backend,
                HandleContainer& handles);
   // Executes `optimization` (positions relative to the queue head), then drains the ops it

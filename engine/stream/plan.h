@@ -3,9 +3,11 @@
 // A plan holds the relative ops it covers (a prefix of the segment it was found on), the
 // strategy that executes them, and its triggers — any one of which lets the plan fire:
 //   OnOperations(ops): in Lazy mode, once exactly these relative ops follow the plan's ops
-//       (relative forms in the frame of the plan's head; burn §9 item 2);
+//       (relative forms in the frame of the plan's head, compared with ops relativized in
+//       that same frame);
 //   Always: as soon as the plan's ops are matched (the exploration consumed the whole segment);
-//   OnSync: recorded for plans found or hit at a sync; never consulted to decide (burn §3.5).
+//   OnSync: recorded for plans found or hit at a sync; never consulted to decide (a Sync
+//       action ignores triggers: Policy, engine/stream/policy.h).
 // Triggers are append-only and deduplicated: the policy refers to them by index.
 #pragma once
 

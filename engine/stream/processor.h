@@ -6,10 +6,10 @@
 // whole segment. After every execution the remaining ops, re-relativized by the queue from the
 // new head, are fed to the policy again and deferred again for the explorer.
 //
-// Plans found by exploration go into the device's store with a trigger: the ops that followed
-// the plan (Lazy, OnOperations), Always (Lazy, nothing followed) or OnSync; a re-found plan
-// identical to an available one keeps the stored plan (its optimization runs) and only gains the
-// trigger (burn §9 item 10).
+// Plans found by exploration go into the device's store with a trigger: the ops that followed the
+// plan (Lazy, OnOperations), Always (Lazy, nothing followed) or OnSync; a re-found plan identical
+// to an available one keeps the stored plan (its optimization runs) and only gains the trigger
+// (burn's Processor::on_exploration_completed, burn-fusion's stream/execution/processor.rs).
 //
 // Threading: one per stream; called under the device server's lock.
 #pragma once

@@ -1,7 +1,7 @@
-// The fusion trace table (burn's stream/execution/trace.rs; burn note §7.3): what one execution
+// The fusion trace table (burn-fusion's stream/execution/trace.rs): what one execution
 // of a strategy ran, block by block, as logged at LogLevel::kFull on every
 // OperationQueue::ExecuteOptimization (cached plan, shape-check fallback and unfused run alike).
-// `ember-plans show` prints stored plans with the same functions (STYLE.md, habit 11).
+// `ember-plans show` prints stored plans with the same functions (tools/plans/show_command.cpp).
 //
 // A strategy flattens into TraceBlocks, one per leaf in execution order; each block holds the
 // *global* ops at its leaf's positions, so the table shows real tensor ids and shapes:

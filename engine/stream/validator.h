@@ -5,8 +5,8 @@
 // expected list: a mismatch or a missing position invalidates it, and matching the last
 // expected op makes it Found{size}. Found and Invalidated are sticky. Plans are validated
 // with the policy's op count as position; OnOperations triggers with their own counter, which
-// starts one op late: the op that completed the plan is not part of its trigger (burn §9
-// item 7).
+// starts one op late: the op that completed the plan is not part of its trigger (burn's
+// Policy::update_availables, burn-fusion's stream/execution/policy.rs).
 #pragma once
 
 #include <cstddef>

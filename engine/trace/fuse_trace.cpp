@@ -1,73 +1,96 @@
 #include "engine/trace/fuse_trace.h"
 
 #include <algorithm>
+#include <array>
 #include <string>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "engine/core/check.h"
+
 namespace ember {
+namespace {
+
+// The tables below are indexed by a fused op's number, so each number must be its position in
+// op_list.def.
+constexpr bool NumbersArePositions() {
+  int position = 0;
+#define EMBER_FUSE_OP(name, number, form) \
+  if ((number) != position++) return false;
+#include "engine/ir/op_list.def"
+  return true;
+}
+static_assert(NumbersArePositions(),
+              "op_list.def: a fused op's number must be its position in the list (append only)");
+
+constexpr std::array<std::string_view, kNumFuseOpKinds> kNames = {
+#define EMBER_FUSE_OP(name, number, form) #name,
+#include "engine/ir/op_list.def"
+};
+
+constexpr std::array<FuseOpForm, kNumFuseOpKinds> kForms = {
+#define EMBER_FUSE_OP(name, number, form) FuseOpForm::k##form,
+#include "engine/ir/op_list.def"
+};
+
+// op_list.def's Fused column by op number: a FuseOpKind's name, or None.
+constexpr std::array<std::optional<FuseOpKind>, kNumOpKinds> FusedColumn() {
+  using enum FuseOpKind;
+  constexpr std::nullopt_t kNone = std::nullopt;
+  return {
+#define EMBER_OP(name, number, cls, fused) k##fused,
+#include "engine/ir/op_list.def"
+  };
+}
+constexpr std::array<std::optional<FuseOpKind>, kNumOpKinds> kFused = FusedColumn();
+
+// A fused op no op becomes would be one that nothing produces: a forgotten Fused column.
+constexpr bool EveryFusedOpIsSomeOpsFused() {
+  for (int f = 0; f < kNumFuseOpKinds; ++f) {
+    bool found = false;
+    for (const std::optional<FuseOpKind>& fused : kFused) {
+      found = found || fused == static_cast<FuseOpKind>(f);
+    }
+    if (!found) return false;
+  }
+  return true;
+}
+static_assert(EveryFusedOpIsSomeOpsFused(),
+              "op_list.def: every EMBER_FUSE_OP must be the Fused column of some EMBER_OP");
+
+bool InRange(FuseOpKind kind) { return static_cast<int>(kind) < kNumFuseOpKinds; }
+
+}  // namespace
+
+FuseOpForm FormOf(FuseOpKind kind) {
+  EMBER_CHECK(InRange(kind), "fused op kind {} out of range", static_cast<int>(kind));
+  return kForms[static_cast<size_t>(kind)];
+}
 
 std::string_view FuseOpKindName(FuseOpKind kind) {
-  switch (kind) {
-    case FuseOpKind::kAssign: return "Assign";
-    case FuseOpKind::kAdd: return "Add";
-    case FuseOpKind::kSub: return "Sub";
-    case FuseOpKind::kMul: return "Mul";
-    case FuseOpKind::kDiv: return "Div";
-    case FuseOpKind::kRem: return "Rem";
-    case FuseOpKind::kPowf: return "Powf";
-    case FuseOpKind::kAbs: return "Abs";
-    case FuseOpKind::kNeg: return "Neg";
-    case FuseOpKind::kExp: return "Exp";
-    case FuseOpKind::kLog: return "Log";
-    case FuseOpKind::kLog1p: return "Log1p";
-    case FuseOpKind::kSqrt: return "Sqrt";
-    case FuseOpKind::kRecip: return "Recip";
-    case FuseOpKind::kSin: return "Sin";
-    case FuseOpKind::kCos: return "Cos";
-    case FuseOpKind::kTanh: return "Tanh";
-    case FuseOpKind::kErf: return "Erf";
-    case FuseOpKind::kEqual: return "Equal";
-    case FuseOpKind::kLower: return "Lower";
-    case FuseOpKind::kGreater: return "Greater";
-    case FuseOpKind::kLowerEqual: return "LowerEqual";
-    case FuseOpKind::kGreaterEqual: return "GreaterEqual";
-    case FuseOpKind::kClamp: return "Clamp";
-    case FuseOpKind::kConditionalAssign: return "ConditionalAssign";
-  }
-  return "?";
+  return InRange(kind) ? kNames[static_cast<size_t>(kind)] : "?";
 }
 
 int FuseOpArity(FuseOpKind kind) {
-  switch (kind) {
-    case FuseOpKind::kAdd:
-    case FuseOpKind::kSub:
-    case FuseOpKind::kMul:
-    case FuseOpKind::kDiv:
-    case FuseOpKind::kRem:
-    case FuseOpKind::kPowf:
-    case FuseOpKind::kEqual:
-    case FuseOpKind::kLower:
-    case FuseOpKind::kGreater:
-    case FuseOpKind::kLowerEqual:
-    case FuseOpKind::kGreaterEqual: return 2;
-    case FuseOpKind::kClamp:
-    case FuseOpKind::kConditionalAssign: return 3;
-    case FuseOpKind::kAssign:
-    case FuseOpKind::kAbs:
-    case FuseOpKind::kNeg:
-    case FuseOpKind::kExp:
-    case FuseOpKind::kLog:
-    case FuseOpKind::kLog1p:
-    case FuseOpKind::kSqrt:
-    case FuseOpKind::kRecip:
-    case FuseOpKind::kSin:
-    case FuseOpKind::kCos:
-    case FuseOpKind::kTanh:
-    case FuseOpKind::kErf: return 1;
+  if (!InRange(kind)) return 1;
+  switch (FormOf(kind)) {
+    case FuseOpForm::kUnary: return 1;
+    case FuseOpForm::kBinary:
+    case FuseOpForm::kComparison: return 2;
+    case FuseOpForm::kTernary: return 3;
   }
   return 1;
+}
+
+bool HasFusedKind(OpKind kind) {
+  return static_cast<int>(kind) < kNumOpKinds && kFused[static_cast<size_t>(kind)].has_value();
+}
+
+FuseOpKind FusedKindOf(OpKind kind) {
+  EMBER_CHECK(HasFusedKind(kind), "op kind {} has no fused op (op_list.def, Fused column)",
+              static_cast<int>(kind));
+  return *kFused[static_cast<size_t>(kind)];
 }
 
 // Unused operand slots do not take part in equality (builders may leave anything there).

@@ -1,7 +1,8 @@
 // The fused-trace IR: what a fuser builds and a backend runs (burn's FuseTrace, FuseBlock,
-// FuseOp and FuseArg; reference note burn-cubecl-fusion.md §2.3 and §4.1). Plain data in
-// relative ids and relative shape ids: the plan database serializes it, the CPU backend
-// interprets it (engine/runtime/cpu/fused_*.cpp) and the CUDA code generator reads it.
+// FuseOp and FuseArg, in burn-cubecl-fusion's engine/trace/base.rs, engine/trace/block.rs and
+// engine/codegen/ir.rs). Plain data in relative ids and relative shape ids: the plan database
+// serializes it, the CPU backend interprets it (engine/runtime/cpu/fused_*.cpp) and the CUDA
+// code generator reads it.
 //
 // Note [Fused trace]
 // A trace is a list of blocks over shared resources. One block is one loop over the positions
@@ -26,8 +27,8 @@
 //     for i32/i64/bool (Note [CPU compute domains], engine/runtime/cpu/convert.h);
 //   * each op computes in the domain of its compute type, as the unfused kernel would: the
 //     lhs's dtype for binary ops and comparisons, the input's for Abs and Neg, the output's
-//     for Clamp and ConditionalAssign, always f32 for the float math ops (Exp ... Erf);
-//     Assign converts by the load/store rules of that note (a cast);
+//     for Clamp and ConditionalAssign, always f32 for the other unary ops (the float math
+//     ops: Exp, Log, ...); Assign converts by the load/store rules of that note (a cast);
 //   * each op's result is rounded to its output local's dtype before it is used again
 //     (f16/bf16 round to nearest even, ints wrap or saturate as a store would, bool is != 0),
 //     so a fused chain computes exactly what the same ops unfused store and reload.
@@ -42,43 +43,38 @@
 
 #include <ember/dtype.h>
 
+#include "engine/ir/op_kind.h"
 #include "engine/ir/tensor_ir.h"
 
 namespace ember {
 
-// The stored numbers are part of the plan database's encoding: append only.
+// What a fused trace computes per element, generated from engine/ir/op_list.def
+// (EMBER_FUSE_OP), where each kind's stored number (plan database) and form are written.
 enum class FuseOpKind : uint8_t {
-  kAssign = 0,  // copy, cast, load or store
-  kAdd = 1,
-  kSub = 2,
-  kMul = 3,
-  kDiv = 4,
-  kRem = 5,  // floor-mod for floats (sign of the divisor), burn's remainder for ints
-  kPowf = 6,
-  kAbs = 7,
-  kNeg = 8,
-  kExp = 9,
-  kLog = 10,
-  kLog1p = 11,
-  kSqrt = 12,
-  kRecip = 13,
-  kSin = 14,
-  kCos = 15,
-  kTanh = 16,
-  kErf = 17,
-  kEqual = 18,
-  kLower = 19,
-  kGreater = 20,
-  kLowerEqual = 21,
-  kGreaterEqual = 22,
-  kClamp = 23,              // args {x, min, max}
-  kConditionalAssign = 24,  // args {cond, lhs, rhs}: cond ? lhs : rhs
+#define EMBER_FUSE_OP(name, number, form) k##name = number,
+#include "engine/ir/op_list.def"
 };
 
+inline constexpr int kNumFuseOpKinds = 0
+#define EMBER_FUSE_OP(name, number, form) +1
+#include "engine/ir/op_list.def"
+    ;
+
+// Unary (Assign and the math ops), Binary, Comparison (two operands, a bool result) or
+// Ternary (Clamp and ConditionalAssign).
+enum class FuseOpForm : uint8_t { kUnary, kBinary, kComparison, kTernary };
+
+FuseOpForm FormOf(FuseOpKind kind);
 std::string_view FuseOpKindName(FuseOpKind kind);
 // Number of operands (1 for unary and Assign, 2 for binary and comparisons, 3 for Clamp and
 // ConditionalAssign).
 int FuseOpArity(FuseOpKind kind);
+
+// op_list.def's Fused column: whether `kind` always becomes one fused op in a fused trace, and
+// which.
+bool HasFusedKind(OpKind kind);
+// REQUIRES: HasFusedKind(kind).
+FuseOpKind FusedKindOf(OpKind kind);
 
 enum class FuseArgKind : uint8_t {
   kInput = 0,            // resources.inputs[pos]
@@ -108,8 +104,9 @@ struct FuseOp {
   bool operator==(const FuseOp& o) const;
 };
 
-// An input read through a view fused into the kernel (burn's TensorView, §2.4): the original
-// is resources.inputs[input]; the view's relative shape is `shape`.
+// An input read through a view fused into the kernel (burn's TensorView, in burn-cubecl-fusion's
+// engine/trace/base.rs): the original is resources.inputs[input]; the view's relative shape is
+// `shape`.
 struct FuseView {
   enum class Kind : uint8_t { kReshape = 0, kSwapDims = 1 };
   Kind kind = Kind::kReshape;
@@ -188,7 +185,9 @@ struct FuseTrace {
   bool operator==(const FuseTrace&) const = default;
 };
 
-// The highest relative shape id the trace refers to (the plan safety check, burn §6.1).
+// The highest relative shape id the trace refers to (the plan safety check of
+// OperationQueue::Execute, engine/stream/operation_queue.h: a plan that names a shape id its own
+// ops did not assign runs its ops unfused).
 std::optional<size_t> MaxRelativeShapeId(const FuseTrace& trace);
 
 // A multi-line listing for logs, tests and `ember-plans show`.

@@ -1,7 +1,8 @@
-// Tensors passed between threads (burn §3.2): every thread queues on its own stream; a tensor
-// used on another thread becomes a shared view there; drops and reads from other threads never
-// alter the home thread's pending ops unless the tensor is not materialized yet. A thread that
-// exits leaves no stream and no handle behind, and what it handed out is still computed.
+// Tensors passed between threads (burn's MultiStream, burn-fusion's stream/multi.rs; docs/API.md,
+// "Threads"): every thread queues on its own stream; a tensor used on another thread becomes a
+// shared view there; drops and reads from other threads never alter the home thread's pending ops
+// unless the tensor is not materialized yet. A thread that exits leaves no stream and no handle
+// behind, and what it handed out is still computed.
 #include <gtest/gtest.h>
 
 #include <thread>

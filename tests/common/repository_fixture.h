@@ -10,8 +10,8 @@
 #include <string>
 #include <utility>
 
-#include "store/environment_fingerprint.h"
-#include "store/plan_repository.h"
+#include "store/codec/environment_fingerprint.h"
+#include "store/repository/plan_repository.h"
 #include "tests/common/temp_dir.h"
 
 namespace ember::test {

@@ -1,4 +1,4 @@
-// Differential test of the fusion engine on the CPU (STYLE.md habit 9): every program runs with
+// Differential test of the fusion engine on the CPU, the oracle backend: every program runs with
 // fusion off (each op its own kernel) and with fusion on (the real fusers and the CPU fused
 // kernels), and the outputs must agree bit for bit.
 //

@@ -1,4 +1,4 @@
-// The plan database end to end (CONFORMANCE.md §D1, D3-D6): real processes (this test binary
+// The plan database end to end (docs/PLAN_DATABASE.md): real processes (this test binary
 // re-executed as a child), a real SQLite file, the real fusers and CPU backend. Each child runs
 // one small workload on the database named by EMBER_PLAN_DB and writes its ember::Stats and a
 // checksum of its results to EMBER_TEST_OUT; the parent compares runs.
@@ -228,7 +228,7 @@ TEST(PlanDatabase, DamagedRowsAreQuarantinedAndResultsStayRight) {
 }
 
 // issue 13, part 3: a fused trace edited by one byte, its row checksum recomputed, used to load
-// and compute something else. Note [Optimization proof] (store/plan_proof.h) quarantines the
+// and compute something else. Note [Optimization proof] (store/codec/plan_proof.h) quarantines the
 // row; the program explores that segment again and computes what it computed before.
 TEST(PlanDatabase, AForgedTraceIsQuarantinedAndResultsStayRight) {
   const std::vector<std::pair<std::string, forge::TraceEdit>> forgeries = {

@@ -1,8 +1,8 @@
-// Note [Optimization proof] (store/plan_proof.h) must never refuse a plan the engine made: a
+// Note [Optimization proof] (store/codec/plan_proof.h) must never refuse a plan the engine made: a
 // false refusal costs the user the warm start. The differential test's random programs
 // (program_generator.h: every fuser, views, casts, masks, drops, f16/bf16, moved operands)
 // run on an engine with a plan database; every row it stored must decode and pass ValidatePlan
-// (which runs the proof, as the engine's DecodePlanParts does: store/plan_row_check.h cannot
+// (which runs the proof, as the engine's DecodePlanParts does: store/repository/plan_row_check.h cannot
 // join this file, its plan_inventory.h clashes with multi_stream.h's ReadPlan), and a second
 // engine that loads them all must quarantine none and compute the same results.
 // EMBER_PROOF_PROGRAMS=<n> runs n programs for a soak.
@@ -18,7 +18,7 @@
 #include <ember/ember.h>
 
 #include "engine/core/config.h"
-#include "store/plan_codec.h"
+#include "store/codec/plan_codec.h"
 
 // Before the headers that open namespace ember::testing, which temp_dir.h would then find
 // instead of ::testing.

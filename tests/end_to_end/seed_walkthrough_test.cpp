@@ -1,6 +1,7 @@
-// CONFORMANCE.md §B: the seed's walk-through, end to end with the real fusers and the CPU
-// backend, checked on the engine's own log lines (level full) and on the values. The programs
-// are ember-lab's (tools/lab/seed_programs.h).
+// The seed's walk-through (ember-lab's `reuse` and `unrelated`, tools/lab/scenario_seed.cpp;
+// README.md, "ember-lab"), end to end with the real fusers and the CPU backend, checked on the
+// engine's own log lines (level full) and on the values. The programs are ember-lab's own
+// (tools/lab/seed_programs.h).
 #include <cmath>
 #include <optional>
 #include <string>

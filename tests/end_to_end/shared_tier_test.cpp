@@ -1,6 +1,6 @@
-// The shared-memory tier end to end (CONFORMANCE §D8): real worker processes (this binary
-// re-executed, engine_child.h) on one SQLite file and its shared segment, the real fusers and
-// CPU backend.
+// The shared-memory tier end to end (docs/PLAN_DATABASE.md, "The shared-memory tier"): real worker
+// processes (this binary re-executed, engine_child.h) on one SQLite file and its shared segment,
+// the real fusers and CPU backend.
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,8 +8,8 @@
 #include <chrono>
 #include <fstream>
 
-#include "store/shared_segment.h"
-#include "store/shared_segment_layout.h"
+#include "store/shm/shared_segment.h"
+#include "store/shm/shared_segment_layout.h"
 #include "tests/end_to_end/engine_child.h"
 #include "tests/store/shm_test_util.h"
 #include "tests/store/sqlite_test_util.h"
@@ -182,8 +182,8 @@ TEST(SharedTier, AStaleOrDamagedSegmentIsRecreatedAndTheWorkersCarryOn) {
   EXPECT_EQ(d.at("plans_loaded_from_sqlite") + d.at("plans_loaded_from_shm"), a.at("plans"));
 }
 
-// Issue 13 §2: a second user who could write a 0666 segment changed one byte of a plan in it and
-// recomputed the entry's checksum, and the next run computed wrong results. Now the next run
+// Issue 13, part 2: a second user who could write a 0666 segment changed one byte of a plan in it
+// and recomputed the entry's checksum, and the next run computed wrong results. Now the next run
 // refuses the segment (Note [Shared segment trust]) and takes every plan from SQLite.
 TEST(SharedTier, ASegmentOthersCouldWriteIsRefusedAndTheRunReadsSqlite) {
   SharedDb db;

@@ -1,5 +1,5 @@
-// The Reduce and Matmul fusers: acceptance, closing, readiness and scores (reference note §1.2,
-// §1.5: the reduce and the matmul themselves are never scored).
+// The Reduce and Matmul fusers: acceptance, closing, readiness and scores (reduce_fuser.h,
+// matmul_fuser.h, docs/FUSERS.md: the reduce and the matmul themselves are never scored).
 #include <gtest/gtest.h>
 
 #include "engine/fuse/matmul_fuser.h"

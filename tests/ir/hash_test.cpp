@@ -128,7 +128,7 @@ TEST(Hash, SignedZerosAreDifferentOps) {
   }
 }
 
-// The EMBER_HASH_ZERO build (STYLE.md, habit 8): hashes collapse, equality still decides.
+// The EMBER_HASH_ZERO build (CMake preset hash-zero): hashes collapse, equality still decides.
 TEST(Hash, HashZeroBuildMakesEveryHashZeroButKeepsOpsApart) {
   if (!kHashZero) GTEST_SKIP() << "only in a -DEMBER_HASH_ZERO=ON build";
   const std::vector<OperationIr> square = RelativeSeedProgram(0, {64, 64}, 2.0);

@@ -353,7 +353,8 @@ TEST(OperationConverter, SeedProgramMatchesAcrossScalarsShapesAndIds) {
 }
 
 TEST(OperationConverter, RandomInitOfANonSquareTensorIsANewRelativeOp) {
-  // The seed's Random that creates a, b, c misses too when they become 64x32 (CONFORMANCE B.5).
+  // The seed's Random that creates a, b, c misses too when they become 64x32 (the last step of
+  // ember-lab's `reuse`, tools/lab/scenario_seed.cpp).
   const auto init = [](Shape shape) {
     return OperationConverter().ToRelative(ir::Random(Out(1, std::move(shape)), Distribution{}));
   };

@@ -23,9 +23,10 @@ inline std::vector<OpKind> AllOpKinds() {
   return kinds;
 }
 
-// The seed program `(a * b + c * s).exp()` as the API queues it (DESIGN.md §4): a, b, c are
-// named tensors that outlive the expression (ReadOnly), each temporary is read once (its last
-// use, ReadWrite). Global ids base+1 .. base+7 as in the seed's log (t1..t7 for base 0).
+// The seed program `(a * b + c * s).exp()` as the API queues it (the 630-point example of
+// docs/FUSERS.md): a, b, c are named tensors that outlive the expression (ReadOnly), each temporary
+// is read once (its last use, ReadWrite). Global ids base+1 .. base+7 as in the seed's log (t1..t7
+// for base 0).
 inline std::vector<OperationIr> SeedProgram(TensorId base, Shape shape, double s) {
   const auto ro = [&](TensorId id) { return T(base + id, shape); };
   const auto rw = [&](TensorId id) { return T(base + id, shape, TensorStatus::kReadWrite); };

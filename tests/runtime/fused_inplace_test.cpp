@@ -1,4 +1,5 @@
-// In-place reuse of input buffers by fused outputs (burn's reference note §4.3), and the rule
+// In-place reuse of input buffers by fused outputs (the conditions of
+// engine/runtime/cpu/fused_outputs.h, after burn's OutputPlanner::inplace_output), and the rule
 // that a trace the CPU backend cannot run throws before it writes anything.
 #include <cstdint>
 #include <memory>

@@ -1,5 +1,5 @@
-// Head settling (Note [Head settling], engine/search/block.h; CONFORMANCE.md §C): a block whose
-// fusers yield no plan settles only its head unfused and leaves the rest for the next round.
+// Head settling (Note [Head settling], engine/search/block.h): a block whose fusers yield no plan
+// settles only its head unfused and leaves the rest for the next round.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,5 +1,5 @@
-// StreamOptimizer + BlocksOptimizer: burn's search/optimization/tests.rs (§8.2 of the burn
-// note) and the stop paths of search/optimization/stream.rs (:770-826), with head settling
+// StreamOptimizer + BlocksOptimizer: burn-fusion's search/optimization/tests.rs and the stop
+// paths of search/optimization/stream.rs (:770-826), with head settling
 // (Note [Head settling], engine/search/block.h) in force.
 #include <gtest/gtest.h>
 

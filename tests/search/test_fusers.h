@@ -31,7 +31,7 @@ class TestOptimization : public Optimization {
   void Execute(Context&, OrderedExecution&) override {}
   size_t len() const override { return size_; }
   std::string_view name() const override { return "TestOptimization"; }
-  OptimizationState ToState() const override { return {.name = "TestOptimization", .bytes = {}}; }
+  OptimizationState ToState() const override { return {.name = "TestOptimization", .trace = {}}; }
 
   size_t builder_id() const { return builder_id_; }
 

@@ -14,8 +14,9 @@
 #include "engine/fuse/trace_optimization.h"
 #include "engine/ir/builders.h"
 #include "engine/ir/relative.h"
-#include "engine/trace/trace_codec.h"
-#include "store/plan_codec.h"
+#include "store/codec/canonical_message.h"
+#include "store/codec/trace_codec.h"
+#include "store/codec/plan_codec.h"
 #include "tests/ir/sample_ops.h"
 
 namespace ember {
@@ -50,7 +51,7 @@ ExecutionPlan SoftmaxPlan() {
 }
 
 std::vector<uint8_t> TraceStateBytes(const ExecutionPlan& plan) {
-  return plan.optimization.strategy.children[0].optimization->ToState().bytes;
+  return EncodeTraceState(plan.optimization.strategy.children[0].optimization->ToState().trace);
 }
 
 // Decodes `bytes` as a plan; if that succeeds the result must be a valid plan whose encoding
@@ -65,8 +66,10 @@ bool DecodesToAValidPlan(const std::vector<uint8_t>& bytes) {
 }
 
 bool DecodesToAValidOptimization(const std::vector<uint8_t>& bytes) {
+  OptimizationState state{.name = "ReduceBroadcasted"};
+  if (!DecodeTraceState(bytes, &state.trace).ok()) return false;
   std::shared_ptr<Optimization> optimization;
-  if (!OptimizationFromState({"ReduceBroadcasted", bytes}, &optimization).ok()) return false;
+  if (!OptimizationFromState(state, &optimization).ok()) return false;
   auto trace = std::dynamic_pointer_cast<TraceOptimization>(optimization);
   EXPECT_NE(trace, nullptr);
   EXPECT_TRUE(CheckFuseTrace(trace->trace()).ok());

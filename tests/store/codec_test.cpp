@@ -1,7 +1,7 @@
-// The plan codec (store/plan_codec.h): every op kind, trigger kind and strategy shape round
+// The plan codec (store/codec/plan_codec.h): every op kind, trigger kind and strategy shape round
 // trips; the bytes are canonical and pinned; plan keys are the IR hashes; and plans that break
 // a store invariant, or carry numbers this build does not know, are refused with a Status.
-#include "store/plan_codec.h"
+#include "store/codec/plan_codec.h"
 
 #include <gtest/gtest.h>
 
@@ -25,7 +25,8 @@
 #include "engine/fuse/trace_optimization.h"
 #include "engine/ir/builders.h"
 #include "engine/ir/relative.h"
-#include "engine/trace/trace_codec.h"
+#include "store/codec/canonical_message.h"
+#include "store/codec/trace_codec.h"
 #include "schema/plan.capnp.h"
 #include "tests/ir/sample_ops.h"
 
@@ -446,7 +447,7 @@ TEST(PlanCodec, RefusesUnknownOptimizations) {
     void Execute(Context&, OrderedExecution&) override {}
     size_t len() const override { return 4; }
     std::string_view name() const override { return "FromTheFuture"; }
-    OptimizationState ToState() const override { return {"FromTheFuture", {1, 2, 3}}; }
+    OptimizationState ToState() const override { return {"FromTheFuture", {}}; }
   };
   plan.optimization.strategy.children[0].children[0].optimization = std::make_shared<Foreign>();
   const Status status = DecodeStatus(plan);

@@ -1,7 +1,7 @@
 // Forging stored plans the way issue 13's hostile user did (part 3): one field of a fused
 // leaf's trace changed, the blob encoded again (canonical, so it differs from the original in
 // that field's bytes only), and — by the caller — the row checksum recomputed (PlanChecksum,
-// store/row_checksum.h), which is no secret. Note [Optimization proof] (store/plan_proof.h)
+// store/codec/row_checksum.h), which is no secret. Note [Optimization proof] (store/codec/plan_proof.h)
 // says why every such plan must be refused.
 //
 // Header-only: shared by tests/store, tests/tools/plans and tests/end_to_end (the engine's
@@ -20,8 +20,8 @@
 
 #include "engine/fuse/trace_optimization.h"
 #include "engine/trace/fuse_trace.h"
-#include "store/plan_codec.h"
-#include "store/row_checksum.h"
+#include "store/codec/plan_codec.h"
+#include "store/codec/row_checksum.h"
 #include "tests/store/sqlite_test_util.h"
 
 namespace ember::forge {

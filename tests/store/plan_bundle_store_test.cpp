@@ -1,15 +1,15 @@
-// The store half of bundles and verification, without the CLI (store/plan_bundle.h,
-// store/plan_verification.h): "existing plan wins" with trigger merging on import, origins, the
+// The store half of bundles and verification, without the CLI (store/admin/plan_bundle.h,
+// store/admin/plan_verification.h): "existing plan wins" with trigger merging on import, origins, the
 // manifest, and a database that verifies healthy afterwards.
 #include <gtest/gtest.h>
 
 #include "engine/ir/builders.h"
 #include "engine/ir/relative.h"
-#include "store/plan_bundle.h"
-#include "store/plan_codec.h"
-#include "store/plan_inventory.h"
-#include "store/plan_repository.h"
-#include "store/plan_verification.h"
+#include "store/admin/plan_bundle.h"
+#include "store/codec/plan_codec.h"
+#include "store/admin/plan_inventory.h"
+#include "store/repository/plan_repository.h"
+#include "store/admin/plan_verification.h"
 #include "tests/common/temp_dir.h"
 
 namespace ember {

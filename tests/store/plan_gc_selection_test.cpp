@@ -1,8 +1,8 @@
-// SelectPlansToEvict (store/plan_gc.h) as a pure function: Note [Plan value] ordering, age,
+// SelectPlansToEvict (store/admin/plan_gc.h) as a pure function: Note [Plan value] ordering, age,
 // byte budget, and Note [Plans in use by a live segment].
 #include <gtest/gtest.h>
 
-#include "store/plan_gc.h"
+#include "store/admin/plan_gc.h"
 
 namespace ember {
 namespace {

@@ -1,9 +1,9 @@
-// Note [Optimization proof] (store/plan_proof.h): a decoded plan's fused traces must be what a
+// Note [Optimization proof] (store/codec/plan_proof.h): a decoded plan's fused traces must be what a
 // fresh fuser makes of the plan's ops. Plans the real explorer makes pass, through both
 // decoders (DecodePlan: shared-tier entries; DecodePlanParts: SQLite rows); issue 13's forged
 // traces — one byte changed, the blob well formed — are refused by both; and no flipped byte
 // of a stored optimization state gets through.
-#include "store/plan_proof.h"
+#include "store/codec/plan_proof.h"
 
 #include <gtest/gtest.h>
 
@@ -19,8 +19,9 @@
 #include "engine/ir/builders.h"
 #include "engine/ir/relative.h"
 #include "engine/stream/explorer.h"
-#include "store/plan_codec.h"
-#include "store/plan_row_check.h"
+#include "store/codec/plan_codec.h"
+#include "store/codec/trace_codec.h"
+#include "store/repository/plan_row_check.h"
 #include "tests/ir/sample_ops.h"
 #include "tests/store/forged_plans.h"
 
@@ -240,14 +241,15 @@ TEST(PlanProof, EveryFlippedByteOfAStoredStateIsRefusedOrChangesNothing) {
       }
       return States(decoded) == genuine && decoded.operations == plan.operations;
     };
-    for (const OptimizationState& state : genuine) {
+    for (const OptimizationState& genuine_state : genuine) {
+      const std::vector<uint8_t> state_bytes = EncodeTraceState(genuine_state.trace);
       const auto in_blob =
-          std::search(blob.begin(), blob.end(), state.bytes.begin(), state.bytes.end());
+          std::search(blob.begin(), blob.end(), state_bytes.begin(), state_bytes.end());
       const auto in_entry =
-          std::search(encoded.begin(), encoded.end(), state.bytes.begin(), state.bytes.end());
+          std::search(encoded.begin(), encoded.end(), state_bytes.begin(), state_bytes.end());
       ASSERT_NE(in_blob, blob.end());
       ASSERT_NE(in_entry, encoded.end());
-      for (size_t i = 0; i < state.bytes.size(); ++i) {
+      for (size_t i = 0; i < state_bytes.size(); ++i) {
         for (uint8_t mask : {uint8_t{0x01}, uint8_t{0xff}}) {
           std::vector<uint8_t> row = blob;
           row[static_cast<size_t>(in_blob - blob.begin()) + i] ^= mask;

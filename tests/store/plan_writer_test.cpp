@@ -1,6 +1,6 @@
 // PlanWriter::Adopt: a plan read from the shared tier is bound to the row its finder wrote (no
 // new row; its hits count there), or stored when that row never came (the finder died first).
-#include "store/plan_writer.h"
+#include "store/repository/plan_writer.h"
 
 #include "tests/store/sqlite_test_util.h"
 

@@ -1,14 +1,14 @@
-// The shared-memory tier between real processes (CONFORMANCE §D8): writers killed with SIGKILL
-// at every step of a publication, eight concurrent publishers and readers, claims of dead
-// processes.
+// The shared-memory tier between real processes (Note [Shared plan segment],
+// store/shm/shared_plan_tier.h): writers killed with SIGKILL at every step of a publication, eight
+// concurrent publishers and readers, claims of dead processes.
 #include <sys/wait.h>
 
 #include <csignal>
 #include <map>
 #include <set>
 
-#include "store/process_token.h"
-#include "store/shared_segment_layout.h"
+#include "store/shm/process_token.h"
+#include "store/shm/shared_segment_layout.h"
 #include "tests/store/shm_test_util.h"
 
 namespace ember {

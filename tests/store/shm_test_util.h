@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "store/shared_plan_tier.h"
-#include "store/shared_segment_layout.h"
+#include "store/shm/shared_plan_tier.h"
+#include "store/shm/shared_segment_layout.h"
 #include "tests/common/process.h"
 #include "tests/common/temp_dir.h"
 

@@ -5,8 +5,8 @@
 
 #include <fstream>
 
-#include "store/shared_segment_info.h"
-#include "store/shared_segment_layout.h"
+#include "store/shm/shared_segment_info.h"
+#include "store/shm/shared_segment_layout.h"
 #include "tests/store/shm_test_util.h"
 
 namespace ember {

@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 
-#include "store/shared_segment_info.h"
-#include "store/shared_segment_layout.h"
+#include "store/shm/shared_segment_info.h"
+#include "store/shm/shared_segment_layout.h"
 #include "tests/store/shm_test_util.h"
 
 namespace ember {
@@ -62,7 +62,7 @@ class ShmTrust : public test::ShmFixture {
   }
 };
 
-// The recipe of issue 13 §2, with a real second user: the segment is 0666, nobody rewrites a
+// The recipe of issue 13, part 2, with a real second user: the segment is 0666, nobody rewrites a
 // plan in it, and the next open refuses it. Without the check the forgery would be served: it
 // passes the checksum.
 TEST_F(ShmTrust, ASecondUserForgesAPlanInAWritableSegmentAndTheNextOpenRefusesIt) {

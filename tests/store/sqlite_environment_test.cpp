@@ -5,7 +5,7 @@
 
 #include <set>
 
-#include "store/environment_fingerprint.h"
+#include "store/codec/environment_fingerprint.h"
 #include "tests/store/sqlite_test_util.h"
 
 namespace ember {
@@ -39,6 +39,17 @@ TEST(EnvironmentFingerprint, CanonicalTextIsPinned) {
 // Cross-checked with XXH3_128bits over the text above, outside ember.
 TEST(EnvironmentFingerprint, StableIdIsPinned) {
   EXPECT_EQ(EnvironmentStableId(Cuda()), "env-5c72483a91727b21de9e9ffdf1314fae");
+}
+
+// Verification and bundle import check a stored id against its stored description with this.
+TEST(EnvironmentFingerprint, StableIdOfTheTextIsTheStableIdOfTheFingerprint) {
+  EXPECT_EQ(EnvironmentStableIdOfText(CanonicalEnvironmentText(Cuda())),
+            "env-5c72483a91727b21de9e9ffdf1314fae");
+  EnvironmentFingerprint other = Cuda();
+  other.max_blocks = 6;
+  EXPECT_EQ(EnvironmentStableIdOfText(CanonicalEnvironmentText(other)), EnvironmentStableId(other));
+  EXPECT_NE(EnvironmentStableIdOfText(CanonicalEnvironmentText(Cuda()) + " "),
+            EnvironmentStableId(Cuda()));
 }
 
 TEST(EnvironmentFingerprint, StringsAreJsonEscaped) {

@@ -1,4 +1,4 @@
-// Schema fixtures (STYLE.md habit 7, migrations/README.md rule 5): tests/data/plans-v1.db is a
+// Schema fixtures (migrations/README.md rule 5): tests/data/plans-v1.db is a
 // small database written at schema version 1. Every later binary must open a copy, migrate it
 // and read back what the generator below put in.
 //
@@ -14,7 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "store/migrations.h"
+#include "store/database/migrations.h"
 #include "tests/store/sqlite_test_util.h"
 
 namespace ember {

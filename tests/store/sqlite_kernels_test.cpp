@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/core/log.h"
-#include "store/row_checksum.h"
+#include "store/codec/row_checksum.h"
 #include "tests/store/sqlite_test_util.h"
 
 namespace ember {

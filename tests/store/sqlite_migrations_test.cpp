@@ -9,8 +9,8 @@
 #include <random>
 
 #include "engine/core/log.h"
-#include "store/migrations.h"
-#include "store/plan_database.h"
+#include "store/database/migrations.h"
+#include "store/database/plan_database.h"
 #include "tests/store/sqlite_test_util.h"
 
 namespace ember {

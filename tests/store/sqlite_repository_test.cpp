@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "engine/core/log.h"
-#include "store/column_encoding.h"
-#include "store/row_checksum.h"
-#include "store/sqlite_database.h"
+#include "store/sqlite/column_encoding.h"
+#include "store/codec/row_checksum.h"
+#include "store/sqlite/sqlite_database.h"
 #include "tests/store/sqlite_test_util.h"
 
 namespace ember {
@@ -128,6 +128,31 @@ TEST_F(SqliteRepository, QuarantinedPlanIsHiddenAndRepairedByAFreshPublication) 
   EXPECT_EQ(again.plan_id, first.plan_id);
   ASSERT_THAT(Load().plans, SizeIs(1));
   EXPECT_EQ(repo_->Quarantine(12345, "x").code(), Status::Code::kNotFound);
+}
+
+// The repair writes, in place, every column a fresh insert of the new publication would
+// (PlanColumns in store/repository/row_writes.h); the row keeps its id, environment and key.
+TEST_F(SqliteRepository, RepairedRowHoldsEveryColumnOfTheNewPublication) {
+  const InsertResult first = Insert(SamplePlan(1));
+  ASSERT_TRUE(repo_->Quarantine(first.plan_id, "decode failed").ok());
+  NewPlan fresh = SamplePlan(1, 9, "import:warm.bundle");
+  fresh.ops_blob = BytesOf("other ops");
+  fresh.plan_blob = BytesOf("a longer, different plan");
+  fresh.num_ops = 4;
+  fresh.explore_ms = 2.25;
+  ASSERT_EQ(Insert(fresh).outcome, InsertOutcome::kReplacedQuarantined);
+  RawDb raw(path_);
+  EXPECT_EQ(raw.Text("SELECT id || ' ' || environment_id || ' ' || first_op_hash || ' ' || "
+                     "CAST(ops_blob AS TEXT) || ' ' || CAST(plan_blob AS TEXT) || ' ' || "
+                     "checksum || ' ' || ops_bytes || ' ' || plan_bytes || ' ' || num_ops || ' ' "
+                     "|| explore_ms || ' ' || origin || ' ' || status || ' ' || "
+                     "COALESCE(quarantine_reason, 'none') FROM plans"),
+            std::to_string(first.plan_id) + " " + std::to_string(env_) +
+                " 9 other ops a longer, different plan " +
+                std::to_string(ToColumn(PlanChecksum(fresh.ops_blob, fresh.plan_blob))) +
+                " 9 24 4 2.25 import:warm.bundle ok none");
+  EXPECT_GT(raw.Int("SELECT created FROM plans"), 0);
+  ASSERT_THAT(Load(9).plans, SizeIs(1));
 }
 
 TEST_F(SqliteRepository, TriggersAreDeduplicatedAndKeepTheirFirstPosition) {

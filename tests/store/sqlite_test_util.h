@@ -27,9 +27,9 @@
 #include <string_view>
 #include <vector>
 
-#include "store/environment_fingerprint.h"
-#include "store/plan_repository.h"
-#include "store/plan_rows.h"
+#include "store/codec/environment_fingerprint.h"
+#include "store/repository/plan_repository.h"
+#include "store/repository/plan_rows.h"
 #include "tests/common/process.h"
 #include "tests/common/repository_fixture.h"
 #include "tests/common/temp_dir.h"

@@ -10,10 +10,10 @@
 #include <stdexcept>
 #include <thread>
 
-#include "store/sqlite_database.h"
-#include "store/sqlite_error.h"
-#include "store/sqlite_statement.h"
-#include "store/sqlite_transaction.h"
+#include "store/sqlite/sqlite_database.h"
+#include "store/sqlite/sqlite_error.h"
+#include "store/sqlite/sqlite_statement.h"
+#include "store/sqlite/sqlite_transaction.h"
 #include "tests/store/sqlite_test_util.h"
 
 namespace ember {

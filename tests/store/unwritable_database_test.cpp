@@ -20,7 +20,7 @@
 #include "engine/ir/builders.h"
 #include "engine/ir/relative.h"
 #include "store/persistent_plans.h"
-#include "store/plan_database.h"
+#include "store/database/plan_database.h"
 #include "tests/store/shm_test_util.h"
 #include "tests/store/sqlite_test_util.h"
 

@@ -1,4 +1,4 @@
-// MultiStream (burn's F/stream/multi.rs): cross-stream reads, drops and shared views, driven
+// MultiStream (burn-fusion's stream/multi.rs): cross-stream reads, drops and shared views, driven
 // directly with the CPU backend (no Tensor API). burn's tests (multi.rs:622-815) use a
 // NeverReadyFuser so that ops accumulate until an explicit drain; ember's foundation Processor
 // plays that role: Lazy mode keeps ops queued until Processor::kMaxPendingOps are waiting, and

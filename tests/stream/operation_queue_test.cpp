@@ -1,4 +1,4 @@
-// OperationQueue (burn's F/stream/queue/base.rs and queue/execution.rs): what Add records, how
+// OperationQueue (burn-fusion's stream/queue/base.rs and queue/execution.rs): what Add records, how
 // an unfused execution drains a prefix and re-relativizes the rest from the new head, and the
 // deferred-free bookkeeping. Also burn's queue/base.rs test of StreamId.
 #include "engine/stream/operation_queue.h"

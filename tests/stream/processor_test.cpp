@@ -1,7 +1,7 @@
-// burn's processor/policy/explorer integration tests (stream/execution/tests.rs, burn note
-// §8.1), ported with the same pattern-matching test fusers (tests/search/test_fusers.h). As in burn, the ops are used as is
-// (as if already relative) and assertions look at plans' ops and triggers, the executed plan
-// ids and the queue length.
+// burn's processor/policy/explorer integration tests (burn-fusion's stream/execution/tests.rs),
+// ported with the same pattern-matching test fusers (tests/search/test_fusers.h). As in burn,
+// the ops are used as is (as if already relative) and assertions look at plans' ops and
+// triggers, the executed plan ids and the queue length.
 #include <gtest/gtest.h>
 
 #include <deque>
@@ -303,9 +303,9 @@ OperationIr Chain(OpKind kind, TensorId in, TensorId out) {
   return ir::Unary(kind, Ro(in, kShape), Out(out, kShape));
 }
 
-// CONFORMANCE C at a sync (Note [Sync tail]): a block whose head cannot fuse settles only the
-// head; the fusable rest, trailing the segment, is searched again at the sync and fuses,
-// instead of being appended op by op.
+// Head settling (Note [Head settling]) at a sync (Note [Sync tail]): a block whose head cannot fuse
+// settles only the head; the fusable rest, trailing the segment, is searched again at the sync and
+// fuses, instead of being appended op by op.
 TEST(ProcessorExecution, HeadSettlingAtSyncFusesTheTrailingRest) {
   const OperationIr a = Chain(OpKind::kLog, 0, 1), b = Chain(OpKind::kExp, 1, 2),
                     c = Chain(OpKind::kSqrt, 2, 3), d = Chain(OpKind::kTanh, 3, 4),

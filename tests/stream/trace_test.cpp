@@ -1,5 +1,5 @@
-// The fusion trace table (burn's F/stream/execution/trace.rs and its tests; burn note §7.3 and
-// §8.4): the tensor and op printers it uses, how a strategy flattens into blocks, golden tables
+// The fusion trace table (burn-fusion's stream/execution/trace.rs and its tests): the tensor
+// and op printers it uses, how a strategy flattens into blocks, golden tables
 // (the 4-op block of the seed, byte for byte as burn prints it), and that every execution of a
 // queue logs the table at Full level.
 #include "engine/stream/trace.h"

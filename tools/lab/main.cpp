@@ -1,4 +1,4 @@
-// ember-lab: the main job and demo. See --help, README.md and DESIGN.md §7.
+// ember-lab: the main job and demo. See --help and README.md ("ember-lab").
 //   ember-lab                          transformer cold (fresh database) then warm, side by side
 //   ember-lab <scenario> [options]     one run: reuse | unrelated | mlp | transformer | dynamic
 //   ember-lab workers N <scenario>     N processes on one database, started together

@@ -1,5 +1,5 @@
-// The seed's two walk-throughs (shared/seeds/000_*.txt, CONFORMANCE.md §B), their programs in
-// seed_programs.h:
+// The seed's two walk-throughs (README.md, "ember-lab"; tests/end_to_end/seed_walkthrough_test.cpp
+// checks the same runs), their programs in seed_programs.h:
 //   reuse      (a * b + c * s).exp() on 64x64 (n iterations), another scalar, 32x32, 64x32;
 //   unrelated  five independent chains of eight unary/scalar ops before one sync.
 // With --log full the engine's own lines (written to stderr) read as the seed shows them; the

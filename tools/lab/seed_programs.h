@@ -1,8 +1,8 @@
-// The seed's two programs (shared/seeds/000_*.txt, CONFORMANCE.md §B) as the engine queues
-// them, written once for ember-lab's reuse and unrelated scenarios (scenario_seed.cpp) and for
-// the tests that check what the engine makes of them (tests/common/workloads.h). Each op is
-// one statement: C++ leaves the order of an operator's operands unspecified, and the op order
-// is what the search and the plan keys see (docs/API.md).
+// The seed's two programs (README.md, "ember-lab") as the engine queues them, written once for
+// ember-lab's reuse and unrelated scenarios (scenario_seed.cpp) and for the tests that check
+// what the engine makes of them (tests/end_to_end/seed_walkthrough_test.cpp,
+// tests/common/workloads.h). Each op is one statement: C++ leaves the order of an operator's
+// operands unspecified, and the op order is what the search and the plan keys see (docs/API.md).
 #pragma once
 
 #include <utility>

@@ -1,4 +1,4 @@
-// ember-plans export / import: plan bundles (Note [Plan bundles], store/plan_bundle.h).
+// ember-plans export / import: plan bundles (Note [Plan bundles], store/admin/plan_bundle.h).
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "store/plan_bundle.h"
-#include "store/shared_segment.h"
+#include "store/admin/plan_bundle.h"
+#include "store/shm/shared_segment.h"
 #include "tools/plans/commands.h"
 #include "tools/plans/text_table.h"
 

@@ -1,13 +1,13 @@
-// ember-plans gc: evicts the least valuable plans (Note [Plan value], store/plan_gc.h).
+// ember-plans gc: evicts the least valuable plans (Note [Plan value], store/admin/plan_gc.h).
 #include <fmt/format.h>
 
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
-#include "store/plan_gc.h"
-#include "store/plan_inventory.h"
-#include "store/shared_plan_tier.h"
+#include "store/admin/plan_gc.h"
+#include "store/admin/plan_inventory.h"
+#include "store/shm/shared_plan_tier.h"
 #include "tools/plans/commands.h"
 #include "tools/plans/human_units.h"
 #include "tools/plans/text_table.h"

@@ -1,4 +1,4 @@
-// ember-plans: inspection and maintenance of an ember plan database (DESIGN.md §7,
+// ember-plans: inspection and maintenance of an ember plan database (described in
 // docs/ember-plans.md). This file is the command line; each command is one function of
 // commands.h, and the queries behind them live in store/.
 #include <CLI/CLI.hpp>

@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "store/migrations.h"
-#include "store/plan_inventory.h"
-#include "store/plan_maintenance.h"
+#include "store/database/migrations.h"
+#include "store/admin/plan_inventory.h"
+#include "store/admin/plan_maintenance.h"
 #include "tools/plans/commands.h"
 #include "tools/plans/human_units.h"
 #include "tools/plans/text_table.h"

@@ -8,7 +8,7 @@
 
 #include "engine/stream/plan.h"
 #include "engine/trace/fuse_trace.h"
-#include "store/plan_rows.h"
+#include "store/repository/plan_rows.h"
 
 namespace ember::plans {
 

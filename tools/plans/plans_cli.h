@@ -14,7 +14,7 @@
 #include <string>
 
 #include "engine/core/status.h"
-#include "store/plan_database.h"
+#include "store/database/plan_database.h"
 
 namespace ember::plans {
 

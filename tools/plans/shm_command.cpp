@@ -1,8 +1,8 @@
 // ember-plans shm ls | rm | invalidate: the shared-memory segments of a database (the tier
-// between worker processes, Note [Shared plan segment] in store/shared_plan_tier.h).
+// between worker processes, Note [Shared plan segment] in store/shm/shared_plan_tier.h).
 //
 // `ls` reads the database (read-only) for its environments and inspects the segments without
-// changing them (store/shared_segment_info.h). `rm` and `invalidate` work from the database's
+// changing them (store/shm/shared_segment_info.h). `rm` and `invalidate` work from the database's
 // path alone, so they also clean up after a database that was deleted or cannot be opened.
 #include <unistd.h>
 
@@ -13,10 +13,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "store/clock.h"
-#include "store/plan_inventory.h"
-#include "store/shared_segment.h"
-#include "store/shared_segment_info.h"
+#include "engine/core/clock.h"
+#include "store/admin/plan_inventory.h"
+#include "store/shm/shared_segment.h"
+#include "store/shm/shared_segment_info.h"
 #include "tools/plans/commands.h"
 #include "tools/plans/human_units.h"
 #include "tools/plans/text_table.h"

@@ -9,9 +9,9 @@
 
 #include "engine/ir/format.h"
 #include "engine/stream/trace.h"
-#include "store/column_encoding.h"
-#include "store/plan_inventory.h"
-#include "store/plan_row_check.h"
+#include "store/sqlite/column_encoding.h"
+#include "store/admin/plan_inventory.h"
+#include "store/repository/plan_row_check.h"
 #include "tools/plans/commands.h"
 #include "tools/plans/human_units.h"
 #include "tools/plans/plan_description.h"

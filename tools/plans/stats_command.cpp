@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "store/migrations.h"
-#include "store/plan_inventory.h"
+#include "store/database/migrations.h"
+#include "store/admin/plan_inventory.h"
 #include "tools/plans/commands.h"
 #include "tools/plans/human_units.h"
 #include "tools/plans/text_table.h"

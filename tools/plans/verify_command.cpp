@@ -1,4 +1,4 @@
-// ember-plans verify: the database's health (store/plan_verification.h). Exit 0 healthy,
+// ember-plans verify: the database's health (store/admin/plan_verification.h). Exit 0 healthy,
 // 1 problems found (listed), 2 unusable file.
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "store/plan_verification.h"
+#include "store/admin/plan_verification.h"
 #include "tools/plans/commands.h"
 #include "tools/plans/terminal_style.h"
 

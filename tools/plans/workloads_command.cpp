@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "store/clock.h"
-#include "store/plan_inventory.h"
-#include "store/plan_repository.h"
+#include "engine/core/clock.h"
+#include "store/admin/plan_inventory.h"
+#include "store/repository/plan_repository.h"
 #include "tools/plans/commands.h"
 #include "tools/plans/human_units.h"
 #include "tools/plans/text_table.h"

@@ -63,50 +63,52 @@ void CpuBackend::Execute(const OperationIr& op, HandleContainer& handles) {
     case OpKind::kZeros: result = Fill(ScalarIr::Int(0), out, pool); break;
     case OpKind::kOnes: result = Fill(ScalarIr::Int(1), out, pool); break;
     case OpKind::kFull: result = Fill(op.scalars[0], out, pool); break;
-    case OpKind::kAdd: result = Binary(BinaryOp::kAdd, x(0), x(1), out, pool); break;
-    case OpKind::kAddScalar: result = Binary(BinaryOp::kAdd, x(0), s(0), out, pool); break;
-    case OpKind::kSub: result = Binary(BinaryOp::kSub, x(0), x(1), out, pool); break;
-    case OpKind::kSubScalar: result = Binary(BinaryOp::kSub, x(0), s(0), out, pool); break;
-    case OpKind::kMul: result = Binary(BinaryOp::kMul, x(0), x(1), out, pool); break;
-    case OpKind::kMulScalar: result = Binary(BinaryOp::kMul, x(0), s(0), out, pool); break;
-    case OpKind::kDiv: result = Binary(BinaryOp::kDiv, x(0), x(1), out, pool); break;
-    case OpKind::kDivScalar: result = Binary(BinaryOp::kDiv, x(0), s(0), out, pool); break;
-    case OpKind::kRem: result = Binary(BinaryOp::kRem, x(0), x(1), out, pool); break;
-    case OpKind::kRemScalar: result = Binary(BinaryOp::kRem, x(0), s(0), out, pool); break;
-    case OpKind::kPowf: result = Binary(BinaryOp::kPow, x(0), x(1), out, pool); break;
-    case OpKind::kPowfScalar: result = Binary(BinaryOp::kPow, x(0), s(0), out, pool); break;
-    case OpKind::kAbs: result = Unary(UnaryOp::kAbs, x(0), out, pool); break;
-    case OpKind::kNeg: result = Unary(UnaryOp::kNeg, x(0), out, pool); break;
-    case OpKind::kExp: result = Unary(UnaryOp::kExp, x(0), out, pool); break;
-    case OpKind::kLog: result = Unary(UnaryOp::kLog, x(0), out, pool); break;
-    case OpKind::kLog1p: result = Unary(UnaryOp::kLog1p, x(0), out, pool); break;
-    case OpKind::kSqrt: result = Unary(UnaryOp::kSqrt, x(0), out, pool); break;
-    case OpKind::kRecip: result = Unary(UnaryOp::kRecip, x(0), out, pool); break;
-    case OpKind::kSin: result = Unary(UnaryOp::kSin, x(0), out, pool); break;
-    case OpKind::kCos: result = Unary(UnaryOp::kCos, x(0), out, pool); break;
-    case OpKind::kTanh: result = Unary(UnaryOp::kTanh, x(0), out, pool); break;
-    case OpKind::kErf: result = Unary(UnaryOp::kErf, x(0), out, pool); break;
-    case OpKind::kEqual: result = Compare(CompareOp::kEqual, x(0), x(1), out, pool); break;
-    case OpKind::kEqualElem: result = Compare(CompareOp::kEqual, x(0), s(0), out, pool); break;
-    case OpKind::kLower: result = Compare(CompareOp::kLower, x(0), x(1), out, pool); break;
-    case OpKind::kLowerElem: result = Compare(CompareOp::kLower, x(0), s(0), out, pool); break;
-    case OpKind::kGreater: result = Compare(CompareOp::kGreater, x(0), x(1), out, pool); break;
-    case OpKind::kGreaterElem: result = Compare(CompareOp::kGreater, x(0), s(0), out, pool); break;
+    case OpKind::kAdd:
+    case OpKind::kAddScalar:
+    case OpKind::kSub:
+    case OpKind::kSubScalar:
+    case OpKind::kMul:
+    case OpKind::kMulScalar:
+    case OpKind::kDiv:
+    case OpKind::kDivScalar:
+    case OpKind::kRem:
+    case OpKind::kRemScalar:
+    case OpKind::kPowf:
+    case OpKind::kPowfScalar:
+    case OpKind::kAbs:
+    case OpKind::kNeg:
+    case OpKind::kExp:
+    case OpKind::kLog:
+    case OpKind::kLog1p:
+    case OpKind::kSqrt:
+    case OpKind::kRecip:
+    case OpKind::kSin:
+    case OpKind::kCos:
+    case OpKind::kTanh:
+    case OpKind::kErf:
+    case OpKind::kEqual:
+    case OpKind::kEqualElem:
+    case OpKind::kLower:
+    case OpKind::kLowerElem:
+    case OpKind::kGreater:
+    case OpKind::kGreaterElem:
     case OpKind::kLowerEqual:
-      result = Compare(CompareOp::kLowerEqual, x(0), x(1), out, pool);
-      break;
     case OpKind::kLowerEqualElem:
-      result = Compare(CompareOp::kLowerEqual, x(0), s(0), out, pool);
-      break;
     case OpKind::kGreaterEqual:
-      result = Compare(CompareOp::kGreaterEqual, x(0), x(1), out, pool);
-      break;
     case OpKind::kGreaterEqualElem:
-      result = Compare(CompareOp::kGreaterEqual, x(0), s(0), out, pool);
+    case OpKind::kClamp:
+    case OpKind::kMaskWhere:
+    case OpKind::kMaskFill: {
+      // The kernel of the op's fused op, over its inputs and then its scalars.
+      EMBER_DCHECK(in.size() + op.scalars.size() <= kMaxOperands, "{}: too many operands",
+                   OpName(op));
+      Operand operands[kMaxOperands];
+      size_t n = 0;
+      for (size_t i = 0; i < in.size(); ++i) operands[n++] = x(i);
+      for (size_t i = 0; i < op.scalars.size(); ++i) operands[n++] = s(i);
+      result = Elementwise(FusedKindOf(op.kind), std::span(operands, n), out, pool);
       break;
-    case OpKind::kClamp: result = Clamp(x(0), s(0), s(1), out, pool); break;
-    case OpKind::kMaskWhere: result = MaskWhere(x(0), x(1), x(2), out, pool); break;
-    case OpKind::kMaskFill: result = MaskWhere(x(0), x(1), s(0), out, pool); break;
+    }
     case OpKind::kCast: result = Cast(x(0), out, pool); break;
     case OpKind::kReshape: result = Reshape(in[0], out.shape, pool); break;
     case OpKind::kSwapDims: result = SwapDims(in[0], op.dims[0], op.dims[1]); break;

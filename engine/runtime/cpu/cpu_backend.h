@@ -1,6 +1,6 @@
 // CpuBackend: runs every op of op_list.def on host memory, strided and broadcasting, with a
 // small worker pool sized to the machine's cores. It is the oracle other backends are
-// compared against (STYLE.md, habit 9).
+// compared against, fused runs included (tests/end_to_end/differential_test.cpp).
 //
 // Semantics beyond the op list are documented where they are decided: the dtype rules in
 // Note [CPU compute domains] (convert.h), the per-kernel rules in kernels.h, random streams in

@@ -1,7 +1,11 @@
-// Arithmetic and math kernels: tile functions for MapTiles (map_tiles.h), one per op and
-// compute domain.
+// The CPU's kernel table (kernels.h, ElementTile): one tile function for MapTiles
+// (map_tiles.h) per fused op and compute domain, and the unfused kernel that runs them.
 #include <cmath>
 #include <cstdint>
+
+#include <fmt/format.h>
+
+#include <ember/error.h>
 
 #include "engine/runtime/cpu/convert.h"
 #include "engine/runtime/cpu/kernels.h"
@@ -40,188 +44,193 @@ int64_t IntRem(int64_t a, int64_t b) {
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 
-FloatTileFn FloatUnary(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::kAbs:
-      return [](F in, float* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = std::fabs(in[0][i]);
-      };
-    case UnaryOp::kNeg:
-      return [](F in, float* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = -in[0][i];
-      };
-    case UnaryOp::kExp:
-      return [](F in, float* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = std::exp(in[0][i]);
-      };
-    case UnaryOp::kLog:
-      return [](F in, float* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = std::log(in[0][i]);
-      };
-    case UnaryOp::kLog1p:
-      return [](F in, float* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = std::log1p(in[0][i]);
-      };
-    case UnaryOp::kSqrt:
-      return [](F in, float* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = std::sqrt(in[0][i]);
-      };
-    case UnaryOp::kRecip:
-      return [](F in, float* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = 1.0f / in[0][i];
-      };
-    case UnaryOp::kSin:
-      return [](F in, float* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = std::sin(in[0][i]);
-      };
-    case UnaryOp::kCos:
-      return [](F in, float* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = std::cos(in[0][i]);
-      };
-    case UnaryOp::kTanh:
-      return [](F in, float* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = std::tanh(in[0][i]);
-      };
-    case UnaryOp::kErf:
-      return [](F in, float* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = std::erf(in[0][i]);
-      };
-  }
-  return nullptr;
-}
-
-FloatTileFn FloatBinary(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::kAdd:
-      return [](F in, float* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = in[0][i] + in[1][i];
-      };
-    case BinaryOp::kSub:
-      return [](F in, float* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = in[0][i] - in[1][i];
-      };
-    case BinaryOp::kMul:
-      return [](F in, float* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = in[0][i] * in[1][i];
-      };
-    case BinaryOp::kDiv:
-      return [](F in, float* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = in[0][i] / in[1][i];
-      };
-    case BinaryOp::kRem:
-      return [](F in, float* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) {
-          const float x = in[0][i], y = in[1][i];
-          out[i] = x - std::floor(x / y) * y;
-        }
-      };
-    case BinaryOp::kPow:
-      return [](F in, float* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = std::pow(in[0][i], in[1][i]);
-      };
-  }
-  return nullptr;
-}
-
-IntTileFn IntBinary(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::kAdd:
-      return [](I in, int64_t* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = WrapAdd(in[0][i], in[1][i]);
-      };
-    case BinaryOp::kSub:
-      return [](I in, int64_t* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = WrapSub(in[0][i], in[1][i]);
-      };
-    case BinaryOp::kMul:
-      return [](I in, int64_t* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = WrapMul(in[0][i], in[1][i]);
-      };
-    case BinaryOp::kDiv:
-      return [](I in, int64_t* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = IntDiv(in[0][i], in[1][i]);
-      };
-    case BinaryOp::kRem:
-      return [](I in, int64_t* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = IntRem(in[0][i], in[1][i]);
-      };
-    case BinaryOp::kPow:
-      return [](I in, int64_t* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) {
-          out[i] = SaturatingToInt64(
-              std::pow(static_cast<double>(in[0][i]), static_cast<double>(in[1][i])));
-        }
-      };
-  }
-  return nullptr;
-}
+// A unary op that computes in f32 whatever its input's dtype.
+TileOp FloatOnly(FloatTileFn fn) { return {Domain::kFloat, fn, nullptr}; }
 
 }  // namespace
 
-TileOp UnaryTile(UnaryOp op, DType x) {
-  const bool int_sign_op = op == UnaryOp::kAbs || op == UnaryOp::kNeg;
-  if (!int_sign_op || DomainOf(x) != Domain::kInt) return {Domain::kFloat, FloatUnary(op), nullptr};
-  if (op == UnaryOp::kAbs) {
-    return {Domain::kInt, nullptr, [](I in, int64_t* out, int64_t n) {
-              for (int64_t i = 0; i < n; ++i) out[i] = in[0][i] < 0 ? WrapNeg(in[0][i]) : in[0][i];
-            }};
+TileOp ElementTile(FuseOpKind kind, DType dtype) {
+  const Domain domain = DomainOf(dtype);
+  switch (kind) {
+    case FuseOpKind::kAssign: break;  // no tile function: a conversion
+    case FuseOpKind::kAdd:
+      return {domain,
+              [](F in, float* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) out[i] = in[0][i] + in[1][i];
+              },
+              [](I in, int64_t* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) out[i] = WrapAdd(in[0][i], in[1][i]);
+              }};
+    case FuseOpKind::kSub:
+      return {domain,
+              [](F in, float* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) out[i] = in[0][i] - in[1][i];
+              },
+              [](I in, int64_t* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) out[i] = WrapSub(in[0][i], in[1][i]);
+              }};
+    case FuseOpKind::kMul:
+      return {domain,
+              [](F in, float* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) out[i] = in[0][i] * in[1][i];
+              },
+              [](I in, int64_t* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) out[i] = WrapMul(in[0][i], in[1][i]);
+              }};
+    case FuseOpKind::kDiv:
+      return {domain,
+              [](F in, float* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) out[i] = in[0][i] / in[1][i];
+              },
+              [](I in, int64_t* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) out[i] = IntDiv(in[0][i], in[1][i]);
+              }};
+    case FuseOpKind::kRem:
+      return {domain,
+              [](F in, float* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) {
+                  const float x = in[0][i], y = in[1][i];
+                  out[i] = x - std::floor(x / y) * y;
+                }
+              },
+              [](I in, int64_t* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) out[i] = IntRem(in[0][i], in[1][i]);
+              }};
+    case FuseOpKind::kPowf:
+      return {domain,
+              [](F in, float* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) out[i] = std::pow(in[0][i], in[1][i]);
+              },
+              [](I in, int64_t* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) {
+                  out[i] = SaturatingToInt64(
+                      std::pow(static_cast<double>(in[0][i]), static_cast<double>(in[1][i])));
+                }
+              }};
+    case FuseOpKind::kAbs:
+      return {domain,
+              [](F in, float* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) out[i] = std::fabs(in[0][i]);
+              },
+              [](I in, int64_t* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) {
+                  out[i] = in[0][i] < 0 ? WrapNeg(in[0][i]) : in[0][i];
+                }
+              }};
+    case FuseOpKind::kNeg:
+      return {domain,
+              [](F in, float* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) out[i] = -in[0][i];
+              },
+              [](I in, int64_t* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) out[i] = WrapNeg(in[0][i]);
+              }};
+    case FuseOpKind::kExp:
+      return FloatOnly([](F in, float* out, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) out[i] = std::exp(in[0][i]);
+      });
+    case FuseOpKind::kLog:
+      return FloatOnly([](F in, float* out, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) out[i] = std::log(in[0][i]);
+      });
+    case FuseOpKind::kLog1p:
+      return FloatOnly([](F in, float* out, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) out[i] = std::log1p(in[0][i]);
+      });
+    case FuseOpKind::kSqrt:
+      return FloatOnly([](F in, float* out, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) out[i] = std::sqrt(in[0][i]);
+      });
+    case FuseOpKind::kRecip:
+      return FloatOnly([](F in, float* out, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) out[i] = 1.0f / in[0][i];
+      });
+    case FuseOpKind::kSin:
+      return FloatOnly([](F in, float* out, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) out[i] = std::sin(in[0][i]);
+      });
+    case FuseOpKind::kCos:
+      return FloatOnly([](F in, float* out, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) out[i] = std::cos(in[0][i]);
+      });
+    case FuseOpKind::kTanh:
+      return FloatOnly([](F in, float* out, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) out[i] = std::tanh(in[0][i]);
+      });
+    case FuseOpKind::kErf:
+      return FloatOnly([](F in, float* out, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) out[i] = std::erf(in[0][i]);
+      });
+    // IEEE comparisons: every comparison with a NaN is false.
+    case FuseOpKind::kEqual:
+      return {domain,
+              [](F in, float* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) out[i] = in[0][i] == in[1][i] ? 1.0f : 0.0f;
+              },
+              [](I in, int64_t* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) out[i] = in[0][i] == in[1][i];
+              }};
+    case FuseOpKind::kLower:
+      return {domain,
+              [](F in, float* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) out[i] = in[0][i] < in[1][i] ? 1.0f : 0.0f;
+              },
+              [](I in, int64_t* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) out[i] = in[0][i] < in[1][i];
+              }};
+    case FuseOpKind::kGreater:
+      return {domain,
+              [](F in, float* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) out[i] = in[0][i] > in[1][i] ? 1.0f : 0.0f;
+              },
+              [](I in, int64_t* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) out[i] = in[0][i] > in[1][i];
+              }};
+    case FuseOpKind::kLowerEqual:
+      return {domain,
+              [](F in, float* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) out[i] = in[0][i] <= in[1][i] ? 1.0f : 0.0f;
+              },
+              [](I in, int64_t* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) out[i] = in[0][i] <= in[1][i];
+              }};
+    case FuseOpKind::kGreaterEqual:
+      return {domain,
+              [](F in, float* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) out[i] = in[0][i] >= in[1][i] ? 1.0f : 0.0f;
+              },
+              [](I in, int64_t* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) out[i] = in[0][i] >= in[1][i];
+              }};
+    case FuseOpKind::kClamp:
+      return {domain,
+              [](F in, float* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) {
+                  const float v = in[0][i];
+                  out[i] = v < in[1][i] ? in[1][i] : (v > in[2][i] ? in[2][i] : v);
+                }
+              },
+              [](I in, int64_t* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) {
+                  const int64_t v = in[0][i];
+                  out[i] = v < in[1][i] ? in[1][i] : (v > in[2][i] ? in[2][i] : v);
+                }
+              }};
+    case FuseOpKind::kConditionalAssign:  // MaskWhere's operands: tensor, mask, value
+      return {domain,
+              [](F in, float* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) out[i] = in[1][i] != 0.0f ? in[2][i] : in[0][i];
+              },
+              [](I in, int64_t* out, int64_t n) {
+                for (int64_t i = 0; i < n; ++i) out[i] = in[1][i] != 0 ? in[2][i] : in[0][i];
+              }};
   }
-  return {Domain::kInt, nullptr, [](I in, int64_t* out, int64_t n) {
-            for (int64_t i = 0; i < n; ++i) out[i] = WrapNeg(in[0][i]);
-          }};
+  throw Error(fmt::format("fused {} has no tile function", FuseOpKindName(kind)));
 }
 
-TileOp BinaryTile(BinaryOp op, DType lhs) {
-  return {DomainOf(lhs), FloatBinary(op), IntBinary(op)};
-}
-
-TileOp ClampTile(DType x) {
-  return {DomainOf(x),
-          [](F in, float* out, int64_t n) {
-            for (int64_t i = 0; i < n; ++i) {
-              const float v = in[0][i];
-              out[i] = v < in[1][i] ? in[1][i] : (v > in[2][i] ? in[2][i] : v);
-            }
-          },
-          [](I in, int64_t* out, int64_t n) {
-            for (int64_t i = 0; i < n; ++i) {
-              const int64_t v = in[0][i];
-              out[i] = v < in[1][i] ? in[1][i] : (v > in[2][i] ? in[2][i] : v);
-            }
-          }};
-}
-
-TileOp MaskWhereTile(DType tensor) {
-  return {DomainOf(tensor),
-          [](F in, float* out, int64_t n) {
-            for (int64_t i = 0; i < n; ++i) out[i] = in[1][i] != 0.0f ? in[2][i] : in[0][i];
-          },
-          [](I in, int64_t* out, int64_t n) {
-            for (int64_t i = 0; i < n; ++i) out[i] = in[1][i] != 0 ? in[2][i] : in[0][i];
-          }};
-}
-
-TensorHandle Unary(UnaryOp op, const Operand& x, const TensorIr& out, ThreadPool& pool) {
-  const Operand operands[] = {x};
-  return MapTiles(UnaryTile(op, x.dtype(out.dtype)), operands, out, pool);
-}
-
-TensorHandle Binary(BinaryOp op, const Operand& lhs, const Operand& rhs, const TensorIr& out,
-                    ThreadPool& pool) {
-  const Operand operands[] = {lhs, rhs};
-  return MapTiles(BinaryTile(op, lhs.dtype(out.dtype)), operands, out, pool);
-}
-
-TensorHandle Clamp(const Operand& x, const Operand& lo, const Operand& hi, const TensorIr& out,
-                   ThreadPool& pool) {
-  const Operand operands[] = {x, lo, hi};
-  return MapTiles(ClampTile(x.dtype(out.dtype)), operands, out, pool);
-}
-
-TensorHandle MaskWhere(const Operand& tensor, const Operand& mask, const Operand& value,
-                       const TensorIr& out, ThreadPool& pool) {
-  const Operand operands[] = {tensor, mask, value};
-  return MapTiles(MaskWhereTile(tensor.dtype(out.dtype)), operands, out, pool);
+TensorHandle Elementwise(FuseOpKind kind, std::span<const Operand> operands, const TensorIr& out,
+                         ThreadPool& pool) {
+  return MapTiles(ElementTile(kind, operands[0].dtype(out.dtype)), operands, out, pool);
 }
 
 }  // namespace ember::cpu

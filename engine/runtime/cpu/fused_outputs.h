@@ -1,5 +1,6 @@
 // The output handles of a fused launch, and which of them take an input's buffer in place
-// (burn's reference note §4.3).
+// (burn's InputPlanner::analyze_normal and OutputPlanner::inplace_output, burn-cubecl-fusion's
+// engine/launch/input.rs and engine/launch/output.rs).
 //
 // An output takes the buffer of input i when launch.reusable[i] (its last use), the input has
 // the output's dtype and shape, is contiguous from offset 0, no handle besides the launch's

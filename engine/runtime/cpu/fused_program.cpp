@@ -20,37 +20,11 @@ struct Held {
   DType dtype;
 };
 
-// The tile function of a non-Assign op, in the compute domain Note [Fused trace] gives it.
+// The tile function of a non-Assign op, in the compute domain Note [Fused trace] gives it: of
+// the output's dtype for Clamp and ConditionalAssign, else of the first operand's.
 TileOp OpTile(const FuseOp& op) {
-  const DType first = op.args[0].dtype;
-  switch (op.kind) {
-    case FuseOpKind::kAssign: break;  // no tile function: a conversion
-    case FuseOpKind::kAdd: return BinaryTile(BinaryOp::kAdd, first);
-    case FuseOpKind::kSub: return BinaryTile(BinaryOp::kSub, first);
-    case FuseOpKind::kMul: return BinaryTile(BinaryOp::kMul, first);
-    case FuseOpKind::kDiv: return BinaryTile(BinaryOp::kDiv, first);
-    case FuseOpKind::kRem: return BinaryTile(BinaryOp::kRem, first);
-    case FuseOpKind::kPowf: return BinaryTile(BinaryOp::kPow, first);
-    case FuseOpKind::kAbs: return UnaryTile(UnaryOp::kAbs, first);
-    case FuseOpKind::kNeg: return UnaryTile(UnaryOp::kNeg, first);
-    case FuseOpKind::kExp: return UnaryTile(UnaryOp::kExp, first);
-    case FuseOpKind::kLog: return UnaryTile(UnaryOp::kLog, first);
-    case FuseOpKind::kLog1p: return UnaryTile(UnaryOp::kLog1p, first);
-    case FuseOpKind::kSqrt: return UnaryTile(UnaryOp::kSqrt, first);
-    case FuseOpKind::kRecip: return UnaryTile(UnaryOp::kRecip, first);
-    case FuseOpKind::kSin: return UnaryTile(UnaryOp::kSin, first);
-    case FuseOpKind::kCos: return UnaryTile(UnaryOp::kCos, first);
-    case FuseOpKind::kTanh: return UnaryTile(UnaryOp::kTanh, first);
-    case FuseOpKind::kErf: return UnaryTile(UnaryOp::kErf, first);
-    case FuseOpKind::kEqual: return CompareTile(CompareOp::kEqual, first);
-    case FuseOpKind::kLower: return CompareTile(CompareOp::kLower, first);
-    case FuseOpKind::kGreater: return CompareTile(CompareOp::kGreater, first);
-    case FuseOpKind::kLowerEqual: return CompareTile(CompareOp::kLowerEqual, first);
-    case FuseOpKind::kGreaterEqual: return CompareTile(CompareOp::kGreaterEqual, first);
-    case FuseOpKind::kClamp: return ClampTile(op.out.dtype);
-    case FuseOpKind::kConditionalAssign: return MaskWhereTile(op.out.dtype);
-  }
-  throw Error(fmt::format("fused {} has no tile function", FuseOpKindName(op.kind)));
+  const bool by_output = op.kind == FuseOpKind::kClamp || op.kind == FuseOpKind::kConditionalAssign;
+  return ElementTile(op.kind, by_output ? op.out.dtype : op.args[0].dtype);
 }
 
 class BlockCompiler {

@@ -1,7 +1,7 @@
-// The CPU backend's op kernels, one family per file (elementwise.cpp, compare.cpp, cast.cpp,
-// views.cpp, movement.cpp, reduce.cpp, matmul.cpp, random.cpp). cpu_backend.cpp maps each op
-// kind onto one of them in its exhaustive switch; the small enums below let a kernel file
-// switch over its own ops without a `default:`.
+// The CPU backend's op kernels, one family per file (elementwise.cpp, cast.cpp, views.cpp,
+// movement.cpp, reduce.cpp, matmul.cpp, random.cpp). cpu_backend.cpp maps each op kind onto
+// one of them in its exhaustive switch; elementwise ops go by their fused op (FuseOpKind), the
+// small enum below lets reduce.cpp switch over its own ops without a `default:`.
 //
 // Every kernel takes its input handles (already taken from the HandleContainer) and the
 // output's TensorIr, whose shape and dtype the API computed, and returns the output handle.
@@ -19,40 +19,29 @@
 #include "engine/runtime/cpu/map_tiles.h"
 #include "engine/runtime/cpu/thread_pool.h"
 #include "engine/runtime/handle.h"
+#include "engine/trace/fuse_trace.h"
 
 namespace ember::cpu {
 
 // --- elementwise.cpp ---------------------------------------------------------------------
-enum class UnaryOp { kAbs, kNeg, kExp, kLog, kLog1p, kSqrt, kRecip, kSin, kCos, kTanh, kErf };
-enum class BinaryOp { kAdd, kSub, kMul, kDiv, kRem, kPow };
-
-// Abs and Neg keep ints in the int domain; the other math ops always compute in f32.
-TensorHandle Unary(UnaryOp op, const Operand& x, const TensorIr& out, ThreadPool& pool);
-// Ints: wrapping add/sub/mul, division truncating toward zero, remainder with the divisor's
-// sign, division or remainder by zero -> 0; pow via double. Floats: rem = x - floor(x/y)*y.
-TensorHandle Binary(BinaryOp op, const Operand& lhs, const Operand& rhs, const TensorIr& out,
-                    ThreadPool& pool);
-// min(max(x, lo), hi), NaN stays NaN.
-TensorHandle Clamp(const Operand& x, const Operand& lo, const Operand& hi, const TensorIr& out,
-                   ThreadPool& pool);
-// out = mask ? value : tensor (MaskWhere, and MaskFill with a scalar value).
-TensorHandle MaskWhere(const Operand& tensor, const Operand& mask, const Operand& value,
-                       const TensorIr& out, ThreadPool& pool);
-// The tile functions the kernels above give MapTiles, with the domain picked from the dtype of
-// their first operand (x, lhs, tensor); the fused-trace interpreter (fused_program.cpp) runs
-// the same functions so fused and unfused results agree bit for bit. Operand order as above.
-TileOp UnaryTile(UnaryOp op, DType x);
-TileOp BinaryTile(BinaryOp op, DType lhs);
-TileOp ClampTile(DType x);
-TileOp MaskWhereTile(DType tensor);
-
-// --- compare.cpp -------------------------------------------------------------------------
-enum class CompareOp { kEqual, kLower, kGreater, kLowerEqual, kGreaterEqual };
-
-// Compares in the lhs's domain; NaN compares false (so NaN == NaN is false).
-TensorHandle Compare(CompareOp op, const Operand& lhs, const Operand& rhs, const TensorIr& out,
-                     ThreadPool& pool);
-TileOp CompareTile(CompareOp op, DType lhs);
+// The CPU's kernel table, one entry per fused op (an exhaustive switch over FuseOpKind, so a
+// new fused op fails to build until it has one): the tile function MapTiles runs for `kind`,
+// in the compute domain Note [Fused trace] gives it, picked from `dtype` (the first operand's;
+// the output's for Clamp and ConditionalAssign). Unfused ops (Elementwise) and the fused-trace
+// interpreter (fused_program.cpp) run the same entries, so their results agree bit for bit.
+//   Abs and Neg keep ints in the int domain; the other unary ops always compute in f32.
+//   Ints: wrapping add/sub/mul, division truncating toward zero, remainder with the divisor's
+//   sign, division or remainder by zero -> 0; pow via double. Floats: rem = x - floor(x/y)*y.
+//   Comparisons compute in the lhs's domain and give 1 or 0; NaN compares false (so NaN == NaN
+//   is false).
+//   Clamp: min(max(x, lo), hi), NaN stays NaN.
+//   ConditionalAssign takes MaskWhere's operands (tensor, mask, value): mask ? value : tensor.
+// Assign has no entry: it is a conversion (cast.cpp).
+TileOp ElementTile(FuseOpKind kind, DType dtype);
+// The unfused kernel of every op with a fused op (FusedKindOf) but the Assigns (Cast, Full,
+// Zeros, Ones): `operands` are the op's inputs, then its scalars.
+TensorHandle Elementwise(FuseOpKind kind, std::span<const Operand> operands, const TensorIr& out,
+                         ThreadPool& pool);
 
 // --- cast.cpp ----------------------------------------------------------------------------
 // The conversion rules of Note [CPU compute domains]. A cast to the same dtype shares the

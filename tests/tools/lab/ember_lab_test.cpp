@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "store/shared_segment.h"
+#include "store/shm/shared_segment.h"
 #include "tests/common/process.h"
 #include "tests/common/temp_dir.h"
 

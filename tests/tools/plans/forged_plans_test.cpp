@@ -1,7 +1,7 @@
 // issue 13, part 3, through ember-plans: a plan whose fused trace was edited by one byte, its
 // row checksum recomputed (tests/store/forged_plans.h), is reported by `verify`, flagged by
 // `show` and refused by `import` — the proof the engine runs when it loads a row (Note
-// [Optimization proof], store/plan_proof.h), so what the tools accept the engine would load.
+// [Optimization proof], store/codec/plan_proof.h), so what the tools accept the engine would load.
 #include <gtest/gtest.h>
 
 #include <string>

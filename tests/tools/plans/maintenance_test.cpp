@@ -2,7 +2,7 @@
 // set-cap, quarantine ls|clear, migrate, vacuum.
 #include <gtest/gtest.h>
 
-#include "store/shared_segment.h"
+#include "store/shm/shared_segment.h"
 #include "tests/tools/plans/plans_test_util.h"
 
 namespace ember::plans_test {

@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "engine/stream/trace.h"
-#include "store/plan_database.h"
-#include "store/plan_inventory.h"
-#include "store/plan_row_check.h"
+#include "store/database/plan_database.h"
+#include "store/admin/plan_inventory.h"
+#include "store/repository/plan_row_check.h"
 #include "tests/tools/plans/plans_test_util.h"
 
 namespace ember::plans_test {

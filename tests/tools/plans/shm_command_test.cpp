@@ -8,9 +8,9 @@
 
 #include <gtest/gtest.h>
 
-#include "store/clock.h"
-#include "store/shared_plan_tier.h"
-#include "store/shared_segment.h"
+#include "engine/core/clock.h"
+#include "store/shm/shared_plan_tier.h"
+#include "store/shm/shared_segment.h"
 #include "tests/tools/plans/plans_test_util.h"
 
 namespace ember::plans_test {

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "store/row_checksum.h"
+#include "store/codec/row_checksum.h"
 #include "tests/tools/plans/plans_test_util.h"
 
 namespace ember::plans_test {

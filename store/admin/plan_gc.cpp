@@ -1,0 +1,156 @@
+#include "store/admin/plan_gc.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "engine/core/clock.h"
+#include "store/sqlite/column_encoding.h"
+#include "store/sqlite/sqlite_statement.h"
+#include "store/sqlite/sqlite_transaction.h"
+
+namespace ember {
+
+namespace {
+
+struct KeyLess {
+  bool operator()(const Hash128& a, const Hash128& b) const {
+    return a.high != b.high ? a.high < b.high : a.low < b.low;
+  }
+};
+
+Status ReadCandidates(SqliteDatabase& db, const GcOptions& options, std::vector<GcCandidate>* out) {
+  out->clear();
+  SqliteStatement stmt;
+  if (Status s = db.Prepare(
+          fmt::format("SELECT p.id, p.environment_id, COALESCE(e.fingerprint, ''), p.plan_key, "
+                      "p.num_ops, p.explore_ms, p.hits, p.ops_bytes + p.plan_bytes, "
+                      "COALESCE(p.last_hit, p.created) FROM plans p LEFT JOIN environments e "
+                      "ON e.id = p.environment_id WHERE p.status = 'ok' {} ORDER BY p.id",
+                      options.environment.has_value() ? "AND p.environment_id = ?1" : ""),
+          "reading gc candidates", &stmt);
+      !s.ok()) {
+    return s;
+  }
+  if (options.environment.has_value()) stmt.BindInt64(1, *options.environment);
+  for (;;) {
+    bool row = false;
+    if (Status s = stmt.Step(&row); !s.ok()) return s;
+    if (!row) break;
+    GcCandidate c;
+    c.id = stmt.ColumnInt64(0);
+    c.environment_id = stmt.ColumnInt64(1);
+    c.environment = stmt.ColumnText(2);
+    c.plan_key = PlanKeyFromBytes(stmt.ColumnBlob(3)).value_or(Hash128());
+    c.num_ops = stmt.ColumnInt64(4);
+    c.explore_ms = stmt.ColumnDouble(5);
+    c.hits = stmt.ColumnInt64(6);
+    c.bytes = stmt.ColumnInt64(7);
+    c.last_use = stmt.ColumnInt64(8);
+    out->push_back(std::move(c));
+  }
+  if (!options.protected_plan_keys) return Status::Ok();
+  std::map<std::string, std::set<Hash128, KeyLess>> held;
+  for (GcCandidate& c : *out) {
+    auto it = held.find(c.environment);
+    if (it == held.end()) {
+      std::vector<Hash128> keys;
+      if (Status s = options.protected_plan_keys(c.environment, &keys); !s.ok()) {
+        return s;
+      }
+      it = held.emplace(c.environment, std::set<Hash128, KeyLess>(keys.begin(), keys.end())).first;
+    }
+    c.is_protected = it->second.contains(c.plan_key);
+  }
+  return Status::Ok();
+}
+
+std::string FormatAge(std::chrono::milliseconds age) {
+  const int64_t ms = age.count();
+  if (ms % 86'400'000 == 0) return fmt::format("{}d", ms / 86'400'000);
+  if (ms % 3'600'000 == 0) return fmt::format("{}h", ms / 3'600'000);
+  if (ms % 60'000 == 0) return fmt::format("{}m", ms / 60'000);
+  if (ms % 1000 == 0) return fmt::format("{}s", ms / 1000);
+  return fmt::format("{}ms", ms);
+}
+
+}  // namespace
+
+double PlanValue(const GcCandidate& plan) {
+  const double bytes = static_cast<double>(std::max<int64_t>(plan.bytes, 1));
+  return plan.explore_ms * static_cast<double>(plan.hits + 1) / bytes;
+}
+
+GcReport SelectPlansToEvict(std::vector<GcCandidate> candidates, const GcOptions& options,
+                            int64_t now_ms) {
+  GcReport report;
+  report.dry_run = options.dry_run;
+  report.candidates = static_cast<int64_t>(candidates.size());
+  for (const GcCandidate& c : candidates) {
+    report.bytes_before += c.bytes;
+    report.protected_plans += c.is_protected ? 1 : 0;
+  }
+  // Lowest value first; ties: least recently used, then lowest id (Note [Plan value]).
+  std::sort(candidates.begin(), candidates.end(), [](const GcCandidate& a, const GcCandidate& b) {
+    const double va = PlanValue(a);
+    const double vb = PlanValue(b);
+    if (va != vb) return va < vb;
+    if (a.last_use != b.last_use) return a.last_use < b.last_use;
+    return a.id < b.id;
+  });
+  int64_t total = report.bytes_before;
+  std::vector<bool> gone(candidates.size(), false);
+  if (options.older_than.has_value()) {
+    const int64_t cutoff = now_ms - options.older_than->count();
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      const GcCandidate& c = candidates[i];
+      if (c.is_protected || c.last_use >= cutoff) continue;
+      gone[i] = true;
+      total -= c.bytes;
+      report.evicted.push_back(
+          {c, PlanValue(c), "not used for more than " + FormatAge(*options.older_than)});
+    }
+  }
+  if (options.max_bytes.has_value()) {
+    for (size_t i = 0; i < candidates.size() && total > *options.max_bytes; ++i) {
+      const GcCandidate& c = candidates[i];
+      if (gone[i] || c.is_protected) continue;
+      gone[i] = true;
+      total -= c.bytes;
+      report.evicted.push_back({c, PlanValue(c), "lowest value over --max-bytes"});
+    }
+    report.max_bytes_unreached = total > *options.max_bytes;
+  }
+  report.bytes_after = total;
+  return report;
+}
+
+Status CollectGarbage(PlanDatabase& database, const GcOptions& options, GcReport* report) {
+  if (!options.dry_run) {
+    if (Status s = database.CheckWritable("collecting garbage"); !s.ok()) return s;
+  }
+  SqliteDatabase& db = database.sqlite();
+  const TransactionKind kind = options.dry_run ? TransactionKind::kRead : TransactionKind::kWrite;
+  return RunTransaction(db, kind, "collecting garbage", [&]() -> Status {
+    std::vector<GcCandidate> candidates;
+    if (Status s = ReadCandidates(db, options, &candidates); !s.ok()) return s;
+    *report = SelectPlansToEvict(std::move(candidates), options, NowUnixMillis());
+    if (options.dry_run || report->evicted.empty()) return Status::Ok();
+    SqliteStatement remove;
+    if (Status s = db.Prepare("DELETE FROM plans WHERE id = ?1", "evicting a plan", &remove);
+        !s.ok()) {
+      return s;
+    }
+    for (const GcEviction& e : report->evicted) {
+      remove.Reset();
+      remove.BindInt64(1, e.plan.id);
+      if (Status s = remove.Run(); !s.ok()) return s;
+    }
+    return Status::Ok();
+  });
+}
+
+}  // namespace ember

@@ -1,0 +1,103 @@
+// Garbage collection of a plan database (`ember-plans gc`): which plans to evict, and evicting
+// them.
+//
+// Note [Plan value]: a plan is worth what it saves per byte it costs:
+//     value = explore_ms × (hits + 1) / (ops_bytes + plan_bytes)
+// (the exploration it spares every process that loads it, times how often it was used, over
+// its size). Eviction takes the lowest value first; ties go to the plan used least recently
+// (last_hit, or created when never hit), then to the lower id. Only rows with status 'ok' are
+// candidates (quarantined rows are `ember-plans quarantine clear`'s job) and their bytes are
+// what `max_bytes` measures.
+//
+// Selection (SelectPlansToEvict, a pure function):
+//   * `environment` narrows the candidates, and the byte total, to one environment;
+//   * `older_than`: every candidate whose last use is older than now − older_than goes;
+//   * `max_bytes`: then, lowest value first, until the candidates' total bytes are ≤ max_bytes;
+//   * a plan whose key `protected_plan_keys` returns for its environment is never evicted
+//     (Note [Plans in use by a live segment]); when protected plans alone exceed max_bytes, the
+//     selection stops short and says so.
+//
+// Note [Plans in use by a live segment]: a shared-memory segment of (database, environment)
+// (Note [Shared plan segment], store/shm/shared_plan_tier.h) serves plans to running workers by
+// their keys and answers for SQLite for the first ops it knows; evicting such a plan from
+// SQLite would make the durable tier disagree with what the workers run, so gc asks, per
+// environment, for the keys the live segment holds (`ember-plans gc` passes
+// SharedPlanTier::ListKeys). When that question fails, gc evicts nothing: it cannot tell what
+// is in use. The default (no function) protects nothing.
+//
+// Threading: one thread at a time per database.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/core/status.h"
+#include "engine/ir/hash.h"
+#include "store/database/plan_database.h"
+#include "store/repository/plan_rows.h"
+
+namespace ember {
+
+// Fills *keys with the plan keys that must stay for the environment with this stable id
+// ("env-…"). An error stops the collection (Note [Plans in use by a live segment]).
+using ProtectedPlanKeys =
+    std::function<Status(const std::string& environment, std::vector<Hash128>* keys)>;
+
+struct GcOptions {
+  std::optional<std::chrono::milliseconds> older_than;
+  std::optional<int64_t> max_bytes;
+  std::optional<EnvironmentRowId> environment;
+  ProtectedPlanKeys protected_plan_keys;  // null: nothing is protected
+  bool dry_run = false;
+};
+
+// What selection needs to know about one plan.
+struct GcCandidate {
+  PlanRowId id = 0;
+  EnvironmentRowId environment_id = 0;
+  std::string environment;  // stable id
+  Hash128 plan_key;
+  int64_t num_ops = 0;
+  double explore_ms = 0;
+  int64_t hits = 0;
+  int64_t bytes = 0;     // ops_bytes + plan_bytes
+  int64_t last_use = 0;  // last_hit, or created when never hit (Unix ms)
+  bool is_protected = false;
+};
+
+// Note [Plan value].
+double PlanValue(const GcCandidate& plan);
+
+struct GcEviction {
+  GcCandidate plan;
+  double value = 0;
+  std::string reason;  // "older than 30d", "over max-bytes"
+};
+
+struct GcReport {
+  std::vector<GcEviction> evicted;  // in the order chosen
+  int64_t candidates = 0;           // plans considered
+  int64_t protected_plans = 0;      // candidates kept because a live segment holds them
+  int64_t bytes_before = 0;         // the candidates' total bytes
+  int64_t bytes_after = 0;
+  bool max_bytes_unreached = false;  // protected plans alone exceed max_bytes
+  bool dry_run = false;
+};
+
+// Pure: the evictions for `candidates` (is_protected already set) at time `now_ms`.
+GcReport SelectPlansToEvict(std::vector<GcCandidate> candidates, const GcOptions& options,
+                            int64_t now_ms);
+
+// Reads the candidates, asks options.protected_plan_keys (its error is returned and nothing is
+// evicted), selects, and (unless dry_run)
+// deletes the chosen plans — their triggers and plan usage go with them (ON DELETE CASCADE;
+// kernels compiled for them keep their rows, unlinked) — all in one write transaction, so a
+// plan published meanwhile is either seen or untouched. REQUIRES: `db` writable unless
+// options.dry_run.
+Status CollectGarbage(PlanDatabase& db, const GcOptions& options, GcReport* report);
+
+}  // namespace ember

@@ -1,0 +1,247 @@
+#include "store/admin/plan_inventory.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <utility>
+
+#include "store/sqlite/sqlite_statement.h"
+#include "store/sqlite/sqlite_transaction.h"
+
+namespace ember {
+
+namespace {
+
+// Runs `sql` (no parameters), calling `row` for each result row.
+Status ForEachRow(SqliteDatabase& db, std::string_view sql, std::string_view what,
+                  const std::function<void(SqliteStatement&)>& row,
+                  const std::function<void(SqliteStatement&)>& bind = nullptr) {
+  SqliteStatement stmt;
+  if (Status s = db.Prepare(sql, what, &stmt); !s.ok()) return s;
+  if (bind) bind(stmt);
+  for (;;) {
+    bool has_row = false;
+    if (Status s = stmt.Step(&has_row); !s.ok()) return s;
+    if (!has_row) return Status::Ok();
+    row(stmt);
+  }
+}
+
+Status QueryInt(SqliteDatabase& db, std::string_view sql, std::string_view what, int64_t* out) {
+  *out = 0;
+  return ForEachRow(db, sql, what, [&](SqliteStatement& stmt) {
+    *out = stmt.ColumnIsNull(0) ? 0 : stmt.ColumnInt64(0);
+  });
+}
+
+constexpr std::string_view kPlanColumns =
+    "p.id, p.environment_id, COALESCE(e.fingerprint, ''), p.first_op_hash, p.plan_key, "
+    "p.checksum, p.ops_bytes, p.plan_bytes, p.num_ops, p.explore_ms, p.created, p.last_hit, "
+    "p.hits, p.origin, p.status, COALESCE(p.quarantine_reason, '')";
+
+// Reads the columns of kPlanColumns (0..15), then the blobs when `blobs` (16, 17).
+PlanRecord ReadPlanRecord(SqliteStatement& stmt, bool blobs) {
+  PlanRecord r;
+  r.id = stmt.ColumnInt64(0);
+  r.environment_id = stmt.ColumnInt64(1);
+  r.environment = stmt.ColumnText(2);
+  r.first_op_hash = stmt.ColumnInt64(3);
+  r.plan_key = stmt.ColumnBlob(4);
+  r.checksum = stmt.ColumnInt64(5);
+  r.ops_bytes = stmt.ColumnInt64(6);
+  r.plan_bytes = stmt.ColumnInt64(7);
+  r.num_ops = stmt.ColumnInt64(8);
+  r.explore_ms = stmt.ColumnDouble(9);
+  r.created = stmt.ColumnInt64(10);
+  if (!stmt.ColumnIsNull(11)) r.last_hit = stmt.ColumnInt64(11);
+  r.hits = stmt.ColumnInt64(12);
+  r.origin = stmt.ColumnText(13);
+  r.status = stmt.ColumnText(14);
+  r.quarantine_reason = stmt.ColumnText(15);
+  if (blobs) {
+    r.ops_blob = stmt.ColumnBlob(16);
+    r.plan_blob = stmt.ColumnBlob(17);
+  }
+  return r;
+}
+
+// Attaches the triggers of the plans in `plans` (sorted by id).
+Status AttachTriggers(SqliteDatabase& db, std::vector<PlanRecord>* plans) {
+  if (plans->empty()) return Status::Ok();
+  std::map<PlanRowId, size_t> index;
+  for (size_t i = 0; i < plans->size(); ++i) index[(*plans)[i].id] = i;
+  return ForEachRow(db, "SELECT plan_id, kind, ops_blob FROM triggers ORDER BY plan_id, position",
+                    "reading triggers", [&](SqliteStatement& stmt) {
+                      const auto it = index.find(stmt.ColumnInt64(0));
+                      if (it == index.end()) return;
+                      (*plans)[it->second].triggers.push_back(
+                          {static_cast<int>(stmt.ColumnInt64(1)), stmt.ColumnBlob(2)});
+                    });
+}
+
+Status SelectPlans(SqliteDatabase& db, const PlanFilter& filter, std::optional<PlanRowId> id,
+                   std::vector<PlanRecord>* out) {
+  out->clear();
+  std::string sql = fmt::format(
+      "SELECT {}{} FROM plans p LEFT JOIN environments e ON "
+      "e.id = p.environment_id WHERE 1",
+      kPlanColumns, filter.metadata_only ? "" : ", p.ops_blob, p.plan_blob");
+  if (id.has_value()) sql += " AND p.id = ?1";
+  if (filter.environment.has_value()) sql += " AND p.environment_id = ?2";
+  if (filter.status.has_value()) sql += " AND p.status = ?3";
+  if (filter.workload.has_value()) {
+    sql +=
+        " AND p.id IN (SELECT u.plan_id FROM plan_usage u JOIN workloads w ON "
+        "w.id = u.workload_id WHERE w.name = ?4)";
+  }
+  sql += " ORDER BY p.id";
+  Status s = ForEachRow(
+      db, sql, "reading plans",
+      [&](SqliteStatement& stmt) { out->push_back(ReadPlanRecord(stmt, !filter.metadata_only)); },
+      [&](SqliteStatement& stmt) {
+        if (id.has_value()) stmt.BindInt64(1, *id);
+        if (filter.environment.has_value()) stmt.BindInt64(2, *filter.environment);
+        if (filter.status.has_value()) stmt.BindText(3, *filter.status);
+        if (filter.workload.has_value()) stmt.BindText(4, *filter.workload);
+      });
+  if (!s.ok() || filter.metadata_only) return s;
+  return AttachTriggers(db, out);
+}
+
+}  // namespace
+
+Status ReadSummary(SqliteDatabase& db, int schema_version, DatabaseSummary* out) {
+  return RunTransaction(db, TransactionKind::kRead, "summarizing the database", [&]() -> Status {
+    *out = DatabaseSummary();
+    out->schema_version = schema_version;
+    struct Query {
+      std::string_view sql;
+      int64_t* into;
+    };
+    int64_t page_count = 0;
+    int64_t page_size = 0;
+    const Query queries[] = {
+        {"SELECT COUNT(*) FROM plans", &out->plans},
+        {"SELECT COUNT(*) FROM plans WHERE status = 'quarantined'", &out->quarantined},
+        {"SELECT COUNT(*) FROM triggers", &out->triggers},
+        {"SELECT COUNT(*) FROM workloads", &out->workloads},
+        {"SELECT COUNT(*) FROM environments", &out->environments},
+        {"SELECT COUNT(*) FROM kernels", &out->kernels},
+        {"SELECT SUM(ops_bytes + plan_bytes) FROM plans", &out->plan_bytes},
+        {"SELECT SUM(length(binary)) FROM kernels", &out->kernel_bytes},
+        {"SELECT SUM(hits) FROM plans", &out->plan_hits},
+        {"SELECT SUM(hits) FROM workloads", &out->workload_hits},
+        {"SELECT SUM(misses) FROM workloads", &out->workload_misses},
+        {"SELECT SUM(unfused_runs) FROM workloads", &out->unfused_runs},
+        {"SELECT SUM(explorations) FROM workloads", &out->explorations},
+        {"PRAGMA page_count", &page_count},
+        {"PRAGMA page_size", &page_size},
+    };
+    for (const Query& q : queries) {
+      if (Status s = QueryInt(db, q.sql, "summarizing the database", q.into); !s.ok()) return s;
+    }
+    out->file_bytes = page_count * page_size;
+    return Status::Ok();
+  });
+}
+
+Status ListEnvironments(SqliteDatabase& db, std::vector<EnvironmentRecord>* out) {
+  return RunTransaction(db, TransactionKind::kRead, "listing environments", [&] {
+    out->clear();
+    return ForEachRow(db,
+                      "SELECT e.id, e.fingerprint, e.description, e.created, "
+                      "(SELECT COUNT(*) FROM plans p WHERE p.environment_id = e.id) "
+                      "FROM environments e ORDER BY e.id",
+                      "listing environments", [&](SqliteStatement& stmt) {
+                        out->push_back({.id = stmt.ColumnInt64(0),
+                                        .fingerprint = stmt.ColumnText(1),
+                                        .description = stmt.ColumnText(2),
+                                        .created = stmt.ColumnInt64(3),
+                                        .plans = stmt.ColumnInt64(4)});
+                      });
+  });
+}
+
+Status ResolveEnvironment(SqliteDatabase& db, std::string_view selector, EnvironmentRowId* out) {
+  std::vector<EnvironmentRecord> all;
+  if (Status s = ListEnvironments(db, &all); !s.ok()) return s;
+  const bool numeric =
+      !selector.empty() &&
+      std::all_of(selector.begin(), selector.end(), [](char c) { return c >= '0' && c <= '9'; });
+  std::vector<const EnvironmentRecord*> matches;
+  for (const EnvironmentRecord& e : all) {
+    if (e.fingerprint == selector || (numeric && std::to_string(e.id) == selector)) {
+      *out = e.id;
+      return Status::Ok();
+    }
+    if (e.fingerprint.starts_with(selector)) matches.push_back(&e);
+  }
+  if (matches.size() == 1 && !selector.empty()) {
+    *out = matches[0]->id;
+    return Status::Ok();
+  }
+  if (matches.size() > 1 && !selector.empty()) {
+    return Status::InvalidArgument(fmt::format(
+        "environment '{}' is ambiguous: {} environments start with it; give more digits", selector,
+        matches.size()));
+  }
+  return Status::NotFound(
+      fmt::format("plan database {} has no environment '{}' (give a row id "
+                  "or a stable id prefix, e.g. env-1a2b)",
+                  db.path(), selector));
+}
+
+Status ListPlans(SqliteDatabase& db, const PlanFilter& filter, std::vector<PlanRecord>* out) {
+  return RunTransaction(db, TransactionKind::kRead, "listing plans",
+                        [&] { return SelectPlans(db, filter, std::nullopt, out); });
+}
+
+Status ReadPlan(SqliteDatabase& db, PlanRowId id, PlanRecord* out) {
+  std::vector<PlanRecord> found;
+  Status s = RunTransaction(db, TransactionKind::kRead, "reading a plan",
+                            [&] { return SelectPlans(db, PlanFilter(), id, &found); });
+  if (!s.ok()) return s;
+  if (found.empty()) {
+    return Status::NotFound(fmt::format("plan database {} has no plan {}", db.path(), id));
+  }
+  *out = std::move(found[0]);
+  return Status::Ok();
+}
+
+Status ListWorkloads(SqliteDatabase& db, std::optional<EnvironmentRowId> environment,
+                     std::vector<WorkloadRecord>* out) {
+  return RunTransaction(db, TransactionKind::kRead, "listing workloads", [&] {
+    out->clear();
+    return ForEachRow(
+        db,
+        fmt::format("SELECT w.id, w.environment_id, w.name, w.explorations, w.max_explorations, "
+                    "w.hits, w.misses, w.unfused_runs, w.last_seen, COALESCE(e.fingerprint, ''), "
+                    "(SELECT COUNT(*) FROM plan_usage u WHERE u.workload_id = w.id) "
+                    "FROM workloads w LEFT JOIN environments e ON e.id = w.environment_id {} "
+                    "ORDER BY w.name, w.environment_id",
+                    environment.has_value() ? "WHERE w.environment_id = ?1" : ""),
+        "listing workloads",
+        [&](SqliteStatement& stmt) {
+          WorkloadRecord r;
+          r.row.id = stmt.ColumnInt64(0);
+          r.row.environment_id = stmt.ColumnInt64(1);
+          r.row.name = stmt.ColumnText(2);
+          r.row.explorations = stmt.ColumnInt64(3);
+          if (!stmt.ColumnIsNull(4)) r.row.max_explorations = stmt.ColumnInt64(4);
+          r.row.hits = stmt.ColumnInt64(5);
+          r.row.misses = stmt.ColumnInt64(6);
+          r.row.unfused_runs = stmt.ColumnInt64(7);
+          r.row.last_seen = stmt.ColumnInt64(8);
+          r.environment = stmt.ColumnText(9);
+          r.plans_used = stmt.ColumnInt64(10);
+          out->push_back(std::move(r));
+        },
+        [&](SqliteStatement& stmt) {
+          if (environment.has_value()) stmt.BindInt64(1, *environment);
+        });
+  });
+}
+
+}  // namespace ember

@@ -1,0 +1,73 @@
+// Read-only queries over a whole plan database, for inspection tools (`ember-plans stats`, `ls`,
+// `show`, `workloads`, `quarantine ls`) and for the store's maintenance code (verification,
+// gc, bundles). The engine's own lookups stay in PlanRepository; these read everything, with
+// the blobs, so that a caller can decode and judge each row itself.
+//
+// Every function reads inside one read transaction (a consistent snapshot, even while another
+// process writes through WAL), writes nothing, and returns a Status for every database problem
+// (a damaged page is Corruption) without throwing or aborting.
+//
+// Threading: as the SqliteDatabase it is given — one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/core/status.h"
+#include "store/database/plan_database.h"
+#include "store/repository/plan_rows.h"
+#include "store/sqlite/sqlite_database.h"
+
+namespace ember {
+
+// Counts and sizes of the whole database.
+struct DatabaseSummary {
+  int schema_version = 0;   // the newest migration recorded in the file
+  int64_t plans = 0;        // every row of `plans`, quarantined ones included
+  int64_t quarantined = 0;  // rows with status 'quarantined'
+  int64_t triggers = 0;
+  int64_t workloads = 0;
+  int64_t environments = 0;
+  int64_t kernels = 0;
+  int64_t plan_bytes = 0;    // SUM(ops_bytes + plan_bytes) over every plan
+  int64_t kernel_bytes = 0;  // SUM(length(binary))
+  int64_t file_bytes = 0;    // page_count × page_size (the main file, without its WAL)
+  int64_t plan_hits = 0;     // SUM(plans.hits)
+  int64_t workload_hits = 0;
+  int64_t workload_misses = 0;
+  int64_t unfused_runs = 0;
+  int64_t explorations = 0;  // SUM(workloads.explorations)
+};
+
+Status ReadSummary(SqliteDatabase& db, int schema_version, DatabaseSummary* out);
+
+Status ListEnvironments(SqliteDatabase& db, std::vector<EnvironmentRecord>* out);
+
+// The ids of the environments `selector` names: a row id ("3"), a full stable id, or a unique
+// prefix of one ("env-1a2b"). NotFound when none matches, InvalidArgument when a prefix is
+// ambiguous.
+Status ResolveEnvironment(SqliteDatabase& db, std::string_view selector, EnvironmentRowId* out);
+
+struct PlanFilter {
+  std::optional<EnvironmentRowId> environment;
+  // Only plans this workload (by name, any environment) has used (plan_usage).
+  std::optional<std::string> workload;
+  // Which statuses: "ok" only, "quarantined" only, or both (nullopt).
+  std::optional<std::string> status;
+  // Leave ops_blob, plan_blob and the triggers out (sizes and counters only).
+  bool metadata_only = false;
+};
+
+// Plans by id.
+Status ListPlans(SqliteDatabase& db, const PlanFilter& filter, std::vector<PlanRecord>* out);
+// The plan with row id `id`, whatever its status. NotFound when there is none.
+Status ReadPlan(SqliteDatabase& db, PlanRowId id, PlanRecord* out);
+
+// Workloads by name, then environment id; `environment` narrows to one.
+Status ListWorkloads(SqliteDatabase& db, std::optional<EnvironmentRowId> environment,
+                     std::vector<WorkloadRecord>* out);
+
+}  // namespace ember

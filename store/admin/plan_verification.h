@@ -1,0 +1,49 @@
+// VerifyPlanDatabase: a full health check of an opened plan database, for `ember-plans verify`.
+//
+// Checks, in order, and keeps going after a problem so that one run lists them all:
+//   1. PRAGMA integrity_check (SQLite's own structure: pages, indexes, constraints);
+//   2. PRAGMA foreign_key_check (orphan triggers, plan usage, plans without an environment...);
+//   3. each environment: its stable id is the hash of its description (Note [Environment
+//      fingerprint]);
+//   4. each plan with status 'ok': CheckPlanRecord (checksum, decoding, ValidatePlan, keys and
+//      sizes) — exactly what the engine would refuse to load;
+//   5. each kernel: its checksum (Note [Row checksums]).
+// Quarantined rows are counted, not reported as problems: the engine already set them aside
+// (`ember-plans quarantine ls` shows why).
+//
+// Reads only (one read transaction per step); never modifies the database.
+// Threading: as the SqliteDatabase it is given.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/core/status.h"
+#include "store/sqlite/sqlite_database.h"
+
+namespace ember {
+
+struct VerificationProblem {
+  std::string where;  // "integrity_check", "foreign_key_check", "plan 7", "environment 2", ...
+  std::string what;
+};
+
+struct VerificationReport {
+  std::vector<std::string> integrity;  // the integrity_check lines ("ok" when healthy)
+  int64_t environments_checked = 0;
+  int64_t plans_checked = 0;
+  int64_t triggers_checked = 0;
+  int64_t kernels_checked = 0;
+  int64_t quarantined = 0;
+  std::vector<VerificationProblem> problems;
+
+  bool healthy() const { return problems.empty(); }
+};
+
+// Fills *report. Every problem found in the file goes to report->problems (even a step that
+// could not run at all, such as a table SQLite cannot read); the returned Status is only for
+// the caller's own mistakes and is OK otherwise.
+Status VerifyPlanDatabase(SqliteDatabase& db, VerificationReport* report);
+
+}  // namespace ember

@@ -1,0 +1,83 @@
+#include "store/codec/environment_fingerprint.h"
+
+#include <xxhash.h>
+
+#include <fmt/format.h>
+
+namespace ember {
+
+namespace {
+
+void AppendJsonString(std::string& out, std::string_view text) {
+  out += '"';
+  for (const char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+}
+
+void AppendKey(std::string& out, std::string_view key) {
+  AppendJsonString(out, key);
+  out += ':';
+}
+
+}  // namespace
+
+std::string CanonicalEnvironmentText(const EnvironmentFingerprint& fp) {
+  std::string out = "{";
+  AppendKey(out, "engine_version");
+  AppendJsonString(out, fp.engine_version);
+  out += ',';
+  AppendKey(out, "schema_version");
+  out += fmt::format("{}", fp.schema_version);
+  out += ',';
+  AppendKey(out, "backend");
+  AppendJsonString(out, fp.backend);
+  out += ',';
+  AppendKey(out, "device_model");
+  AppendJsonString(out, fp.device_model);
+  out += ',';
+  AppendKey(out, "compute_capability");
+  AppendJsonString(out, fp.compute_capability);
+  out += ',';
+  AppendKey(out, "fusers");
+  out += '[';
+  for (size_t i = 0; i < fp.fusers.size(); ++i) {
+    if (i > 0) out += ',';
+    out += '{';
+    AppendKey(out, "name");
+    AppendJsonString(out, fp.fusers[i].name);
+    out += ',';
+    AppendKey(out, "version");
+    out += fmt::format("{}", fp.fusers[i].version);
+    out += '}';
+  }
+  out += "],";
+  AppendKey(out, "max_blocks");
+  out += fmt::format("{}", fp.max_blocks);
+  out += '}';
+  return out;
+}
+
+std::string EnvironmentStableId(const EnvironmentFingerprint& fingerprint) {
+  return EnvironmentStableIdOfText(CanonicalEnvironmentText(fingerprint));
+}
+
+std::string EnvironmentStableIdOfText(std::string_view canonical_text) {
+  const XXH128_hash_t h = XXH3_128bits(canonical_text.data(), canonical_text.size());
+  return fmt::format("env-{:016x}{:016x}", h.high64, h.low64);
+}
+
+}  // namespace ember

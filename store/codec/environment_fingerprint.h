@@ -1,0 +1,57 @@
+// EnvironmentFingerprint: everything a stored plan depends on, so that a plan is only ever seen
+// by the environment that made it (docs/PLAN_DATABASE.md, "Environments").
+//
+// Note [Environment fingerprint]: the fields are the engine version, the plan schema version,
+// the backend, the device model and compute capability, the fusers with their versions, and
+// max_blocks. The device ordinal is deliberately absent: the same model in slot 0 or slot 3
+// makes the same plans, and keying on the ordinal splits caches across ranks
+// (as the device index in PyTorch Inductor's cache keys did: pytorch/pytorch issue #170621,
+// pull request #196153). The fusers keep the engine's order, because that order
+// breaks ties between equally scored plans and so changes plans.
+//
+// The canonical text is compact JSON with the keys in the order of the struct, stored as
+// environments.description; the stable id, "env-" and 32 hex digits of XXH3-128 of that text,
+// is environments.fingerprint (unique). Both are on-disk formats: changing either makes every
+// stored plan invisible, so they are pinned by golden tests. Pure functions.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ember {
+
+struct FuserVersion {
+  std::string name;
+  uint32_t version = 0;
+
+  bool operator==(const FuserVersion&) const = default;
+};
+
+struct EnvironmentFingerprint {
+  std::string engine_version;        // "0.1.0"
+  uint32_t schema_version = 0;       // The plan encoding's version (schema/README.md).
+  std::string backend;               // "cpu", "cuda"
+  std::string device_model;          // "NVIDIA H200", or the CPU model
+  std::string compute_capability;    // "9.0"; empty where the backend has none
+  std::vector<FuserVersion> fusers;  // In the engine's order (Note [Environment fingerprint]).
+  size_t max_blocks = 0;
+
+  bool operator==(const EnvironmentFingerprint&) const = default;
+};
+
+// {"engine_version":"0.1.0","schema_version":1,...,"fusers":[{"name":"elementwise",
+// "version":1}],"max_blocks":5} — no spaces, strings JSON-escaped.
+std::string CanonicalEnvironmentText(const EnvironmentFingerprint& fingerprint);
+
+// "env-" followed by 32 lowercase hex digits: XXH3-128 (seed 0) of the canonical text, high
+// half first. Never forced to 0 by EMBER_HASH_ZERO (it is an identity, not a lookup hash).
+std::string EnvironmentStableId(const EnvironmentFingerprint& fingerprint);
+
+// The same recipe over a canonical text already at hand (a stored environments.description),
+// for checking a stored or shipped stable id against its description.
+std::string EnvironmentStableIdOfText(std::string_view canonical_text);
+
+}  // namespace ember

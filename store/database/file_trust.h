@@ -1,0 +1,27 @@
+// Checks and creation of plan-database files under Note [Plan database trust] (open_options.h).
+// Plain POSIX; callable from any thread.
+#pragma once
+
+#include <string>
+
+#include "engine/core/status.h"
+#include "store/database/open_options.h"
+
+namespace ember {
+
+// The directory holding `path` ("." when it has none).
+std::string DatabaseDirectory(const std::string& path);
+
+// OK when the existing file or directory at `path` may be trusted: owned by this user or root,
+// and not writable by group or others unless `allow_shared_writable`. Otherwise
+// InvalidArgument with the reason and the fix. `path` must exist.
+Status CheckTrustedPath(const std::string& path, bool allow_shared_writable);
+
+// Makes sure options.path exists and may be used: checks the directory (creating it, 0700, when
+// missing and options.create is set), then either checks the existing file and its -wal, -shm
+// and -journal companions, or creates the file empty with mode 0600 (whatever the umask). Sets
+// *created when this call created the file. A missing file with options.read_only or without
+// options.create is NotFound.
+Status PrepareDatabaseFile(const PlanDbOptions& options, bool* created);
+
+}  // namespace ember

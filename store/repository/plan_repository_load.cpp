@@ -1,0 +1,148 @@
+// PlanRepository's lookup: the plans of one first-op hash with their triggers, checksums
+// verified (Note [Row checksums]); damaged rows are quarantined and logged once.
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "engine/core/log.h"
+#include "store/sqlite/column_encoding.h"
+#include "store/repository/plan_repository.h"
+#include "store/codec/row_checksum.h"
+#include "store/sqlite/sqlite_statement.h"
+#include "store/sqlite/sqlite_transaction.h"
+
+namespace ember {
+
+namespace {
+
+struct BadRow {
+  PlanRowId id = 0;
+  std::string reason;
+};
+
+Status ReadPlans(SqliteDatabase& db, EnvironmentRowId environment, uint64_t first_op_hash,
+                 std::vector<StoredPlan>* plans, std::vector<BadRow>* bad) {
+  SqliteStatement select;
+  if (Status s = db.Prepare(
+          "SELECT id, plan_key, ops_blob, plan_blob, checksum, num_ops, origin FROM plans "
+          "WHERE environment_id = ?1 AND first_op_hash = ?2 AND status = 'ok' ORDER BY id",
+          "loading plans", &select);
+      !s.ok()) {
+    return s;
+  }
+  select.BindInt64(1, environment);
+  select.BindInt64(2, ToColumn(first_op_hash));
+  for (;;) {
+    bool row = false;
+    if (Status s = select.Step(&row); !s.ok()) return s;
+    if (!row) break;
+    StoredPlan plan;
+    plan.id = select.ColumnInt64(0);
+    plan.first_op_hash = first_op_hash;
+    const std::optional<Hash128> key = PlanKeyFromBytes(select.ColumnBlob(1));
+    plan.ops_blob = select.ColumnBlob(2);
+    plan.plan_blob = select.ColumnBlob(3);
+    plan.checksum = FromColumn(select.ColumnInt64(4));
+    plan.num_ops = static_cast<uint32_t>(select.ColumnInt64(5));
+    plan.origin = select.ColumnText(6);
+    const uint64_t actual = PlanChecksum(plan.ops_blob, plan.plan_blob);
+    if (!key.has_value()) {
+      bad->push_back({plan.id, "plan_key is not 16 bytes"});
+    } else if (actual != plan.checksum) {
+      bad->push_back({plan.id, fmt::format("checksum mismatch (stored 0x{:016x}, computed "
+                                           "0x{:016x})",
+                                           plan.checksum, actual)});
+    } else {
+      plan.plan_key = *key;
+      plans->push_back(std::move(plan));
+    }
+  }
+  return Status::Ok();
+}
+
+// Attaches each plan's triggers, in position order. `plans` is sorted by id.
+Status ReadTriggers(SqliteDatabase& db, EnvironmentRowId environment, uint64_t first_op_hash,
+                    std::vector<StoredPlan>* plans) {
+  SqliteStatement select;
+  if (Status s = db.Prepare(
+          "SELECT t.plan_id, t.kind, t.ops_blob FROM triggers t JOIN plans p ON p.id = t.plan_id "
+          "WHERE p.environment_id = ?1 AND p.first_op_hash = ?2 AND p.status = 'ok' "
+          "ORDER BY t.plan_id, t.position",
+          "loading triggers", &select);
+      !s.ok()) {
+    return s;
+  }
+  select.BindInt64(1, environment);
+  select.BindInt64(2, ToColumn(first_op_hash));
+  auto plan = plans->begin();
+  for (;;) {
+    bool row = false;
+    if (Status s = select.Step(&row); !s.ok()) return s;
+    if (!row) break;
+    const PlanRowId id = select.ColumnInt64(0);
+    while (plan != plans->end() && plan->id < id) ++plan;
+    if (plan == plans->end() || plan->id != id) continue;  // A row that failed its checks.
+    plan->triggers.push_back({static_cast<int>(select.ColumnInt64(1)), select.ColumnBlob(2)});
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status PlanRepository::LoadPlansByFirstOp(EnvironmentRowId environment, uint64_t first_op_hash,
+                                          LoadedPlans* out) {
+  std::vector<BadRow> bad;
+  Status s = RunTransaction(db(), TransactionKind::kRead, "loading plans", [&]() -> Status {
+    *out = LoadedPlans();
+    bad.clear();
+    if (Status r = ReadPlans(db(), environment, first_op_hash, &out->plans, &bad); !r.ok()) {
+      return r;
+    }
+    return ReadTriggers(db(), environment, first_op_hash, &out->plans);
+  });
+  if (!s.ok()) return s;
+  for (const BadRow& row : bad) {
+    ++out->quarantined;
+    if (!reported_bad_plans_.insert(row.id).second) continue;
+    if (writable()) {
+      // The good plans are still worth returning when the quarantine itself fails.
+      if (Status q = Quarantine(row.id, row.reason); !q.ok()) {
+        LogFusion(LogLevel::kBasic, [&] {
+          return fmt::format("[store] plan {} is damaged ({}) and could not be quarantined: {}",
+                             row.id, row.reason, q.ToString());
+        });
+      }
+    } else {
+      LogFusion(LogLevel::kBasic, [&] {
+        return fmt::format(
+            "[store] plan {} in {} is damaged ({}); skipped (read-only, not "
+            "quarantined)",
+            row.id, database_->path(), row.reason);
+      });
+    }
+  }
+  LogFusion(LogLevel::kMedium, [&] {
+    return fmt::format("[store] loaded {} plan(s) for first-op {} from sqlite", out->plans.size(),
+                       FormatHash(first_op_hash));
+  });
+  return Status::Ok();
+}
+
+Status PlanRepository::FindPlanByKey(EnvironmentRowId environment, const Hash128& plan_key,
+                                     std::optional<PlanRowId>* id) {
+  id->reset();
+  SqliteStatement select;
+  if (Status s = db().Prepare("SELECT id FROM plans WHERE environment_id = ?1 AND plan_key = ?2",
+                              "finding a plan", &select);
+      !s.ok()) {
+    return s;
+  }
+  select.BindInt64(1, environment);
+  select.BindBlob(2, PlanKeyBytes(plan_key));
+  bool row = false;
+  if (Status s = select.Step(&row); !s.ok()) return s;
+  if (row) *id = select.ColumnInt64(0);
+  return Status::Ok();
+}
+
+}  // namespace ember

@@ -1,0 +1,99 @@
+#include "store/repository/plan_row_check.h"
+
+#include <fmt/format.h>
+
+#include <utility>
+#include <vector>
+
+#include "store/sqlite/column_encoding.h"
+#include "store/codec/plan_codec.h"
+#include "store/codec/row_checksum.h"
+
+namespace ember {
+
+Status DecodeTriggerRow(const TriggerRow& row, ExecutionTrigger* out) {
+  switch (row.kind) {
+    case static_cast<int>(ExecutionTrigger::Kind::kOnOperations): {
+      std::vector<OperationIr> ops;
+      if (Status s = DecodeOperations(row.ops_blob, &ops); !s.ok()) return s;
+      *out = ExecutionTrigger::OnOperations(std::move(ops));
+      return Status::Ok();
+    }
+    case static_cast<int>(ExecutionTrigger::Kind::kOnSync):
+    case static_cast<int>(ExecutionTrigger::Kind::kAlways):
+      if (!row.ops_blob.empty()) {
+        return Status::Corruption(fmt::format(
+            "trigger kind {} carries {} bytes of ops; it has none", row.kind, row.ops_blob.size()));
+      }
+      *out = row.kind == static_cast<int>(ExecutionTrigger::Kind::kOnSync)
+                 ? ExecutionTrigger::OnSync()
+                 : ExecutionTrigger::Always();
+      return Status::Ok();
+    default: return Status::Corruption(fmt::format("unknown trigger kind {}", row.kind));
+  }
+}
+
+Status DecodePlanParts(std::span<const uint8_t> ops_blob, std::span<const uint8_t> plan_blob,
+                       std::span<const TriggerRow> triggers, ExecutionPlan* out) {
+  ExecutionPlan plan;
+  if (Status s = DecodeOperations(ops_blob, &plan.operations); !s.ok()) {
+    return Status::Corruption("ops_blob: " + s.message());
+  }
+  if (Status s = DecodeBlockOptimization(plan_blob, &plan.optimization); !s.ok()) {
+    return Status::Corruption("plan_blob: " + s.message());
+  }
+  for (size_t i = 0; i < triggers.size(); ++i) {
+    ExecutionTrigger trigger;
+    if (Status s = DecodeTriggerRow(triggers[i], &trigger); !s.ok()) {
+      return Status::Corruption(fmt::format("trigger {}: {}", i, s.message()));
+    }
+    plan.triggers.push_back(std::move(trigger));
+  }
+  if (Status s = ValidatePlan(plan); !s.ok()) {
+    return Status::Corruption("invalid plan: " + s.message());
+  }
+  *out = std::move(plan);
+  return Status::Ok();
+}
+
+Status CheckPlanRecord(const PlanRecord& record, ExecutionPlan* plan) {
+  const std::optional<Hash128> key = PlanKeyFromBytes(record.plan_key);
+  if (!key.has_value()) {
+    return Status::Corruption(fmt::format("plan_key has {} bytes, not 16", record.plan_key.size()));
+  }
+  const uint64_t computed = PlanChecksum(record.ops_blob, record.plan_blob);
+  if (computed != FromColumn(record.checksum)) {
+    return Status::Corruption(
+        fmt::format("checksum mismatch (stored 0x{:016x}, computed 0x{:016x})",
+                    FromColumn(record.checksum), computed));
+  }
+  ExecutionPlan decoded;
+  if (Status s = DecodePlanParts(record.ops_blob, record.plan_blob, record.triggers, &decoded);
+      !s.ok()) {
+    return s;
+  }
+  if (!(PlanKey(decoded.operations) == *key)) {
+    return Status::Corruption(fmt::format("plan_key {} is not the key of its ops ({})",
+                                          FormatHash(*key),
+                                          FormatHash(PlanKey(decoded.operations))));
+  }
+  if (FirstOpHash(decoded.operations) != FromColumn(record.first_op_hash)) {
+    return Status::Corruption(fmt::format("first_op_hash {} is not the hash of its first op ({})",
+                                          FormatHash(FromColumn(record.first_op_hash)),
+                                          FormatHash(FirstOpHash(decoded.operations))));
+  }
+  if (record.num_ops != static_cast<int64_t>(decoded.operations.size())) {
+    return Status::Corruption(fmt::format("num_ops is {} but the plan has {} op(s)", record.num_ops,
+                                          decoded.operations.size()));
+  }
+  if (record.ops_bytes != static_cast<int64_t>(record.ops_blob.size()) ||
+      record.plan_bytes != static_cast<int64_t>(record.plan_blob.size())) {
+    return Status::Corruption(fmt::format(
+        "sizes ops_bytes={} plan_bytes={} do not match the blobs ({} and {} bytes)",
+        record.ops_bytes, record.plan_bytes, record.ops_blob.size(), record.plan_blob.size()));
+  }
+  if (plan != nullptr) *plan = std::move(decoded);
+  return Status::Ok();
+}
+
+}  // namespace ember

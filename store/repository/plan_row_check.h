@@ -1,0 +1,30 @@
+// Judging one stored plan row the way the engine's lookup does, and more: the checksum (Note
+// [Row checksums]), strict decoding of the ops, the strategy and every trigger (plan_codec.h),
+// ValidatePlan, and that the row's derived columns agree with its contents (plan_key and
+// first_op_hash are the keys of its ops, Note [Plan key]; num_ops, ops_bytes and plan_bytes
+// match). Used by `ember-plans verify`, `show`, `ls` and by bundle import, so that whatever
+// they accept the engine would load. Pure functions; callable from any thread.
+#pragma once
+
+#include <span>
+
+#include "engine/core/status.h"
+#include "engine/stream/plan.h"
+#include "store/repository/plan_rows.h"
+
+namespace ember {
+
+// A stored trigger back into an ExecutionTrigger. Corruption for an unknown kind, ops on a kind
+// that has none, or ops that do not decode.
+Status DecodeTriggerRow(const TriggerRow& row, ExecutionTrigger* out);
+
+// The ops, strategy and triggers of a row assembled into a plan that passed ValidatePlan.
+// Checks no checksum. Corruption naming the part that failed.
+Status DecodePlanParts(std::span<const uint8_t> ops_blob, std::span<const uint8_t> plan_blob,
+                       std::span<const TriggerRow> triggers, ExecutionPlan* out);
+
+// Every check above on `record` (whose blobs and triggers must have been read); *plan (may be
+// null) gets the decoded plan. Corruption with the first problem found.
+Status CheckPlanRecord(const PlanRecord& record, ExecutionPlan* plan);
+
+}  // namespace ember

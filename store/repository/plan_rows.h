@@ -1,0 +1,180 @@
+// The rows PlanRepository reads and writes: plain data, copyable, no behaviour. Plan and
+// trigger contents are opaque blobs here (the codec, store/codec/plan_codec.h, gives them meaning).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/ir/hash.h"
+
+namespace ember {
+
+using Blob = std::vector<uint8_t>;
+
+// Row ids of the plan database (SQLite rowids; stable for the life of the row).
+using EnvironmentRowId = int64_t;
+using PlanRowId = int64_t;
+using WorkloadRowId = int64_t;
+using KernelRowId = int64_t;
+
+struct TriggerRow {
+  int kind = 0;   // ExecutionTrigger::Kind's stored number (engine/stream/plan.h).
+  Blob ops_blob;  // Encoded relative ops; empty for kinds that have none.
+
+  bool operator==(const TriggerRow&) const = default;
+};
+
+// A plan to publish. The repository computes the checksum and sizes.
+struct NewPlan {
+  uint64_t first_op_hash = 0;  // HashOp of the first relative op.
+  Hash128 plan_key;            // HashOps of all the relative ops.
+  Blob ops_blob;
+  Blob plan_blob;
+  uint32_t num_ops = 0;
+  double explore_ms = 0;
+  std::string origin = "local";  // "local", "import:<file>", ...
+};
+
+// A plan as loaded: only rows with status 'ok' whose checksum matched.
+struct StoredPlan {
+  PlanRowId id = 0;
+  uint64_t first_op_hash = 0;
+  Hash128 plan_key;
+  Blob ops_blob;
+  Blob plan_blob;
+  uint64_t checksum = 0;
+  uint32_t num_ops = 0;
+  std::string origin;
+  std::vector<TriggerRow> triggers;  // In append order (position 0, 1, ...).
+};
+
+struct LoadedPlans {
+  std::vector<StoredPlan> plans;  // By id, i.e. in publication order.
+  // Rows that failed their checksum on this load: quarantined (when writable), not returned.
+  size_t quarantined = 0;
+};
+
+// What InsertPlan did with a plan (the "existing plan wins" rule: the first publication of a
+// plan keeps its row; docs/PLAN_DATABASE.md, "Two processes, one segment").
+enum class InsertOutcome {
+  kInserted,             // A new row.
+  kExisting,             // Another publication of the same ops was first; its id is returned.
+  kReplacedQuarantined,  // The existing row was quarantined; it now holds this plan, status ok.
+  kKeyCollision,         // Same plan_key, different ops_blob: nothing stored; id is the other's.
+};
+
+struct InsertResult {
+  PlanRowId plan_id = 0;
+  InsertOutcome outcome = InsertOutcome::kInserted;
+};
+
+struct KernelKey {
+  Blob source_hash;  // Hash of the generated source.
+  std::string arch;  // "sm_90", ...
+  std::string compiler_version;
+
+  bool operator==(const KernelKey&) const = default;
+};
+
+struct NewKernel {
+  KernelKey key;
+  Blob binary;
+  std::optional<PlanRowId> plan_id;  // The plan it was compiled for, if any.
+};
+
+struct StoredKernel {
+  KernelRowId id = 0;
+  std::optional<PlanRowId> plan_id;
+  KernelKey key;
+  Blob binary;
+  uint64_t checksum = 0;
+};
+
+// One plan of a Publish batch, with its triggers and the kernels compiled for it (their plan_id
+// is set to the plan's row id).
+struct PublishItem {
+  NewPlan plan;
+  std::vector<TriggerRow> triggers;
+  std::vector<NewKernel> kernels;
+};
+
+// New triggers for a plan that is already stored.
+struct TriggerAppend {
+  PlanRowId plan_id = 0;
+  std::vector<TriggerRow> triggers;
+};
+
+// Everything one Publish commits in a single transaction.
+struct PublishBatch {
+  EnvironmentRowId environment_id = 0;
+  std::vector<PublishItem> plans;
+  std::vector<TriggerAppend> triggers;
+  std::vector<NewKernel> kernels;
+};
+
+struct PublishResult {
+  std::vector<InsertResult> plans;  // One per PublishBatch::plans, same order.
+  size_t triggers_added = 0;        // New trigger rows (duplicates are not counted).
+  size_t kernels_added = 0;         // New kernel rows (existing ones win and are not counted).
+};
+
+struct WorkloadRow {
+  WorkloadRowId id = 0;
+  EnvironmentRowId environment_id = 0;
+  std::string name;
+  int64_t explorations = 0;
+  std::optional<int64_t> max_explorations;  // nullopt: unlimited.
+  int64_t hits = 0;
+  int64_t misses = 0;
+  int64_t unfused_runs = 0;
+  int64_t last_seen = 0;  // Unix milliseconds.
+};
+
+struct WorkloadCounters {
+  int64_t hits = 0;
+  int64_t misses = 0;
+  int64_t unfused_runs = 0;
+};
+
+// Whole rows as the tools and the engine's row check (plan_row_check.h) read them.
+struct EnvironmentRecord {
+  EnvironmentRowId id = 0;
+  std::string fingerprint;  // "env-…" (Note [Environment fingerprint])
+  std::string description;  // the canonical JSON text
+  int64_t created = 0;
+  int64_t plans = 0;  // plans stored for it
+};
+
+// One row of `plans`, every column, with its triggers.
+struct PlanRecord {
+  PlanRowId id = 0;
+  EnvironmentRowId environment_id = 0;
+  std::string environment;    // the environment's stable id
+  int64_t first_op_hash = 0;  // as stored (column_encoding.h: FromColumn for the hash)
+  Blob plan_key;              // 16 bytes when sound
+  Blob ops_blob;
+  Blob plan_blob;
+  int64_t checksum = 0;  // as stored
+  int64_t ops_bytes = 0;
+  int64_t plan_bytes = 0;
+  int64_t num_ops = 0;
+  double explore_ms = 0;
+  int64_t created = 0;              // Unix ms
+  std::optional<int64_t> last_hit;  // Unix ms; nullopt: never hit
+  int64_t hits = 0;
+  std::string origin;
+  std::string status;                // "ok" or "quarantined"
+  std::string quarantine_reason;     // empty when none
+  std::vector<TriggerRow> triggers;  // position order
+};
+
+struct WorkloadRecord {
+  WorkloadRow row;
+  std::string environment;  // the environment's stable id
+  int64_t plans_used = 0;   // plan_usage rows
+};
+
+}  // namespace ember

@@ -1,0 +1,121 @@
+// PlanWriter: the plan database's background writer. The op path only enqueues (new plans,
+// triggers, hits, exploration counts); one thread drains the queue in batches, each batch a
+// few short transactions on the writer's own connection, so a publication never waits on the
+// op path and a slow disk never slows the program.
+//
+// Note [Write-behind]
+// Messages are applied in the order they were enqueued. A plan this process found is known by
+// its in-memory PlanId until its row exists; triggers for it queued behind it find the row id
+// the insert returned. Loaded plans are Bind()-ed to their rows first. A unique-key conflict
+// (another process published the same relative ops first) maps the PlanId to the existing row
+// and merges this process's triggers into it: the first publication wins across processes, as
+// the first plan found wins inside one (burn's "existing plan" rule). When the database fails
+// (disk full, file locked away, removed table, the file deleted, moved or replaced at its path),
+// the writer says so once on stderr (ember::Warn: it costs the user their next warm start) and
+// drops what is queued from then on: the program continues with its in-memory plans, and rows
+// already committed stay. A writer made without a repository (a database that cannot be
+// written) drops everything from the start.
+//
+// Threading: every public method is thread-safe; Flush() blocks until all that was enqueued
+// before it is applied (or dropped after a failure).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/stream/plan.h"
+#include "store/repository/plan_repository.h"
+#include "store/repository/plan_rows.h"
+
+namespace ember {
+
+class PlanWriter {
+ public:
+  // A null `repository` makes a writer that stores nothing (and starts no thread).
+  PlanWriter(std::unique_ptr<PlanRepository> repository, EnvironmentRowId environment,
+             WorkloadRowId workload);
+  ~PlanWriter();  // applies what is queued, then stops
+  PlanWriter(const PlanWriter&) = delete;
+  PlanWriter& operator=(const PlanWriter&) = delete;
+
+  void Bind(PlanId id, PlanRowId row);
+  void Publish(PlanId id, PublishItem item);
+  // A plan another process found (read from the shared tier): bound to its row when the row
+  // exists, which is a read; published like a plan of this process's own when it does not
+  // (its finder died before its write-behind committed).
+  void Adopt(PlanId id, PublishItem item);
+  void AppendTrigger(PlanId id, TriggerRow trigger);
+  void Hit(PlanId id);
+  void Exploration();
+  void UnfusedRun();
+  void Quarantine(PlanRowId row, std::string reason);
+  void Flush();
+  // Flush, then copy the write-ahead log into the database file (a passive checkpoint: it
+  // waits for nobody). The process is about to exit and never closes its connections, which
+  // would otherwise leave its last commits in `-wal` only, so that copying the database file
+  // alone would lose them.
+  void Checkpoint();
+  // The process is exiting: Checkpoint, then stop and close the connection, so that SQLite, at
+  // the last connection's close, removes the -wal and -shm (Note [Write-ahead log binding]).
+  // What is enqueued afterwards is dropped.
+  void Close();
+
+  uint64_t plans_published() const { return published_.load(); }
+  bool failed() const { return failed_.load(); }
+
+ private:
+  struct Message {
+    enum class Kind {
+      kBind,
+      kPublish,
+      kAdopt,
+      kTrigger,
+      kHit,
+      kExploration,
+      kUnfused,
+      kQuarantine,
+      kCheckpoint
+    };
+    Kind kind;
+    PlanId id = 0;
+    PlanRowId row = 0;
+    PublishItem item;
+    TriggerRow trigger;
+    std::string reason;
+  };
+
+  std::unique_ptr<PlanRepository> repository_;
+  const EnvironmentRowId environment_;
+  const WorkloadRowId workload_;
+
+  std::mutex mu_;
+  std::condition_variable work_cv_;
+  std::condition_variable done_cv_;
+  std::deque<Message> queue_;  // guarded by mu_
+  uint64_t enqueued_ = 0;      // guarded by mu_
+  uint64_t applied_ = 0;       // guarded by mu_
+  bool stop_ = false;          // guarded by mu_
+  bool closed_ = false;        // guarded by mu_; Enqueue drops once set
+
+  std::unordered_map<PlanId, PlanRowId> rows_;  // writer thread only
+  std::atomic<uint64_t> published_{0};
+  std::atomic<bool> failed_{false};
+  std::thread thread_;
+
+  void Enqueue(Message message);
+  void Stop();
+  void Run();
+  void Apply(std::vector<Message>& batch);
+  // Says the first failure (Warn) and stops writing; returns false when `status` failed.
+  bool Check(const Status& status, const char* what);
+};
+
+}  // namespace ember

@@ -1,0 +1,185 @@
+// Publishing and reading entries (Note [Shared plan segment]); claims are in shared_claims.cpp.
+#include "store/shm/shared_plan_tier.h"
+
+#include <cstring>
+#include <unordered_set>
+
+#include <fmt/format.h>
+#include <xxhash.h>
+
+namespace ember {
+namespace {
+
+constexpr size_t kChecksummedFrom = offsetof(shm::EntryHeader, first_op_hash);
+
+uint64_t EntryChecksum(const uint8_t* entry, size_t entry_bytes) {
+  return XXH3_64bits(entry + kChecksummedFrom, entry_bytes - kChecksummedFrom);
+}
+
+Hash128 KeyOf(const uint8_t (&bytes)[16]) {
+  Hash128 key;
+  std::memcpy(&key.low, bytes, 8);
+  std::memcpy(&key.high, bytes + 8, 8);
+  return key;
+}
+
+struct KeyHash {
+  size_t operator()(const Hash128& key) const { return key.low ^ (key.high * 0x9e3779b97f4a7c15); }
+};
+
+// Walks the chain that starts at `offset`, up to `since` (exclusive; 0: to its end), calling
+// visit(offset, header) for each entry; visit returns false to stop. Every step is checked: an
+// entry outside the arena, one that overruns it, or more steps than the arena has entries (a
+// loop) ends the walk with Corruption saying which.
+template <typename Visit>
+Status WalkChain(const SharedSegment& segment, uint64_t offset, uint64_t since, Visit&& visit) {
+  const uint64_t size = segment.size();
+  const uint64_t max_steps = (size - shm::kDataOffset) / shm::kEntryAlignment + 1;
+  for (uint64_t steps = 0; offset != 0 && offset != since; ++steps) {
+    const bool in_arena = offset >= shm::kDataOffset && offset % shm::kEntryAlignment == 0 &&
+                          offset <= size - sizeof(shm::EntryHeader);
+    if (steps >= max_steps || !in_arena) {
+      return Status::Corruption(fmt::format("shared plan segment {}: a chain {} at offset {}",
+                                            segment.name(), in_arena ? "loops" : "leaves the arena",
+                                            offset));
+    }
+    shm::EntryHeader header;
+    std::memcpy(&header, segment.at(offset), sizeof(header));
+    if (sizeof(shm::EntryHeader) + uint64_t{header.payload_bytes} > size - offset) {
+      return Status::Corruption(
+          fmt::format("shared plan segment {}: the entry at offset {} overruns the segment",
+                      segment.name(), offset));
+    }
+    if (!visit(offset, header)) return Status::Ok();
+    offset = header.next;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status SharedPlanTier::Open(const SharedSegmentOptions& options,
+                            std::unique_ptr<SharedPlanTier>* out, bool* recreated) {
+  std::unique_ptr<SharedSegment> segment;
+  if (Status s = SharedSegment::Open(options, &segment, recreated); !s.ok()) return s;
+  *out = std::make_unique<SharedPlanTier>(std::move(segment));
+  return Status::Ok();
+}
+
+Status SharedPlanTier::ListKeys(const std::string& database_path, std::string_view environment,
+                                std::vector<Hash128>* keys, bool allow_shared_writable) {
+  keys->clear();
+  std::unique_ptr<SharedSegment> segment;
+  const SharedSegmentOptions options{.database_path = database_path,
+                                     .environment = std::string(environment),
+                                     .bytes = shm::kMinSegmentBytes,
+                                     .create = false,
+                                     .allow_shared_writable = allow_shared_writable};
+  if (Status s = SharedSegment::Open(options, &segment); !s.ok()) return s;
+  std::unordered_set<Hash128, KeyHash> seen;
+  for (uint32_t b = 0; b < shm::kBucketCount; ++b) {
+    const uint64_t head = segment->bucket(b).load(std::memory_order_acquire);
+    if (Status s = WalkChain(*segment, head, 0,
+                             [&](uint64_t, const shm::EntryHeader& header) {
+                               const Hash128 key = KeyOf(header.plan_key);
+                               if (seen.insert(key).second) keys->push_back(key);
+                               return true;
+                             });
+        !s.ok()) {
+      return s;
+    }
+  }
+  return Status::Ok();
+}
+
+SharedPlanTier::SharedPlanTier(std::unique_ptr<SharedSegment> segment)
+    : segment_(std::move(segment)) {}
+
+SharedPlanTier::~SharedPlanTier() { ReleaseAll(); }
+
+SharedPlanTier::PublishOutcome SharedPlanTier::Publish(uint64_t first_op_hash, const Hash128& key,
+                                                       std::span<const uint8_t> encoded_plan) {
+  if (broken()) return PublishOutcome::kBroken;
+  const size_t entry_bytes = sizeof(shm::EntryHeader) + encoded_plan.size();
+  if (encoded_plan.size() > UINT32_MAX) return PublishOutcome::kFull;
+  uint64_t offset = 0;
+  if (!segment_->Reserve(entry_bytes, &offset)) return PublishOutcome::kFull;
+  Step(PublishStep::kReserved);
+
+  uint8_t* entry = segment_->at(offset);
+  auto* header = reinterpret_cast<shm::EntryHeader*>(entry);
+  header->first_op_hash = first_op_hash;
+  std::memcpy(header->plan_key, &key.low, 8);
+  std::memcpy(header->plan_key + 8, &key.high, 8);
+  header->payload_bytes = static_cast<uint32_t>(encoded_plan.size());
+  header->reserved = 0;
+  uint8_t* payload = entry + sizeof(shm::EntryHeader);
+  const size_t half = encoded_plan.size() / 2;
+  std::memcpy(payload, encoded_plan.data(), half);
+  Step(PublishStep::kHalfWritten);
+  std::memcpy(payload + half, encoded_plan.data() + half, encoded_plan.size() - half);
+  header->checksum = EntryChecksum(entry, entry_bytes);
+  Step(PublishStep::kWritten);
+
+  // Publication: the CAS (release) makes every byte above visible with the link.
+  std::atomic<uint64_t>& bucket = segment_->bucket(first_op_hash);
+  uint64_t head = bucket.load(std::memory_order_relaxed);
+  do {
+    header->next = head;
+  } while (!bucket.compare_exchange_weak(head, offset, std::memory_order_release,
+                                         std::memory_order_relaxed));
+  Step(PublishStep::kLinked);
+  shm::SegmentHeader& h = segment_->header();
+  h.entries.fetch_add(1, std::memory_order_relaxed);
+  h.generation.fetch_add(1, std::memory_order_acq_rel);
+  WakeSleepers();
+  Step(PublishStep::kDone);
+  return PublishOutcome::kPublished;
+}
+
+bool SharedPlanTier::HasEntries(uint64_t first_op_hash) const {
+  if (broken()) return false;
+  // Headers only; a damaged chain is left for Lookup to report.
+  bool found = false;
+  const uint64_t head = segment_->bucket(first_op_hash).load(std::memory_order_acquire);
+  const Status s = WalkChain(*segment_, head, 0, [&](uint64_t, const shm::EntryHeader& header) {
+    found = header.first_op_hash == first_op_hash;
+    return !found;
+  });
+  return s.ok() && found;
+}
+
+Status SharedPlanTier::Lookup(uint64_t first_op_hash, std::vector<Entry>* out, uint64_t since,
+                              uint64_t* head) {
+  out->clear();
+  if (broken()) return Status::Unavailable("the shared plan segment is marked broken");
+  std::unordered_set<Hash128, KeyHash> seen;
+  const uint64_t first = segment_->bucket(first_op_hash).load(std::memory_order_acquire);
+  if (head != nullptr) *head = first;
+  // Entries are linked in front, so everything from `since` on was there at the last look.
+  const Status s =
+      WalkChain(*segment_, first, since, [&](uint64_t offset, const shm::EntryHeader& header) {
+        const Hash128 key = KeyOf(header.plan_key);
+        if (header.first_op_hash != first_op_hash || seen.contains(key)) return true;
+        // Checked on a private copy: what is decoded is exactly what was verified.
+        const size_t entry_bytes = sizeof(shm::EntryHeader) + header.payload_bytes;
+        std::vector<uint8_t> copy(entry_bytes);
+        std::memcpy(copy.data(), segment_->at(offset), entry_bytes);
+        if (EntryChecksum(copy.data(), copy.size()) != header.checksum) {
+          ++corrupt_entries_;
+          return true;
+        }
+        seen.insert(key);
+        // The verified copy becomes the payload: drop its header in place, no second copy.
+        copy.erase(copy.begin(), copy.begin() + sizeof(shm::EntryHeader));
+        out->push_back({key, std::move(copy)});
+        return true;
+      });
+  if (!s.ok()) {
+    out->clear();
+    segment_->MarkBroken();
+  }
+  return s;
+}
+
+}  // namespace ember

@@ -1,0 +1,143 @@
+// SharedPlanTier: plans shared between the worker processes of one host, between the
+// in-memory store and SQLite. A plan found by any worker is published here the
+// moment its exploration completes, before the write-behind commits it to SQLite, and a sibling
+// that meets the same first op reads it from here instead of SQLite or exploring (what workers
+// see: docs/PLAN_DATABASE.md, "The shared-memory tier").
+//
+// Note [Shared plan segment]
+// The segment (shared_segment.h) is an append-only arena of immutable entries, one per
+// published plan, chained per first-op hash from a fixed table of bucket heads:
+//   * Publishing writes the whole entry (header, encoded plan, XXH3 checksum) into space taken
+//     with one fetch_add, then makes it visible with one compare-and-swap of its bucket head
+//     (release), then bumps the generation. Nothing is locked, so a publisher killed at any
+//     instant blocks nobody; before the CAS its entry is unreachable garbage, after it the
+//     entry is complete.
+//   * Readers load a bucket head (acquire) and walk the chain without waiting for anyone. Each
+//     entry is copied out and its checksum verified on the copy; an entry that fails is skipped
+//     and counted. Per key the newest entry wins. A chain that leaves the arena or loops marks
+//     the segment kBroken: every process drops it and the next opener recreates it. The
+//     engine keeps SQLite in every case.
+//   * The generation moves with every publication. A process looks again for a first op it
+//     already knows only when it has moved (PlanBacking::Generation), and then reads only the
+//     entries linked since its last look (they are in front of the chain).
+//   * A plan that gains a trigger is published again, whole, as a newer entry under the same
+//     key: a sibling that already has the plan takes the triggers it lacks from that entry, a
+//     new reader gets the newest version. Two processes adding different triggers at the same
+//     moment each publish their own version and the newest hides the other from new readers,
+//     which then explore that case once and find the same plan (which only gains the trigger).
+//   * Claims make exploration single-flight across processes: a worker about to explore a
+//     segment whose first op nobody has a plan for claims that first op's hash in a slot table;
+//     a sibling meeting the same first op waits (bounded by [store] shm_wait_ms) until a plan
+//     for it is published, the claim is released, or its owner dies (pid + start time,
+//     process_token.h), and then reads the plan instead of exploring. It sleeps on a futex in
+//     the header that publications and releases wake, looking again every 2 ms at most (a
+//     dying claimer wakes nobody). Claims are advisory:
+//     a lost race means two workers explore, never a wrong result. A claim also expires after
+//     kClaimTtl, so a live but stuck owner cannot hold it forever.
+//   * The segment answers for SQLite: whoever reads a first op from SQLite (because the segment
+//     had nothing for it) publishes what it read, and every plan found by exploring is
+//     published, so a first op the segment knows needs no SQLite read. Full is not an error: a
+//     publication that does not fit is skipped and counted (Stats::shm_publish_skipped), the
+//     plan still goes to SQLite, and from then on the segment is `incomplete()`: lookups read
+//     SQLite too. Plans that reach SQLite by other ways while a segment lives (a process with
+//     EMBER_SHM=off, `ember-plans import`) are seen for first ops the segment does not know;
+//     Invalidate() makes every worker start a fresh segment.
+//
+// Threading: one tier per device; its methods are called under the device server's lock.
+// Different processes share it through the segment only.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/core/status.h"
+#include "engine/ir/hash.h"
+#include "store/shm/shared_segment.h"
+
+namespace ember {
+
+class SharedPlanTier {
+ public:
+  static constexpr std::chrono::milliseconds kClaimTtl{10000};
+
+  static Status Open(const SharedSegmentOptions& options, std::unique_ptr<SharedPlanTier>* out,
+                     bool* recreated = nullptr);
+  explicit SharedPlanTier(std::unique_ptr<SharedSegment> segment);
+  ~SharedPlanTier();  // releases this process's claims
+
+  const SharedSegment& segment() const { return *segment_; }
+  bool broken() const { return segment_->broken(); }
+  // Whether some publication was ever skipped (the segment filled up): its plans for a first op
+  // may then be a part of SQLite's, and SQLite is read as well.
+  bool incomplete() const {
+    return segment_->header().publish_skipped.load(std::memory_order_relaxed) != 0;
+  }
+  uint64_t generation() const {
+    return segment_->header().generation.load(std::memory_order_acquire);
+  }
+
+  enum class PublishOutcome { kPublished, kFull, kBroken };
+  // Publishes the encoded plan (EncodePlan) whose relative ops hash to `key` and start with an
+  // op hashing to `first_op_hash`.
+  PublishOutcome Publish(uint64_t first_op_hash, const Hash128& key,
+                         std::span<const uint8_t> encoded_plan);
+
+  struct Entry {
+    Hash128 key;
+    std::vector<uint8_t> encoded_plan;  // a private copy, checksum verified
+  };
+  // The entries published for `first_op_hash`, newest first, one per key (the newest
+  // version). With `since` (a *head from an earlier call for the same first op), only those
+  // published after that call. *head (optional) gets the position to pass as `since` next
+  // time. Corruption when the segment is inconsistent (it is then marked broken).
+  Status Lookup(uint64_t first_op_hash, std::vector<Entry>* out, uint64_t since = 0,
+                uint64_t* head = nullptr);
+  // The keys of every plan in the live segment of (database, environment), without creating
+  // or changing anything (ember-plans gc keeps those plans). NotFound when there is no usable
+  // segment; InvalidArgument when it may not be trusted (Note [Shared segment trust]).
+  static Status ListKeys(const std::string& database_path, std::string_view environment,
+                         std::vector<Hash128>* keys, bool allow_shared_writable = false);
+
+  // Whether anything is published for `first_op_hash` (entry headers only, no copy).
+  bool HasEntries(uint64_t first_op_hash) const;
+
+  // --- Claims -----------------------------------------------------------------------------------
+  enum class ClaimOutcome { kMine, kOther };
+  // Claims `first_op_hash` for this process unless a live sibling holds it.
+  ClaimOutcome Claim(uint64_t first_op_hash);
+  // Waits until a plan for `first_op_hash` is published, no live sibling claims it any more, or
+  // `timeout` passed. True when a plan was published.
+  bool WaitForSibling(uint64_t first_op_hash, std::chrono::milliseconds timeout);
+  void Release(uint64_t first_op_hash);
+  void ReleaseAll();
+
+  // Entries this process skipped because their checksum did not match.
+  uint64_t corrupt_entries() const { return corrupt_entries_; }
+
+  // Test hook: called at each step of Publish, so a test can kill the process there.
+  enum class PublishStep { kReserved, kHalfWritten, kWritten, kLinked, kDone };
+  void SetPublishHookForTesting(std::function<void(PublishStep)> hook) {
+    publish_hook_ = std::move(hook);
+  }
+
+ private:
+  void Step(PublishStep step) {
+    if (publish_hook_) publish_hook_(step);
+  }
+  // Moves the wake word and wakes the processes sleeping in WaitForSibling.
+  void WakeSleepers();
+  // The live claim on `first_op_hash` by another process, or -1.
+  int OtherClaim(uint64_t first_op_hash, int64_t now_ms) const;
+
+  std::unique_ptr<SharedSegment> segment_;
+  std::function<void(PublishStep)> publish_hook_;
+  uint64_t corrupt_entries_ = 0;
+};
+
+}  // namespace ember
