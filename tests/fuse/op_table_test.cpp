@@ -113,7 +113,7 @@ TEST(OpTable, TheFormGivesTheArity) {
 }
 
 // A number no build knows (a newer database's) is named "?" and read with one operand; the
-// codec refuses it before that matters (Known in engine/trace/trace_codec.cpp).
+// codec refuses it before that matters (Known in store/codec/stored_numbers.cpp).
 TEST(OpTable, AnUnknownFusedOpNumberHasNoName) {
   const auto unknown = static_cast<FuseOpKind>(kNumFuseOpKinds);
   EXPECT_EQ(FuseOpKindName(unknown), "?");
