@@ -1,0 +1,221 @@
+#include "codegen/kernel_source.h"
+
+#include <map>
+#include <optional>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include <ember/error.h>
+
+#include "codegen/block_emitter.h"
+#include "codegen/plan_trace.h"
+#include "codegen/prelude.h"
+#include "codegen/scalar_slots.h"
+
+namespace ember::codegen {
+namespace {
+
+constexpr std::string_view kEntry = "ember_fused";
+
+class KernelWriter {
+ public:
+  KernelWriter(const FuseTrace& trace, const KernelSpec& spec)
+      : trace_(trace), spec_(spec), ctx_(trace, spec) {}
+
+  GeneratedKernel Write() {
+    std::string body;
+    switch (spec_.mode) {
+      case KernelMode::kBlock: body = BlockKernel(); break;
+      case KernelMode::kRow: body = RowKernel(); break;
+      case KernelMode::kColumn: body = ColumnKernel(); break;
+    }
+    GeneratedKernel kernel;
+    kernel.name = std::string(kEntry);
+    kernel.slots = ctx_.slots();
+    const size_t n = std::max<size_t>(1, kernel.slots.size());
+    std::string& s = kernel.source;
+    s = std::string(CudaPrelude());
+    s += fmt::format("\n// {}\nstruct Params {{ unsigned long long s[{}]; }};\n", spec_.signature,
+                     n);
+    s += fmt::format("typedef {} idx;\n\n", spec_.index64 ? "long long" : "int");
+    s += fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}(const Params p) {{\n",
+                     spec_.threads, kEntry);
+    s += ctx_.Pointers();
+    s += body;
+    s += "}\n";
+    return kernel;
+  }
+
+ private:
+  std::string BlockKernel() {
+    const auto b = static_cast<uint32_t>(spec_.block);
+    const int w = spec_.width;
+    std::string s;
+    s += fmt::format("  const idx count = (idx){};\n",
+                     ctx_.S({.kind = Slot::Kind::kCount, .block = static_cast<int>(b)}));
+    s += fmt::format("  const idx nvec = count / {};\n", w);
+    s += "  const idx stride = (idx)gridDim.x * blockDim.x;\n";
+    s += "  for (idx v = (idx)blockIdx.x * blockDim.x + threadIdx.x; v < nvec; v += stride) {\n";
+    s += fmt::format("    const idx pos = v * {};\n", w);
+    s += ctx_.Block(b, {.lanes = w, .pos = "pos", .indent = 4});
+    s += "  }\n";
+    if (w > 1) {
+      s += "  for (idx pos = nvec * " + std::to_string(w) +
+           " + (idx)blockIdx.x * blockDim.x + threadIdx.x; pos < count; pos += stride) {\n";
+      s += ctx_.Block(b, {.lanes = 1, .pos = "pos", .indent = 4});
+      s += "  }\n";
+    }
+    return s;
+  }
+
+  std::string ReduceSizes() {
+    std::string s;
+    s += fmt::format("  const idx units = (idx){};\n", ctx_.S({.kind = Slot::Kind::kUnits}));
+    s += fmt::format("  const idx L = (idx){};\n", ctx_.S({.kind = Slot::Kind::kLength}));
+    return s;
+  }
+
+  bool RereadsOutputs() const {
+    for (const FuseBlock& block : trace_.blocks) {
+      for (const auto* ops : {&block.reads, &block.ops, &block.writes}) {
+        for (const FuseOp& op : *ops) {
+          for (int k = 0; k < FuseOpArity(op.kind); ++k) {
+            if (op.args[k].kind == FuseArgKind::kOutput) return true;
+          }
+        }
+      }
+    }
+    return false;
+  }
+
+  std::string RowKernel() {
+    const int w = spec_.width;
+    std::string s;
+    s += "  extern __shared__ __align__(16) unsigned char ember_smem[];\n";
+    s += "  __shared__ double ember_rd[32];\n  __shared__ i64 ember_rl[32];\n";
+    s += "  __shared__ i64 ember_rx[32];\n";
+    s += "  (void)ember_rd;\n  (void)ember_rl;\n  (void)ember_rx;\n";
+    s += ReduceSizes();
+    s += ctx_.SharedArrays();
+    const bool sync = RereadsOutputs();
+    s += "  for (idx u = blockIdx.x; u < units; u += gridDim.x) {\n";
+    s += ctx_.RegisterHandovers(4);
+    for (uint32_t b = 0; b < trace_.blocks.size(); ++b) {
+      const std::optional<size_t> stage = ctx_.StageFrom(b);
+      if (spec_.full[b]) {
+        if (stage) s += ctx_.StartAccumulator(*stage, 4);
+        s += fmt::format(
+            "    for (idx i = (idx)threadIdx.x * {}; i < L; i += (idx)blockDim.x * {}) {{\n", w, w);
+        s += "      const idx pos = u * L + i;\n";
+        s += ctx_.Block(b, {.lanes = w, .pos = "pos", .row = "i", .indent = 6});
+        s += "    }\n";
+        if (stage) s += ctx_.FinishAccumulator(*stage, true, 4);
+      } else {
+        s += "    {\n      const idx pos = u;\n      (void)pos;\n";
+        s += ctx_.Block(
+            b, {.lanes = 1, .pos = "pos", .row = "0", .guard = "threadIdx.x == 0", .indent = 6});
+        s += "    }\n";
+        if (stage) throw Error("a reduce stage from a reduced block");
+      }
+      if (sync) s += "    __syncthreads();\n";
+    }
+    s += "  }\n";
+    return s;
+  }
+
+  std::string ColumnKernel() {
+    std::string s;
+    s += ReduceSizes();
+    s += fmt::format("  const idx inner = (idx){};\n", ctx_.S({.kind = Slot::Kind::kInner}));
+    s += "  const idx columns = units * inner;\n";
+    s += "  for (idx col = (idx)blockIdx.x * blockDim.x + threadIdx.x; col < columns;\n";
+    s += "       col += (idx)gridDim.x * blockDim.x) {\n";
+    s += "    const idx u = col / inner, j = col % inner;\n";
+    s += ctx_.RegisterHandovers(4);
+    for (uint32_t b = 0; b < trace_.blocks.size(); ++b) {
+      const std::optional<size_t> stage = ctx_.StageFrom(b);
+      if (spec_.full[b]) {
+        if (stage) s += ctx_.StartAccumulator(*stage, 4);
+        s += "    for (idx a = 0; a < L; ++a) {\n";
+        s += "      const idx pos = (u * L + a) * inner + j;\n";
+        s += ctx_.Block(b, {.lanes = 1, .pos = "pos", .row = "a", .indent = 6});
+        s += "    }\n";
+        if (stage) s += ctx_.FinishAccumulator(*stage, false, 4);
+      } else {
+        s += "    {\n      const idx pos = u * inner + j;\n      (void)pos;\n";
+        s += ctx_.Block(b, {.lanes = 1, .pos = "pos", .row = "0", .indent = 6});
+        s += "    }\n";
+        if (stage) throw Error("a reduce stage from a reduced block");
+      }
+    }
+    s += "  }\n";
+    return s;
+  }
+
+  const FuseTrace& trace_;
+  const KernelSpec& spec_;
+  KernelContext ctx_;
+};
+
+}  // namespace
+
+GeneratedKernel GenerateKernel(const FuseTrace& trace, const KernelSpec& spec) {
+  return KernelWriter(trace, spec).Write();
+}
+
+std::vector<uint64_t> KernelArguments(const TraceLaunch& launch, const TracePlan& plan,
+                                      const std::vector<Slot>& slots) {
+  std::vector<const BoundTensor*> tensors;
+  for (const auto* list : {&launch.inputs, &launch.views, &launch.outputs}) {
+    for (const BoundTensor& t : *list) tensors.push_back(&t);
+  }
+  if (launch.matmul_result) tensors.push_back(&*launch.matmul_result);
+  for (const BoundTensor& t : launch.scratch) tensors.push_back(&t);
+  if (launch.scratch.size() != plan.scratch.size()) {
+    throw Error("fused launch without its scratch buffers");
+  }
+  std::optional<ReduceLayout> layout;
+  std::map<std::pair<int, int>, std::vector<int64_t>> strides;  // (tensor, block)
+  std::vector<uint64_t> values;
+  values.reserve(slots.size() + 1);
+  for (const Slot& slot : slots) {
+    switch (slot.kind) {
+      case Slot::Kind::kAddress: values.push_back(tensors.at(slot.tensor)->address); break;
+      case Slot::Kind::kStride: {
+        auto [it, fresh] = strides.try_emplace({slot.tensor, slot.block});
+        if (fresh) {
+          it->second = StridesOver(*tensors.at(slot.tensor), launch.block_shapes.at(slot.block));
+        }
+        values.push_back(static_cast<uint64_t>(it->second.at(slot.dim)));
+        break;
+      }
+      case Slot::Kind::kRefDim:
+        values.push_back(static_cast<uint64_t>(launch.block_shapes.at(slot.block).at(slot.dim)));
+        break;
+      case Slot::Kind::kCount:
+        values.push_back(static_cast<uint64_t>(Positions(launch.block_shapes.at(slot.block))));
+        break;
+      case Slot::Kind::kUnits:
+      case Slot::Kind::kLength:
+      case Slot::Kind::kInner: {
+        if (!layout) layout = MakeReduceLayout(launch);
+        const int64_t v = slot.kind == Slot::Kind::kUnits    ? layout->units
+                          : slot.kind == Slot::Kind::kLength ? layout->length
+                                                             : layout->inner;
+        values.push_back(static_cast<uint64_t>(v));
+        break;
+      }
+      case Slot::Kind::kScalar:
+        values.push_back(ScalarSlotValue(launch.scalars.at(slot.index), slot.dtype, false));
+        break;
+      case Slot::Kind::kFill:
+        values.push_back(ScalarSlotValue(launch.scalars.at(slot.index), slot.dtype, true));
+        break;
+    }
+  }
+  if (values.empty()) values.push_back(0);
+  return values;
+}
+
+}  // namespace ember::codegen

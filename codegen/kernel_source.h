@@ -1,0 +1,46 @@
+// GenerateKernel: the CUDA C++ of one kernel of a TracePlan, and KernelArguments: its slot
+// values for one launch (Note [Kernel arguments], kernel_plan.h).
+//
+// Note [Kernel modes]
+//   kBlock   one block of a trace over its reference shape; a grid-stride loop in which each
+//            thread takes `width` consecutive positions (a 16-byte vector of the smallest
+//            element), then a scalar tail. Linear tensors move as vectors; the others index
+//            through coordinates. Elementwise traces run one such kernel per block, in order;
+//            a matmul trace runs its epilogue block so, reading the product as a tensor.
+//   kRow     a reduce along the last axis: one thread block per row (a grid-stride loop over
+//            rows) runs every block of the trace in order. Full blocks loop over the row in
+//            vectors; each reduce stage folds per thread, then across the block; reduced
+//            blocks run on every thread (their values are then registers every thread has)
+//            and only thread 0 stores. Values full blocks hand over stay in shared memory, so
+//            softmax and layernorm read and write their data once; a row too long for it
+//            uses scratch buffers.
+//   kColumn  a reduce along another axis: one thread per column (outer x inner), looping
+//            along the axis in order, so the fold order is the CPU's. Full-block handovers go
+//            through scratch buffers.
+// Every op, load and store follows the CPU's rules (prelude.cpp); each op's result is rounded
+// to its local's dtype, so a chain computes what the unfused ops compute.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel_plan.h"
+
+namespace ember::codegen {
+
+struct GeneratedKernel {
+  std::string name;    // the extern "C" entry point
+  std::string source;  // complete CUDA C++ (prelude included)
+  std::vector<Slot> slots;
+};
+
+// REQUIRES: `spec` came from PlanTrace for a launch of `trace`. Throws ember::Error for a block
+// that reads a local nothing wrote or writes where it cannot.
+GeneratedKernel GenerateKernel(const FuseTrace& trace, const KernelSpec& spec);
+
+// The slot values of `kernel` for `launch` (launch.scratch bound). Each is 8 bytes.
+std::vector<uint64_t> KernelArguments(const TraceLaunch& launch, const TracePlan& plan,
+                                      const std::vector<Slot>& slots);
+
+}  // namespace ember::codegen

@@ -1,0 +1,507 @@
+#include "codegen/plan_trace.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <utility>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <ember/error.h>
+
+namespace ember::codegen {
+namespace {
+
+constexpr int kBlockThreads = 256;
+// Grid-stride kernels launch at most this many blocks per multiprocessor: enough resident
+// warps to keep 16-byte loads in flight, few enough that each thread loops a while.
+constexpr int64_t kBlocksPerMultiprocessor = 16;
+// Shared memory kept back from handover arrays for the reduction's partials.
+constexpr int kReduceSharedBytes = 1024;
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int DomainBytes(DType dtype) { return IsFloat(dtype) ? 4 : 8; }
+
+// The largest element offset a tensor reaches, plus one.
+int64_t Span(const BoundTensor& t) {
+  int64_t span = 1;
+  for (size_t d = 0; d < t.shape.size(); ++d) {
+    if (t.shape[d] == 0) return 0;
+    span += (t.shape[d] - 1) * (t.strides[d] < 0 ? -t.strides[d] : t.strides[d]);
+  }
+  return span;
+}
+
+bool IsContiguous(const BoundTensor& t) {
+  int64_t expected = 1;
+  for (size_t d = t.shape.size(); d-- > 0;) {
+    if (t.shape[d] == 1) continue;
+    if (t.strides[d] != expected) return false;
+    expected *= t.shape[d];
+  }
+  return true;
+}
+
+// Every kernel tensor, numbered as TraceLaunch says.
+struct TensorTable {
+  std::vector<const BoundTensor*> tensors;
+  int views = 0, outputs = 0, matmul = -1, first_scratch = 0;
+};
+
+TensorTable MakeTable(const TraceLaunch& launch) {
+  TensorTable table;
+  for (const BoundTensor& t : launch.inputs) table.tensors.push_back(&t);
+  table.views = static_cast<int>(table.tensors.size());
+  for (const BoundTensor& t : launch.views) table.tensors.push_back(&t);
+  table.outputs = static_cast<int>(table.tensors.size());
+  for (const BoundTensor& t : launch.outputs) table.tensors.push_back(&t);
+  if (launch.matmul_result) {
+    table.matmul = static_cast<int>(table.tensors.size());
+    table.tensors.push_back(&*launch.matmul_result);
+  }
+  table.first_scratch = static_cast<int>(table.tensors.size());
+  return table;
+}
+
+void CheckLaunch(const TraceLaunch& launch) {
+  const FuseTrace& trace = *launch.trace;
+  const FuseResources& r = trace.resources;
+  if (launch.inputs.size() != r.inputs.size() || launch.views.size() != r.views.size() ||
+      launch.outputs.size() != r.outputs.size() || launch.scalars.size() != r.scalars.size() ||
+      launch.block_shapes.size() != trace.blocks.size() ||
+      launch.matmul_result.has_value() != trace.matmul.has_value()) {
+    throw Error("fused launch does not match its trace");
+  }
+  auto check = [](const BoundTensor& t) {
+    if (t.strides.size() != t.shape.size()) throw Error("fused tensor without strides");
+  };
+  for (const auto* list : {&launch.inputs, &launch.views, &launch.outputs}) {
+    for (const BoundTensor& t : *list) check(t);
+  }
+  if (trace.matmul && (trace.blocks.size() != 1 || !trace.reduces.empty())) {
+    throw Error("a fused matmul needs exactly one block and no reduce stage");
+  }
+}
+
+template <typename Fn>
+void ForEachArg(const FuseBlock& block, Fn&& fn) {
+  for (const auto* ops : {&block.reads, &block.ops, &block.writes}) {
+    for (const FuseOp& op : *ops) {
+      for (int k = 0; k < FuseOpArity(op.kind); ++k) fn(op.args[k], false);
+      fn(op.out, true);
+    }
+  }
+}
+
+class Planner {
+ public:
+  explicit Planner(const TraceLaunch& launch)
+      : launch_(launch), trace_(*launch.trace), table_(MakeTable(launch)) {}
+
+  TracePlan Plan() {
+    CheckLaunch(launch_);
+    plan_.first_scratch_tensor = table_.first_scratch;
+    if (trace_.reduces.empty()) {
+      PlanBlocks();
+    } else {
+      PlanReduce();
+    }
+    return std::move(plan_);
+  }
+
+ private:
+  // The kernel tensor an argument names, or -1 (locals, scalars, handovers in registers).
+  int TensorOf(const FuseArg& arg, uint32_t block) const {
+    switch (arg.kind) {
+      case FuseArgKind::kInput: return Checked(arg.pos, table_.views);
+      case FuseArgKind::kInputView:
+        return table_.views + Checked(arg.pos, table_.outputs - table_.views);
+      case FuseArgKind::kOutput:
+        return table_.outputs + Checked(arg.pos, static_cast<int>(launch_.outputs.size()));
+      case FuseArgKind::kMultiBlockLocal: {
+        for (const Handover& h : handovers_) {
+          if (h.block == arg.block && h.pos == arg.pos &&
+              h.storage == Handover::Storage::kScratch) {
+            return table_.first_scratch + h.scratch;
+          }
+        }
+        return -1;
+      }
+      case FuseArgKind::kLocal:
+        if (trace_.matmul && block == 0 && arg == trace_.matmul->output) return table_.matmul;
+        return -1;
+      case FuseArgKind::kScalar:
+        if (arg.pos >= launch_.scalars.size())
+          throw Error("fused trace refers to a missing scalar");
+        return -1;
+      case FuseArgKind::kLiteral: return -1;
+    }
+    return -1;
+  }
+
+  static int Checked(uint32_t pos, int size) {
+    if (pos >= static_cast<uint32_t>(size)) {
+      throw Error(fmt::format("fused trace refers to tensor {} of {}", pos, size));
+    }
+    return static_cast<int>(pos);
+  }
+
+  const BoundTensor& Tensor(int t) const {
+    if (t >= table_.first_scratch) return scratch_tensors_[t - table_.first_scratch];
+    return *table_.tensors[t];
+  }
+
+  int NumTensors() const { return table_.first_scratch + static_cast<int>(plan_.scratch.size()); }
+
+  // Scratch buffers as tensors over `shape`, so the access rules treat them like any other.
+  void AddScratchTensors(const std::vector<Shape>& shapes) {
+    for (size_t s = 0; s < plan_.scratch.size(); ++s) {
+      BoundTensor t{.dtype = plan_.scratch[s].dtype, .shape = shapes[s]};
+      t.strides.resize(t.shape.size());
+      int64_t stride = 1;
+      for (size_t d = t.shape.size(); d-- > 0;) {
+        t.strides[d] = stride;
+        stride *= t.shape[d];
+      }
+      t.address = 256;  // the backend's allocations are 256-byte aligned
+      scratch_tensors_.push_back(std::move(t));
+    }
+  }
+
+  // Tensors block b touches.
+  std::vector<int> Touched(uint32_t b) const {
+    std::vector<int> touched;
+    ForEachArg(trace_.blocks[b], [&](const FuseArg& arg, bool) {
+      const int t = TensorOf(arg, b);
+      if (t >= 0 && std::find(touched.begin(), touched.end(), t) == touched.end()) {
+        touched.push_back(t);
+      }
+    });
+    if (trace_.matmul && b == 0 &&
+        std::find(touched.begin(), touched.end(), table_.matmul) == touched.end()) {
+      touched.push_back(table_.matmul);
+    }
+    return touched;
+  }
+
+  // True when `t` seen from `ref` is the reference itself (linear) or one element (uniform).
+  bool IsPlain(const BoundTensor& t, const Shape& ref) const {
+    const std::vector<int64_t> strides = StridesOver(t, ref);
+    if (std::all_of(strides.begin(), strides.end(), [](int64_t s) { return s == 0; })) return true;
+    return t.shape == ref && IsContiguous(t);
+  }
+
+  // The widest vector every tensor of the block allows: 16 bytes of its smallest element,
+  // narrowed until it divides `row` when some tensor needs coordinates.
+  int ChooseWidth(const std::vector<int>& touched, const Shape& ref, int64_t row,
+                  bool need_row) const {
+    int smallest = 8;
+    bool coordinates = false;
+    for (int t : touched) {
+      smallest = std::min(smallest, DTypeSize(Tensor(t).dtype));
+      if (!IsPlain(Tensor(t), ref)) coordinates = true;
+    }
+    int width = std::min(16, 16 / smallest);
+    if (Positions(ref) <= 1) return 1;
+    if (coordinates || need_row) {
+      while (width > 1 && row % width != 0) width /= 2;
+    }
+    return width;
+  }
+
+  Access AccessOf(const BoundTensor& t, const Shape& ref, int width, bool write) const {
+    if (write && t.shape.size() != ref.size()) {
+      throw Error(
+          fmt::format("a fused block over {} cannot write a tensor of shape {}", ref, t.shape));
+    }
+    const std::vector<int64_t> strides = StridesOver(t, ref);
+    const bool all_zero =
+        std::all_of(strides.begin(), strides.end(), [](int64_t s) { return s == 0; });
+    const uint64_t vector_bytes = static_cast<uint64_t>(width) * DTypeSize(t.dtype);
+    const bool aligned = width > 1 && t.address % vector_bytes == 0;
+    if (all_zero && !write) return Access::kUniform;
+    if (t.shape == ref && IsContiguous(t)) return aligned ? Access::kVector : Access::kLinear;
+    if (width == 1 || strides.empty()) return Access::kStrided;
+    if (strides.back() == 0 && !write) return Access::kSplat;
+    const bool rows_aligned =
+        std::all_of(strides.begin(), strides.end() - 1, [&](int64_t s) { return s % width == 0; });
+    if (strides.back() == 1 && aligned && rows_aligned) return Access::kRowVector;
+    return Access::kStrided;
+  }
+
+  void SetAccess(KernelSpec& spec, uint32_t b, const Shape& ref, int width) const {
+    spec.access[b].assign(NumTensors(), Access::kNone);
+    std::vector<bool> written(NumTensors(), false);
+    ForEachArg(trace_.blocks[b], [&](const FuseArg& arg, bool is_out) {
+      const int t = TensorOf(arg, b);
+      if (t >= 0 && is_out) written[t] = true;
+    });
+    for (int t : Touched(b)) spec.access[b][t] = AccessOf(Tensor(t), ref, width, written[t]);
+  }
+
+  void FinishSpec(KernelSpec& spec, const std::vector<int64_t>& counts) const {
+    spec.dtypes.clear();
+    spec.unaliased.clear();
+    for (int t = 0; t < NumTensors(); ++t) {
+      spec.dtypes.push_back(Tensor(t).dtype);
+      bool alone = t < table_.first_scratch;  // scratch addresses are not known yet: alone
+      for (int o = 0; o < table_.first_scratch && alone; ++o) {
+        alone = o == t || Tensor(o).address != Tensor(t).address;
+      }
+      spec.unaliased.push_back(alone || t >= table_.first_scratch);
+    }
+    int64_t largest = 0;
+    for (int64_t c : counts) largest = std::max(largest, c);
+    for (int t = 0; t < NumTensors(); ++t) largest = std::max(largest, Span(Tensor(t)));
+    // Headroom for the position of the last thread's vector past the end.
+    spec.index64 = largest + 64 * 1024 > std::numeric_limits<int32_t>::max();
+    std::string& s = spec.signature;
+    s = fmt::format("mode={} block={} width={} index64={} threads={} shared={}",
+                    static_cast<int>(spec.mode), spec.block, spec.width, spec.index64, spec.threads,
+                    spec.shared_handover);
+    for (size_t b = 0; b < spec.access.size(); ++b) {
+      s += fmt::format(" b{}:", b);
+      for (Access a : spec.access[b]) s += static_cast<char>('0' + static_cast<int>(a));
+    }
+    s += " dt:";
+    for (DType d : spec.dtypes) s += static_cast<char>('a' + static_cast<int>(d));
+    s += " ua:";
+    for (bool u : spec.unaliased) s += u ? '1' : '0';
+    s += " full:";
+    for (bool f : spec.full) s += f ? '1' : '0';
+  }
+
+  // Traces without reduce stages: one kernel per block, in order (a later block may re-read
+  // what an earlier one wrote; the launches are ordered on one stream).
+  void PlanBlocks() {
+    const std::vector<bool> full(trace_.blocks.size(), true);
+    handovers_ = FindHandovers(trace_, KernelMode::kBlock, false, full);
+    std::vector<Shape> shapes;
+    for (Handover& h : handovers_) {
+      const Shape& shape = launch_.block_shapes[h.block];
+      plan_.scratch.push_back({.dtype = h.dtype, .positions = Positions(shape)});
+      shapes.push_back(shape);
+    }
+    AddScratchTensors(shapes);
+    for (const FuseBlock& block : trace_.blocks) {
+      ForEachArg(block, [&](const FuseArg& arg, bool) {
+        if (arg.kind != FuseArgKind::kMultiBlockLocal) return;
+        const Shape& writer = launch_.block_shapes.at(arg.block);
+        const auto b = static_cast<size_t>(&block - trace_.blocks.data());
+        if (writer != launch_.block_shapes[b]) {
+          throw Error(fmt::format("block {} over {} reads a value of block {} over {}", b,
+                                  launch_.block_shapes[b], arg.block, writer));
+        }
+      });
+    }
+    for (uint32_t b = 0; b < trace_.blocks.size(); ++b) {
+      const Shape& ref = launch_.block_shapes[b];
+      const int64_t count = Positions(ref);
+      bool writes = false;
+      ForEachArg(trace_.blocks[b], [&](const FuseArg& arg, bool is_out) {
+        if (is_out &&
+            (arg.kind == FuseArgKind::kOutput || arg.kind == FuseArgKind::kMultiBlockLocal)) {
+          writes = true;
+        }
+      });
+      // burn skips a launch that writes nothing (engine/launch/executor.rs); so does ember.
+      if (!writes || count == 0) continue;
+      KernelSpec spec{.mode = KernelMode::kBlock, .block = static_cast<int>(b)};
+      spec.full = full;
+      const std::vector<int> touched = Touched(b);
+      spec.width = ChooseWidth(touched, ref, ref.empty() ? 1 : ref.back(), false);
+      spec.access.resize(trace_.blocks.size());
+      SetAccess(spec, b, ref, spec.width);
+      spec.threads = kBlockThreads;
+      const int64_t vectors = CeilDiv(count, spec.width);
+      spec.grid = std::clamp<int64_t>(CeilDiv(vectors, spec.threads), 1,
+                                      launch_.limits.multiprocessors * kBlocksPerMultiprocessor);
+      FinishSpec(spec, {count});
+      plan_.kernels.push_back(std::move(spec));
+    }
+  }
+
+  void PlanReduce() {
+    const ReduceLayout layout = MakeReduceLayout(launch_);
+    const Shape& full_shape = launch_.block_shapes[trace_.reduces.front().from];
+    const bool row = layout.inner == 1;
+    KernelSpec spec{.mode = row ? KernelMode::kRow : KernelMode::kColumn};
+    // Full blocks: which tensors, and the vector width along a row.
+    std::vector<int> full_touched;
+    for (uint32_t b = 0; b < trace_.blocks.size(); ++b) {
+      if (!layout.full[b]) continue;
+      for (int t : Touched(b)) full_touched.push_back(t);
+    }
+    // Shared memory for the full blocks' handovers, when a row of them fits.
+    int handover_bytes = 0;
+    for (const Handover& h : FindHandovers(trace_, KernelMode::kRow, true, layout.full)) {
+      if (h.storage == Handover::Storage::kShared) handover_bytes += DomainBytes(h.dtype);
+    }
+    const int64_t shared = layout.length * handover_bytes;
+    spec.shared_handover = row && shared + kReduceSharedBytes <= launch_.limits.max_shared_memory;
+    handovers_ = FindHandovers(trace_, spec.mode, spec.shared_handover, layout.full);
+    std::vector<Shape> shapes;
+    for (const Handover& h : handovers_) {
+      if (h.storage != Handover::Storage::kScratch) continue;
+      plan_.scratch.push_back({.dtype = h.dtype, .positions = Positions(full_shape)});
+      shapes.push_back(full_shape);
+    }
+    AddScratchTensors(shapes);
+    // Scratch tensors are touched by full blocks too.
+    for (uint32_t b = 0; b < trace_.blocks.size(); ++b) {
+      if (!layout.full[b]) continue;
+      for (int t : Touched(b)) full_touched.push_back(t);
+    }
+    spec.width = row ? ChooseWidth(full_touched, full_shape, layout.length, true) : 1;
+    spec.full = layout.full;
+    spec.access.resize(trace_.blocks.size());
+    for (uint32_t b = 0; b < trace_.blocks.size(); ++b) {
+      SetAccess(spec, b, launch_.block_shapes[b], layout.full[b] ? spec.width : 1);
+    }
+    CheckOutputReads(layout);
+    const int64_t sms = launch_.limits.multiprocessors;
+    if (row) {
+      const int64_t vectors = CeilDiv(layout.length, spec.width);
+      int threads = 32;
+      while (threads < 512 && threads < vectors) threads *= 2;
+      spec.threads = threads;
+      spec.grid = std::clamp<int64_t>(layout.units, 1, sms * 64);
+      spec.shared_bytes =
+          spec.shared_handover ? static_cast<int>(shared) + kReduceSharedBytes : kReduceSharedBytes;
+    } else {
+      spec.threads = kBlockThreads;
+      spec.grid = std::clamp<int64_t>(CeilDiv(layout.units * layout.inner, spec.threads), 1,
+                                      sms * kBlocksPerMultiprocessor);
+      spec.shared_bytes = 0;
+    }
+    FinishSpec(spec, {Positions(full_shape)});
+    plan_.kernels.push_back(std::move(spec));
+  }
+
+  // A block may re-read an output an earlier block wrote only where the same row (kRow) or
+  // the same thread (kColumn) wrote it: the output has the full or the reduced shape.
+  void CheckOutputReads(const ReduceLayout& layout) const {
+    const Shape& full_shape = launch_.block_shapes[trace_.reduces.front().from];
+    Shape reduced = full_shape;
+    reduced[layout.axis] = 1;
+    for (uint32_t b = 0; b < trace_.blocks.size(); ++b) {
+      ForEachArg(trace_.blocks[b], [&](const FuseArg& arg, bool is_out) {
+        if (is_out || arg.kind != FuseArgKind::kOutput) return;
+        const Shape& shape = launch_.outputs.at(arg.pos).shape;
+        if (shape != full_shape && shape != reduced) {
+          throw Error(fmt::format("block {} re-reads output {} of shape {} across rows", b, arg.pos,
+                                  shape));
+        }
+      });
+    }
+  }
+
+  const TraceLaunch& launch_;
+  const FuseTrace& trace_;
+  TensorTable table_;
+  TracePlan plan_;
+  std::vector<Handover> handovers_;
+  std::vector<BoundTensor> scratch_tensors_;
+};
+
+}  // namespace
+
+int64_t Positions(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+std::vector<int64_t> StridesOver(const BoundTensor& tensor, const Shape& ref) {
+  const Shape& shape = tensor.shape;
+  if (shape.size() > ref.size()) {
+    throw Error(fmt::format("a tensor of shape {} does not broadcast to {}", shape, ref));
+  }
+  std::vector<int64_t> strides(ref.size(), 0);
+  const size_t lead = ref.size() - shape.size();
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == ref[lead + d] && shape[d] != 1) {
+      strides[lead + d] = tensor.strides[d];
+    } else if (shape[d] != 1) {
+      throw Error(fmt::format("a tensor of shape {} does not broadcast to {}", shape, ref));
+    }
+  }
+  return strides;
+}
+
+std::vector<Handover> FindHandovers(const FuseTrace& trace, KernelMode mode, bool shared,
+                                    const std::vector<bool>& full) {
+  std::vector<Handover> found;
+  int scratch = 0;
+  auto add = [&](const FuseArg& arg) {
+    for (const Handover& h : found) {
+      if (h.block == arg.block && h.pos == arg.pos) return;
+    }
+    if (arg.block >= trace.blocks.size()) throw Error("a handover from a missing block");
+    Handover h{.block = arg.block, .pos = arg.pos, .dtype = arg.dtype};
+    const bool from_full = full.at(arg.block);
+    if (mode == KernelMode::kBlock || (from_full && !(mode == KernelMode::kRow && shared))) {
+      h.storage = Handover::Storage::kScratch;
+      h.scratch = scratch++;
+    } else {
+      h.storage = from_full ? Handover::Storage::kShared : Handover::Storage::kRegister;
+    }
+    found.push_back(h);
+  };
+  for (const FuseBlock& block : trace.blocks) {
+    ForEachArg(block, [&](const FuseArg& arg, bool is_out) {
+      if (!is_out && arg.kind == FuseArgKind::kMultiBlockLocal) add(arg);
+    });
+  }
+  return found;
+}
+
+ReduceLayout MakeReduceLayout(const TraceLaunch& launch) {
+  const FuseTrace& trace = *launch.trace;
+  const size_t blocks = trace.blocks.size();
+  const ReduceStage& first = trace.reduces.front();
+  if (first.from + 1 >= blocks) throw Error(fmt::format("reduce from block {}", first.from));
+  const Shape& full = launch.block_shapes[first.from];
+  const auto rank = static_cast<int64_t>(full.size());
+  const int64_t axis = first.axis < 0 ? first.axis + rank : first.axis;
+  if (axis < 0 || axis >= rank) {
+    throw Error(fmt::format("reduce axis {} of rank {}", first.axis, rank));
+  }
+  Shape reduced = full;
+  reduced[axis] = 1;
+  int64_t previous = -1;
+  for (const ReduceStage& stage : trace.reduces) {
+    const int64_t from = stage.from;
+    const int64_t stage_axis = stage.axis < 0 ? stage.axis + rank : stage.axis;
+    if (from <= previous || from + 1 >= static_cast<int64_t>(blocks) || stage_axis != axis ||
+        launch.block_shapes[from] != full || launch.block_shapes[from + 1] != reduced ||
+        stage.input.kind != FuseArgKind::kMultiBlockLocal || stage.input.block != stage.from ||
+        stage.output.kind != FuseArgKind::kLocal) {
+      throw Error(fmt::format("reduce stage from block {} does not reduce {} along axis {}", from,
+                              full, axis));
+    }
+    previous = from;
+  }
+  ReduceLayout layout;
+  layout.axis = axis;
+  layout.length = full[axis];
+  for (int64_t d = 0; d < axis; ++d) layout.units *= full[d];
+  for (int64_t d = axis + 1; d < rank; ++d) layout.inner *= full[d];
+  for (size_t b = 0; b < blocks; ++b) {
+    const Shape& shape = launch.block_shapes[b];
+    if (shape != full && shape != reduced) {
+      throw Error(fmt::format("block {} over {} is neither {} nor {}", b, shape, full, reduced));
+    }
+    layout.full.push_back(shape == full);
+  }
+  return layout;
+}
+
+TracePlan PlanTrace(const TraceLaunch& launch) {
+  if (launch.trace == nullptr) throw Error("fused launch without a trace");
+  return Planner(launch).Plan();
+}
+
+}  // namespace ember::codegen

@@ -1,0 +1,123 @@
+// trace:
+//   input 0: t0 [1,2]
+//   input 1: t1 [1,2]
+//   output 0: t9 [1,2]
+//   scalar 0: placeholder 0 as f32
+//   block 0 over [1,2]:
+//     read  l0:f32 = Assign(in0:f32)
+//     read  l1:f32 = Assign(in1:f32)
+//     op    l2:f32 = Add(l0:f32, l1:f32)
+//     write b0.v0:f32 = Assign(l2:f32)
+//   reduce Mean axis 1 of b0.v0:f32 -> l0:f32 (acc f32)
+//   block 1 over [1,0]:
+//     write b1.v0:f32 = Assign(l0:f32)
+//   block 2 over [1,2]:
+//     op    l0:f32 = Sub(b0.v0:f32, b1.v0:f32)
+//     op    l1:f32 = Mul(l0:f32, l0:f32)
+//     write b2.v1:f32 = Assign(l0:f32)
+//     write b2.v0:f32 = Assign(l1:f32)
+//   reduce Mean axis 1 of b2.v0:f32 -> l0:f32 (acc f32)
+//   block 3 over [1,0]:
+//     op    l1:f32 = Add(l0:f32, s0:f32)
+//     op    l2:f32 = Sqrt(l1:f32)
+//     write b3.v0:f32 = Assign(l2:f32)
+//   block 4 over [1,2]:
+//     op    l0:f32 = Div(b2.v1:f32, b3.v0:f32)
+//     write out0:f32 = Assign(l0:f32)
+// kernel 0: grid 512 x 256 threads, 9216 bytes of shared memory
+// <prelude: codegen/prelude.cpp>
+
+// mode=1 block=0 width=4 index64=false threads=256 shared=true b0:220 b1:000 b2:000 b3:000 b4:002 dt:aaa ua:111 full:10101
+struct Params { unsigned long long s[3]; };
+typedef int idx;
+
+extern "C" __global__ void __launch_bounds__(256) ember_fused(const Params p) {
+  const float* __restrict__ t0 = (const float*)p.s[3];
+  const float* __restrict__ t1 = (const float*)p.s[4];
+  float* __restrict__ t2 = (float*)p.s[5];
+  extern __shared__ __align__(16) unsigned char ember_smem[];
+  __shared__ double ember_rd[32];
+  __shared__ i64 ember_rl[32];
+  __shared__ i64 ember_rx[32];
+  (void)ember_rd;
+  (void)ember_rl;
+  (void)ember_rx;
+  const idx units = (idx)p.s[0];
+  const idx L = (idx)p.s[1];
+  float* sh0_0 = (float*)(ember_smem + 0);
+  float* sh2_1 = (float*)(ember_smem + 0 + L * 4);
+  for (idx u = blockIdx.x; u < units; u += gridDim.x) {
+    float h1_0 = 0;
+    float h3_0 = 0;
+    ember_acc<double> acc0 = ember_acc_start<1, double>();
+    for (idx i = (idx)threadIdx.x * 4; i < L; i += (idx)blockDim.x * 4) {
+      const idx pos = u * L + i;
+      {
+        float v0[4];
+        { float raw[4]; ember_load<4>(t0 + pos, raw); _Pragma("unroll") for (int l = 0; l < 4; ++l) { v0[l] = ember_f(raw[l]); } }
+        float v1[4];
+        { float raw[4]; ember_load<4>(t1 + pos, raw); _Pragma("unroll") for (int l = 0; l < 4; ++l) { v1[l] = ember_f(raw[l]); } }
+        float v2[4];
+        _Pragma("unroll") for (int l = 0; l < 4; ++l) { v2[l] = (v0[l] + v1[l]); }
+        _Pragma("unroll") for (int l = 0; l < 4; ++l) { ember_fold<1>(acc0, (double)v2[l], (i64)(i + l)); }
+        _Pragma("unroll") for (int l = 0; l < 4; ++l) { sh0_0[i + l] = v2[l]; }
+      }
+    }
+    acc0 = ember_block_reduce<1>(acc0, ember_rd, ember_rx);
+    const float rs0 = ember_finish_f<1>(acc0, (i64)L);
+    {
+      const idx pos = u;
+      (void)pos;
+      {
+        float v0[1];
+        { const int l = 0; v0[l] = rs0; }
+        h1_0 = v0[0];
+      }
+    }
+    ember_acc<double> acc1 = ember_acc_start<1, double>();
+    for (idx i = (idx)threadIdx.x * 4; i < L; i += (idx)blockDim.x * 4) {
+      const idx pos = u * L + i;
+      {
+        float v0[4];
+        _Pragma("unroll") for (int l = 0; l < 4; ++l) { v0[l] = sh0_0[i + l]; }
+        float v1[4];
+        _Pragma("unroll") for (int l = 0; l < 4; ++l) { v1[l] = h1_0; }
+        float v2[4];
+        _Pragma("unroll") for (int l = 0; l < 4; ++l) { v2[l] = (v0[l] - v1[l]); }
+        float v3[4];
+        _Pragma("unroll") for (int l = 0; l < 4; ++l) { v3[l] = (v2[l] * v2[l]); }
+        _Pragma("unroll") for (int l = 0; l < 4; ++l) { sh2_1[i + l] = v2[l]; }
+        _Pragma("unroll") for (int l = 0; l < 4; ++l) { ember_fold<1>(acc1, (double)v3[l], (i64)(i + l)); }
+      }
+    }
+    acc1 = ember_block_reduce<1>(acc1, ember_rd, ember_rx);
+    const float rs1 = ember_finish_f<1>(acc1, (i64)L);
+    {
+      const idx pos = u;
+      (void)pos;
+      {
+        float v0[1];
+        { const int l = 0; v0[l] = rs1; }
+        float v1[1];
+        { const int l = 0; v1[l] = __uint_as_float((unsigned)p.s[2]); }
+        float v2[1];
+        { const int l = 0; v2[l] = (v0[l] + v1[l]); }
+        float v3[1];
+        { const int l = 0; v3[l] = sqrtf(v2[l]); }
+        h3_0 = v3[0];
+      }
+    }
+    for (idx i = (idx)threadIdx.x * 4; i < L; i += (idx)blockDim.x * 4) {
+      const idx pos = u * L + i;
+      {
+        float v0[4];
+        _Pragma("unroll") for (int l = 0; l < 4; ++l) { v0[l] = sh2_1[i + l]; }
+        float v1[4];
+        _Pragma("unroll") for (int l = 0; l < 4; ++l) { v1[l] = h3_0; }
+        float v2[4];
+        _Pragma("unroll") for (int l = 0; l < 4; ++l) { v2[l] = (v0[l] / v1[l]); }
+        { float raw[4]; _Pragma("unroll") for (int l = 0; l < 4; ++l) { raw[l] = ember_to_f32(v2[l]); } ember_store<4>(t2 + pos, raw); }
+      }
+    }
+  }
+}
