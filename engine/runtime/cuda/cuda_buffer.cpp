@@ -1,0 +1,32 @@
+#include "engine/runtime/cuda/cuda_buffer.h"
+
+#include "engine/core/check.h"
+
+namespace ember::cuda {
+
+CudaBuffer::CudaBuffer(std::shared_ptr<DeviceAllocator> allocator, size_t bytes)
+    : allocator_(std::move(allocator)), block_(allocator_->Allocate(bytes)), size_(bytes) {}
+
+CudaBuffer::~CudaBuffer() { allocator_->Free(block_); }
+
+TensorHandle NewCudaHandle(std::shared_ptr<DeviceAllocator> allocator, const Shape& shape,
+                           DType dtype) {
+  const int64_t n = NumElements(shape);
+  EMBER_CHECK(n >= 0, "negative element count");
+  TensorHandle handle;
+  handle.buffer =
+      std::make_shared<CudaBuffer>(std::move(allocator), static_cast<size_t>(n) * DTypeSize(dtype));
+  handle.shape = shape;
+  handle.strides = TensorHandle::ContiguousStrides(shape);
+  handle.offset = 0;
+  handle.dtype = dtype;
+  return handle;
+}
+
+CUdeviceptr DeviceElementData(const TensorHandle& handle) {
+  auto* buffer = static_cast<CudaBuffer*>(handle.buffer.get());
+  EMBER_DCHECK(buffer != nullptr && buffer->backend() == "cuda", "not a CUDA handle");
+  return buffer->data() + static_cast<CUdeviceptr>(handle.offset * DTypeSize(handle.dtype));
+}
+
+}  // namespace ember::cuda

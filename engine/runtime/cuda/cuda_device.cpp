@@ -1,0 +1,115 @@
+#include "engine/runtime/cuda/cuda_device.h"
+
+#include <fmt/format.h>
+
+#include "ember/error.h"
+#include "engine/runtime/cuda/driver_api.h"
+
+namespace ember::cuda {
+namespace {
+
+// cuInit, with the failures a user meets said plainly. cuInit may be called any number of
+// times; after the first success it returns at once.
+void InitDriver() {
+  const DriverApi& api = Driver();
+  const CUresult result = api.cuInit(0);
+  if (result == CUDA_SUCCESS) return;
+  if (result == CUDA_ERROR_NO_DEVICE) {
+    throw Error(fmt::format("no CUDA device on this machine (cuInit: {})", CuResultText(result)));
+  }
+  throw Error(fmt::format("the CUDA driver at {} failed to initialize (cuInit: {})",
+                          api.library_path, CuResultText(result)));
+}
+
+std::string DeviceRange(int count) {
+  if (count == 1) return "1 CUDA device (cuda:0)";
+  return fmt::format("{} CUDA devices (cuda:0 to cuda:{})", count, count - 1);
+}
+
+// The device handle for `ordinal`, after checking it exists.
+CUdevice GetDevice(int ordinal) {
+  const int count = CudaDevice::Count();
+  if (count == 0) throw Error("no CUDA device on this machine (cuDeviceGetCount returned 0)");
+  if (ordinal < 0 || ordinal >= count) {
+    throw Error(
+        fmt::format("cuda:{} requested but this machine has {}", ordinal, DeviceRange(count)));
+  }
+  CUdevice device = 0;
+  EMBER_CU(cuDeviceGet, &device, ordinal);
+  return device;
+}
+
+int Attribute(CUdevice device, CUdevice_attribute attribute) {
+  int value = 0;
+  EMBER_CU(cuDeviceGetAttribute, &value, attribute, device);
+  return value;
+}
+
+}  // namespace
+
+int CudaDevice::Count() {
+  InitDriver();
+  int count = 0;
+  EMBER_CU(cuDeviceGetCount, &count);
+  return count;
+}
+
+std::shared_ptr<CudaDevice> CudaDevice::Open(int ordinal) {
+  const CUdevice device = GetDevice(ordinal);
+  std::shared_ptr<CudaDevice> opened(new CudaDevice());
+  opened->ordinal_ = ordinal;
+  opened->device_ = device;
+
+  char name[256] = {};
+  EMBER_CU(cuDeviceGetName, name, static_cast<int>(sizeof(name)), device);
+  opened->name_ = name;
+  opened->capability_ = {.major = Attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+                         .minor = Attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)};
+  opened->multiprocessors_ = Attribute(device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  opened->shared_per_block_ =
+      static_cast<size_t>(Attribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK));
+  opened->shared_per_block_optin_ =
+      static_cast<size_t>(Attribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN));
+  EMBER_CU(cuDeviceTotalMem, &opened->total_memory_, device);
+
+  // Last, so that a failure above leaves nothing to release; the destructor releases it.
+  EMBER_CU(cuDevicePrimaryCtxRetain, &opened->context_, device);
+  return opened;
+}
+
+std::string CudaDevice::Probe(int ordinal) {
+  try {
+    GetDevice(ordinal);
+    return "";
+  } catch (const Error& error) {
+    return error.what();
+  }
+}
+
+CudaDevice::~CudaDevice() {
+  if (context_ != nullptr) EMBER_CU_WARN(cuDevicePrimaryCtxRelease, device_);
+}
+
+std::string CudaDevice::arch() const {
+  return fmt::format("sm_{}{}", capability_.major, capability_.minor);
+}
+
+std::string CudaDevice::Describe() const {
+  return fmt::format("cuda:{} ({}, {}, {} SMs, {:.1f} GiB)", ordinal_, name_, arch(),
+                     multiprocessors_, static_cast<double>(total_memory_) / (1 << 30));
+}
+
+void CudaDevice::MakeCurrent() const { EMBER_CU(cuCtxSetCurrent, context_); }
+
+ScopedContext::ScopedContext(const CudaDevice& device) {
+  EMBER_CU(cuCtxGetCurrent, &previous_);
+  if (previous_ == device.context()) return;
+  device.MakeCurrent();
+  switched_ = true;
+}
+
+ScopedContext::~ScopedContext() {
+  if (switched_) EMBER_CU_WARN(cuCtxSetCurrent, previous_);
+}
+
+}  // namespace ember::cuda

@@ -1,0 +1,131 @@
+#include "engine/runtime/cuda/device_allocator.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "engine/core/check.h"
+#include "engine/runtime/cuda/driver_api.h"
+
+namespace ember::cuda {
+namespace {
+
+constexpr size_t kSmallGranularity = 512;
+constexpr size_t kSmallLimit = size_t{1} << 20;
+constexpr size_t kLargeGranularity = size_t{2} << 20;
+
+size_t RoundUp(size_t value, size_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+[[noreturn]] void ThrowOutOfMemory(size_t requested) {
+  size_t free_bytes = 0;
+  size_t total_bytes = 0;
+  const CUresult info = Driver().cuMemGetInfo(&free_bytes, &total_bytes);
+  if (info != CUDA_SUCCESS) {
+    throw Error(fmt::format(
+        "out of device memory: {} bytes requested (cache emptied and retried; cuMemGetInfo: {})",
+        requested, CuResultText(info)));
+  }
+  throw Error(fmt::format(
+      "out of device memory: {} bytes requested, {} free of {} (cache emptied and retried)",
+      requested, free_bytes, total_bytes));
+}
+
+}  // namespace
+
+DeviceAllocator::DeviceAllocator(std::shared_ptr<CudaStream> stream, bool poison)
+    : stream_(std::move(stream)), poison_(poison) {
+  EMBER_CHECK(stream_ != nullptr);
+}
+
+DeviceAllocator::~DeviceAllocator() {
+  try {
+    EmptyCache();
+  } catch (const Error&) {
+    // The driver is gone (process exit) and the memory with it.
+  }
+}
+
+size_t DeviceAllocator::SizeClass(size_t bytes) {
+  if (bytes <= kSmallLimit) return RoundUp(bytes == 0 ? 1 : bytes, kSmallGranularity);
+  return RoundUp(bytes, kLargeGranularity);
+}
+
+bool DeviceAllocator::PoisonRequested() {
+  const char* value = std::getenv("EMBER_CUDA_POISON");
+  return value != nullptr && std::strcmp(value, "1") == 0;
+}
+
+DeviceBlock DeviceAllocator::Allocate(size_t bytes) {
+  // No class can hold it, and the rounding below would overflow.
+  if (bytes > std::numeric_limits<size_t>::max() - kLargeGranularity) ThrowOutOfMemory(bytes);
+  const size_t size = SizeClass(bytes);
+
+  std::lock_guard lock(mutex_);
+  ScopedContext scoped(*device());
+  CUdeviceptr ptr = 0;
+  auto cached = cache_.find(size);
+  if (cached != cache_.end() && !cached->second.empty()) {
+    ptr = cached->second.back();
+    cached->second.pop_back();
+    stats_.bytes_cached -= size;
+    ++stats_.cache_hits;
+  } else {
+    ptr = AllocateFromDriver(size, bytes);
+  }
+  EMBER_CHECK(ptr % kDeviceAlignment == 0, "cuMemAlloc returned a misaligned block");
+  if (poison_) EMBER_CU(cuMemsetD8Async, ptr, 0xFF, size, stream());
+  stats_.bytes_in_use += size;
+  ++stats_.allocations;
+  return {.ptr = ptr, .size = size, .stream = stream()};
+}
+
+CUdeviceptr DeviceAllocator::AllocateFromDriver(size_t size, size_t requested) {
+  CUdeviceptr ptr = 0;
+  CUresult result = Driver().cuMemAlloc(&ptr, size);
+  if (result == CUDA_ERROR_OUT_OF_MEMORY) {
+    ++stats_.retries;
+    EmptyCacheLocked();
+    result = Driver().cuMemAlloc(&ptr, size);
+    if (result == CUDA_ERROR_OUT_OF_MEMORY) ThrowOutOfMemory(requested);
+  }
+  CheckCu(result, "cuMemAlloc");
+  ++stats_.driver_allocations;
+  return ptr;
+}
+
+void DeviceAllocator::Free(const DeviceBlock& block) {
+  EMBER_DCHECK(block.ptr != 0 && block.size == SizeClass(block.size), "not an allocator block");
+  std::lock_guard lock(mutex_);
+  EMBER_CHECK(stats_.bytes_in_use >= block.size, "freeing more device memory than is in use");
+  cache_[block.size].push_back(block.ptr);
+  stats_.bytes_in_use -= block.size;
+  stats_.bytes_cached += block.size;
+}
+
+void DeviceAllocator::EmptyCache() {
+  std::lock_guard lock(mutex_);
+  ScopedContext scoped(*device());
+  EmptyCacheLocked();
+}
+
+void DeviceAllocator::EmptyCacheLocked() {
+  if (stats_.bytes_cached == 0) return;
+  // A cached block may still be read by a kernel queued before it was freed.
+  EMBER_CU(cuStreamSynchronize, stream());
+  for (auto& [size, blocks] : cache_) {
+    for (CUdeviceptr ptr : blocks) EMBER_CU(cuMemFree, ptr);
+    stats_.bytes_cached -= size * blocks.size();
+    blocks.clear();
+  }
+}
+
+DeviceAllocator::Stats DeviceAllocator::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+}  // namespace ember::cuda

@@ -1,0 +1,104 @@
+// DeviceAllocator: a caching allocator of device memory (plain cuMemAlloc, never managed
+// memory). cuMemAlloc and cuMemFree are slow (a cuMemFree waits for the whole device), and a
+// tensor program allocates and drops the same sizes over and over, so freed blocks are kept
+// per size class and handed out again.
+//
+// Size classes: a request of up to 1 MiB is rounded up to a multiple of 512 B, a larger one
+// to a multiple of 2 MiB. Small tensors (scalars, bias vectors, per-row statistics) are many
+// and 512 B keeps their waste under 512 B each; large ones round to the 2 MiB pages the driver
+// maps them with anyway, so a freed block fits every request within the same 2 MiB. A block
+// serves only requests of its own class (no splitting or merging): the waste is bounded by
+// the rounding, and the bookkeeping is a map from class to free list. Every block is at least
+// 256-byte aligned (cuMemAlloc's guarantee; classes are multiples of 512 B), and a zero-byte
+// request gets a 512 B block so that every pointer is valid and distinct.
+//
+// Stream order: all work of a backend runs on the one stream this allocator was given
+// (README.md beside this file, "One stream per backend"). A block freed on the host may
+// still be read by a kernel queued earlier, but any kernel that gets the block next is queued
+// after it on the same stream, so reuse without waiting is safe. A second stream would break
+// this: blocks then need the stream they were last used on and an event before moving to
+// another, which is why DeviceBlock records its stream and Allocate will take one.
+//
+// Out of memory: the cache is emptied (every cached block freed) and cuMemAlloc retried once;
+// if that fails too, Allocate throws ember::Error with the free and total memory, and the
+// allocator stays usable.
+//
+// Poison: with EMBER_CUDA_POISON=1 in the environment, every block handed out (new or reused)
+// is filled with 0xFF bytes on the stream, which reads as NaN in every float dtype and -1 in
+// every integer one, so a test that reads an output nobody wrote sees it.
+//
+// Threading: every method may be called from any thread (a mutex guards the cache), since the
+// last handle of a buffer may be dropped anywhere.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/runtime/cuda/cuda_stream.h"
+
+namespace ember::cuda {
+
+inline constexpr size_t kDeviceAlignment = 256;
+
+struct DeviceBlock {
+  CUdeviceptr ptr = 0;
+  size_t size = 0;            // The size class, >= the bytes requested.
+  CUstream stream = nullptr;  // Where it may be used without synchronizing.
+};
+
+class DeviceAllocator {
+ public:
+  struct Stats {
+    uint64_t bytes_in_use = 0;        // Class sizes of the blocks handed out and not freed.
+    uint64_t bytes_cached = 0;        // Class sizes of the freed blocks kept for reuse.
+    uint64_t allocations = 0;         // Allocate calls that returned a block.
+    uint64_t cache_hits = 0;          // ... of which were served from the cache.
+    uint64_t driver_allocations = 0;  // Successful cuMemAlloc calls.
+    uint64_t retries = 0;             // Times the cache was emptied after an out-of-memory.
+  };
+
+  // `poison`: fill every block handed out with 0xFF (the default reads EMBER_CUDA_POISON).
+  explicit DeviceAllocator(std::shared_ptr<CudaStream> stream, bool poison = PoisonRequested());
+  // Frees the cache. Blocks still handed out are not freed (their owners hold a shared_ptr to
+  // the allocator, so there are none unless a caller kept a raw block).
+  ~DeviceAllocator();
+  DeviceAllocator(const DeviceAllocator&) = delete;
+  DeviceAllocator& operator=(const DeviceAllocator&) = delete;
+
+  // A block of at least `bytes` bytes, for use on stream(). Throws ember::Error when the device
+  // is out of memory even after emptying the cache.
+  DeviceBlock Allocate(size_t bytes);
+  // Returns `block` to the cache. REQUIRES: it came from this allocator and is not freed yet.
+  void Free(const DeviceBlock& block);
+  // Waits for the stream, then frees every cached block (cuMemFree).
+  void EmptyCache();
+
+  Stats stats() const;
+  bool poison() const { return poison_; }
+  CUstream stream() const { return stream_->get(); }
+  const std::shared_ptr<CudaDevice>& device() const { return stream_->device(); }
+
+  // The size class of a request (see above).
+  static size_t SizeClass(size_t bytes);
+  // Whether EMBER_CUDA_POISON=1 is set.
+  static bool PoisonRequested();
+
+ private:
+  // cuMemAlloc of one class, emptying the cache and retrying once on out-of-memory.
+  CUdeviceptr AllocateFromDriver(size_t size, size_t requested);
+  void EmptyCacheLocked();
+
+  std::shared_ptr<CudaStream> stream_;
+  const bool poison_;
+  mutable std::mutex mutex_;
+  std::unordered_map<size_t, std::vector<CUdeviceptr>> cache_;  // Guarded by mutex_.
+  Stats stats_;                                                 // Guarded by mutex_.
+};
+
+}  // namespace ember::cuda

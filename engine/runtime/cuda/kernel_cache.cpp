@@ -1,0 +1,133 @@
+#include "engine/runtime/cuda/kernel_cache.h"
+
+#include <xxhash.h>
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "ember/error.h"
+#include "engine/runtime/cuda/driver_api.h"
+#include "engine/runtime/cuda/nvrtc_api.h"
+
+namespace ember::cuda {
+namespace {
+
+// Bumped when the bytes hashed below change meaning, so old stored cubins stop matching.
+constexpr uint64_t kKernelKeyVersion = 1;
+
+// Each field as its length (8 bytes, little-endian) then its bytes, so that no two field lists
+// hash the same bytes ("ab"+"c" vs "a"+"bc").
+void HashField(XXH3_state_t* state, std::string_view field) {
+  uint8_t length[8];
+  for (int i = 0; i < 8; ++i) length[i] = static_cast<uint8_t>(field.size() >> (8 * i));
+  XXH3_64bits_update(state, length, sizeof(length));
+  XXH3_64bits_update(state, field.data(), field.size());
+}
+
+}  // namespace
+
+// The key is never forced to 0 by EMBER_HASH_ZERO: a KernelStore answers Load by key alone.
+// The in-memory lookup below confirms by source, so a collision there is harmless.
+KernelKey MakeKernelKey(const KernelSource& kernel, std::string_view options_text,
+                        std::string_view arch, std::string_view compiler) {
+  XXH3_state_t* state = XXH3_createState();
+  XXH3_64bits_reset(state);
+  const std::string version = std::to_string(kKernelKeyVersion);
+  for (std::string_view field : {std::string_view(version), std::string_view(kernel.name),
+                                 std::string_view(kernel.source), options_text, arch, compiler}) {
+    HashField(state, field);
+  }
+  const uint64_t hash = XXH3_64bits_digest(state);
+  XXH3_freeState(state);
+  return {.hash = hash, .arch = std::string(arch), .compiler = std::string(compiler)};
+}
+
+KernelCache::KernelCache(std::shared_ptr<CudaDevice> device, KernelStore* store,
+                         std::vector<std::string> extra_options)
+    : device_(std::move(device)),
+      store_(store),
+      extra_options_(std::move(extra_options)),
+      arch_(device_->arch()),
+      compiler_(NvrtcCompilerId()),
+      options_text_(CompileOptionsText(arch_, extra_options_)) {}
+
+KernelCache::~KernelCache() {
+  try {
+    ScopedContext scoped(*device_);
+    for (auto& [hash, entries] : entries_) {
+      for (Entry& entry : entries) EMBER_CU_WARN(cuModuleUnload, entry.module);
+    }
+  } catch (const Error&) {
+    // The driver is gone (process exit), and the modules with it.
+  }
+}
+
+KernelKey KernelCache::KeyOf(const KernelSource& kernel) const {
+  return MakeKernelKey(kernel, options_text_, arch_, compiler_);
+}
+
+KernelCache::Stats KernelCache::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+std::optional<KernelCache::Entry> KernelCache::TryLoad(const KernelSource& kernel,
+                                                       std::span<const char> cubin,
+                                                       std::string* why) const {
+  Entry entry{.kernel = kernel};
+  CUresult result = Driver().cuModuleLoadData(&entry.module, cubin.data());
+  if (result != CUDA_SUCCESS) {
+    *why = fmt::format("cuModuleLoadData: {}", CuResultText(result));
+    return std::nullopt;
+  }
+  result = Driver().cuModuleGetFunction(&entry.function, entry.module, kernel.name.c_str());
+  if (result != CUDA_SUCCESS) {
+    *why = fmt::format("cuModuleGetFunction({}): {}", kernel.name, CuResultText(result));
+    EMBER_CU_WARN(cuModuleUnload, entry.module);
+    return std::nullopt;
+  }
+  return entry;
+}
+
+CUfunction KernelCache::Get(const KernelSource& kernel) {
+  const KernelKey key = KeyOf(kernel);
+  std::lock_guard lock(mutex_);
+  std::vector<Entry>& bucket = entries_[key.hash];
+  for (const Entry& entry : bucket) {
+    if (entry.kernel.name == kernel.name && entry.kernel.source == kernel.source) {
+      ++stats_.memory_hits;
+      return entry.function;
+    }
+  }
+
+  ScopedContext scoped(*device_);
+  std::string why;
+  if (store_ != nullptr) {
+    if (std::optional<std::vector<char>> cubin = store_->Load(key)) {
+      if (std::optional<Entry> entry = TryLoad(kernel, *cubin, &why)) {
+        ++stats_.loaded_from_store;
+        bucket.push_back(std::move(*entry));
+        return bucket.back().function;
+      }
+      ++stats_.store_rejected;
+    }
+  }
+
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<char> cubin =
+      CompileToCubin(kernel.source, kernel.name + ".cu", arch_, extra_options_);
+  stats_.compile_ms +=
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  ++stats_.compiled;
+  std::optional<Entry> entry = TryLoad(kernel, cubin, &why);
+  if (!entry) {
+    throw Error(
+        fmt::format("kernel {} compiled for {} but did not load: {}", kernel.name, arch_, why));
+  }
+  if (store_ != nullptr) store_->Save(key, cubin, kernel);
+  bucket.push_back(std::move(*entry));
+  return bucket.back().function;
+}
+
+}  // namespace ember::cuda

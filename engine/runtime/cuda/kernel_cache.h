@@ -1,0 +1,112 @@
+// KernelCache: the CUDA functions of one device, compiled once per process and, through an
+// optional KernelStore, once per machine. Get() looks in memory first, then asks the store for
+// a cubin, then compiles with NVRTC (nvrtc_api.h) and gives the cubin to the store.
+//
+// The key: XXH3-64 over the kernel's name and source, the compile options (CompileOptionsText),
+// the arch and the compiler id ("nvrtc-13.0"), with arch and compiler kept beside the hash so a
+// store can list or drop a toolkit's kernels. The hash only narrows a lookup: in memory, the
+// source and name are compared before a module is used (so an EMBER_HASH_ZERO build still runs
+// every kernel it asks for). A store sees only the key on Load, so it must keep what Save gave
+// it and may compare; a cubin it returns is never trusted blindly: one the driver refuses, or
+// one without the named function, is recompiled and saved again (Stats::store_rejected).
+//
+// Threading: Get may be called from any thread; one mutex serializes lookups and compiles (a
+// device's kernels are compiled by its one backend, so compiles do not wait on each other in
+// practice). A CUfunction stays valid until the cache is destroyed.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ember/error.h"
+#include "engine/runtime/cuda/cuda_device.h"
+
+namespace ember::cuda {
+
+struct KernelSource {
+  std::string name;    // The extern "C" __global__ function to return.
+  std::string source;  // CUDA C++.
+};
+
+struct KernelKey {
+  uint64_t hash = 0;
+  std::string arch;      // "sm_90".
+  std::string compiler;  // "nvrtc-13.0".
+  bool operator==(const KernelKey&) const = default;
+};
+
+// The key of `kernel` compiled with `options_text` (CompileOptionsText) for `arch` by `compiler`.
+KernelKey MakeKernelKey(const KernelSource& kernel, std::string_view options_text,
+                        std::string_view arch, std::string_view compiler);
+
+// Where cubins outlive the process (the plan database, in the next issue). An interface
+// because it is a plug-in. Called under the cache's mutex, so one call at a time per cache.
+class KernelStore {
+ public:
+  virtual ~KernelStore() = default;
+  // The cubin saved under `key`, or nothing. A failure to read is "nothing", not an error.
+  virtual std::optional<std::vector<char>> Load(const KernelKey& key) = 0;
+  // Keeps `cubin` under `key` (replacing any); `kernel` is what it was compiled from.
+  virtual void Save(const KernelKey& key, std::span<const char> cubin,
+                    const KernelSource& kernel) = 0;
+};
+
+class KernelCache {
+ public:
+  struct Stats {
+    uint64_t compiled = 0;           // NVRTC compiles.
+    uint64_t loaded_from_store = 0;  // Cubins from the store that loaded.
+    uint64_t store_rejected = 0;     // Cubins from the store that did not, and were recompiled.
+    uint64_t memory_hits = 0;        // Get calls answered from memory.
+    double compile_ms = 0;           // Wall time in NVRTC.
+  };
+
+  // Kernels for `device`'s arch, compiled with CompileOptions(arch, extra_options). `store` may
+  // be null (memory only); when set it must outlive the cache.
+  explicit KernelCache(std::shared_ptr<CudaDevice> device, KernelStore* store = nullptr,
+                       std::vector<std::string> extra_options = {});
+  // Unloads every module (with the device's context current).
+  ~KernelCache();
+  KernelCache(const KernelCache&) = delete;
+  KernelCache& operator=(const KernelCache&) = delete;
+
+  // The function `kernel.name` of `kernel.source`, loaded on the device. Throws ember::Error
+  // when it does not compile (with NVRTC's log) or the module has no such function.
+  CUfunction Get(const KernelSource& kernel);
+
+  KernelKey KeyOf(const KernelSource& kernel) const;
+  const std::string& options_text() const { return options_text_; }
+  Stats stats() const;
+
+ private:
+  struct Entry {
+    KernelSource kernel;
+    CUmodule module = nullptr;
+    CUfunction function = nullptr;
+  };
+
+  // Loads `cubin` and finds the function; nullopt (and nothing left loaded) when the driver
+  // refuses the image or the function is missing, with the reason in `*why`.
+  std::optional<Entry> TryLoad(const KernelSource& kernel, std::span<const char> cubin,
+                               std::string* why) const;
+
+  std::shared_ptr<CudaDevice> device_;
+  KernelStore* store_;
+  const std::vector<std::string> extra_options_;
+  const std::string arch_;
+  const std::string compiler_;
+  const std::string options_text_;
+  mutable std::mutex mutex_;
+  std::unordered_map<uint64_t, std::vector<Entry>> entries_;  // By KeyOf().hash; under mutex_.
+  Stats stats_;                                               // Guarded by mutex_.
+};
+
+}  // namespace ember::cuda

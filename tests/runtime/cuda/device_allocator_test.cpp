@@ -1,0 +1,129 @@
+// The caching allocator: size classes (no GPU needed), then reuse, stats, out-of-memory and
+// poison on a GPU.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "engine/runtime/cuda/cuda_buffer.h"
+#include "engine/runtime/cuda/device_allocator.h"
+#include "tests/runtime/cuda/cuda_test_util.h"
+
+namespace ember::cuda {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr size_t kMiB = size_t{1} << 20;
+
+TEST(DeviceAllocatorSizeClass, SmallRoundTo512AndLargeTo2MiB) {
+  EXPECT_EQ(DeviceAllocator::SizeClass(0), 512u);
+  EXPECT_EQ(DeviceAllocator::SizeClass(1), 512u);
+  EXPECT_EQ(DeviceAllocator::SizeClass(512), 512u);
+  EXPECT_EQ(DeviceAllocator::SizeClass(513), 1024u);
+  EXPECT_EQ(DeviceAllocator::SizeClass(kMiB), kMiB);
+  EXPECT_EQ(DeviceAllocator::SizeClass(kMiB + 1), 2 * kMiB);
+  EXPECT_EQ(DeviceAllocator::SizeClass(5 * kMiB), 6 * kMiB);
+  for (size_t bytes : {size_t{3}, size_t{777}, size_t{100000}, 3 * kMiB + 5}) {
+    EXPECT_EQ(DeviceAllocator::SizeClass(bytes) % kDeviceAlignment, 0u) << bytes;
+  }
+}
+
+class DeviceAllocatorTest : public testing::CudaTest {};
+
+TEST_F(DeviceAllocatorTest, FreedBlocksAreReusedByTheirSizeClass) {
+  const DeviceBlock first = allocator_->Allocate(1000);
+  EXPECT_EQ(first.size, 1024u);
+  EXPECT_EQ(first.ptr % kDeviceAlignment, 0u);
+  allocator_->Free(first);
+  EXPECT_EQ(allocator_->stats().bytes_cached, 1024u);
+
+  // Same class: the same block comes back from the cache.
+  const DeviceBlock again = allocator_->Allocate(1023);
+  EXPECT_EQ(again.ptr, first.ptr);
+  // Another class: a new block.
+  const DeviceBlock large = allocator_->Allocate(3 * kMiB);
+  EXPECT_NE(large.ptr, first.ptr);
+
+  DeviceAllocator::Stats stats = allocator_->stats();
+  EXPECT_EQ(stats.allocations, 3u);
+  EXPECT_EQ(stats.cache_hits, 1u);
+  EXPECT_EQ(stats.driver_allocations, 2u);
+  EXPECT_EQ(stats.bytes_in_use, 1024u + 4 * kMiB);
+  EXPECT_EQ(stats.bytes_cached, 0u);
+  EXPECT_EQ(stats.retries, 0u);
+
+  allocator_->Free(again);
+  allocator_->Free(large);
+  stats = allocator_->stats();
+  EXPECT_EQ(stats.bytes_in_use, 0u);
+  EXPECT_EQ(stats.bytes_cached, 1024u + 4 * kMiB);
+  allocator_->EmptyCache();
+  EXPECT_EQ(allocator_->stats().bytes_cached, 0u);
+}
+
+TEST_F(DeviceAllocatorTest, OutOfMemoryEmptiesTheCacheRetriesAndStaysUsable) {
+  allocator_->Free(allocator_->Allocate(kMiB));
+  ASSERT_EQ(allocator_->stats().bytes_cached, kMiB);
+
+  const size_t one_pib = size_t{1} << 50;
+  try {
+    allocator_->Allocate(one_pib);
+    FAIL() << "a petabyte was allocated";
+  } catch (const Error& error) {
+    EXPECT_THAT(error.what(),
+                StartsWith("out of device memory: 1125899906842624 bytes requested, "));
+    EXPECT_THAT(error.what(), HasSubstr(" free of "));
+    EXPECT_THAT(error.what(), HasSubstr("(cache emptied and retried)"));
+  }
+  DeviceAllocator::Stats stats = allocator_->stats();
+  EXPECT_EQ(stats.retries, 1u);
+  EXPECT_EQ(stats.bytes_cached, 0u);
+
+  const DeviceBlock block = allocator_->Allocate(4096);
+  EXPECT_NE(block.ptr, 0u);
+  allocator_->Free(block);
+}
+
+TEST_F(DeviceAllocatorTest, PoisonFillsEveryBlockHandedOutWithFF) {
+  DeviceAllocator poisoned(stream_, /*poison=*/true);
+  const DeviceBlock block = poisoned.Allocate(3000);
+  for (std::byte b : Read(block.ptr, block.size)) ASSERT_EQ(b, std::byte{0xFF});
+
+  // Overwritten, freed and handed out again: poisoned again.
+  {
+    ScopedContext scoped(*device_);
+    EMBER_CU(cuMemsetD8Async, block.ptr, 0, block.size, stream_->get());
+  }
+  poisoned.Free(block);
+  const DeviceBlock reused = poisoned.Allocate(3000);
+  ASSERT_EQ(reused.ptr, block.ptr);
+  const std::vector<std::byte> bytes = Read(reused.ptr, reused.size);
+  for (std::byte b : bytes) ASSERT_EQ(b, std::byte{0xFF});
+  float as_float = 0;
+  std::memcpy(&as_float, bytes.data(), sizeof(float));
+  EXPECT_TRUE(std::isnan(as_float));
+  poisoned.Free(reused);
+}
+
+TEST_F(DeviceAllocatorTest, CudaBufferReturnsItsBlockAndOutlivesNothing) {
+  {
+    TensorHandle handle = NewCudaHandle(allocator_, Shape{3, 5}, DType::kF32);
+    EXPECT_EQ(handle.buffer->backend(), "cuda");
+    EXPECT_EQ(handle.buffer->size(), 60u);
+    EXPECT_TRUE(handle.IsContiguous());
+    EXPECT_EQ(DeviceElementData(handle), static_cast<CudaBuffer*>(handle.buffer.get())->data());
+    EXPECT_EQ(allocator_->stats().bytes_in_use, 512u);
+  }
+  EXPECT_EQ(allocator_->stats().bytes_in_use, 0u);
+  EXPECT_EQ(allocator_->stats().bytes_cached, 512u);
+
+  // A buffer keeps its allocator alive after everyone else dropped it.
+  std::weak_ptr<DeviceAllocator> weak = allocator_;
+  auto buffer = std::make_shared<CudaBuffer>(std::move(allocator_), 100);
+  EXPECT_FALSE(weak.expired());
+  buffer.reset();
+  EXPECT_TRUE(weak.expired());
+}
+
+}  // namespace
+}  // namespace ember::cuda
