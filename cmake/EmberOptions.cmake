@@ -19,7 +19,8 @@ endif()
 if(EMBER_HASH_ZERO)
   target_compile_definitions(ember_flags INTERFACE $<BUILD_INTERFACE:EMBER_HASH_ZERO=1>)
 endif()
-# The CUDA backend does not exist yet: for now the option only records the definition.
+# EMBER_WITH_CUDA builds engine/runtime/cuda (the driver, NVRTC and cuBLASLt are loaded at run
+# time, so nothing CUDA is linked) and defines EMBER_WITH_CUDA=1 for the code that uses it.
 if(EMBER_WITH_CUDA)
   target_compile_definitions(ember_flags INTERFACE $<BUILD_INTERFACE:EMBER_WITH_CUDA=1>)
 endif()
