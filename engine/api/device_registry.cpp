@@ -52,9 +52,12 @@ Device Device::Cuda(int ordinal) {
   if (ordinal < 0) {
     throw Error("ember: Device::Cuda(" + std::to_string(ordinal) + "): the ordinal must be >= 0");
   }
-  throw Error("ember: Device::Cuda(" + std::to_string(ordinal) +
-              "): CUDA is unavailable: this build of ember has no CUDA backend; use "
-              "Device::Cpu()");
+  const std::string why = CudaUnavailableReason(ordinal);
+  if (!why.empty()) {
+    throw Error("ember: Device::Cuda(" + std::to_string(ordinal) +
+                "): CUDA is unavailable: " + why + "; use Device::Cpu()");
+  }
+  return Device(Kind::kCuda, ordinal);
 }
 
 std::string Device::ToString() const {

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include <ember/tensor.h>
 
 #include "engine/core/config.h"
@@ -14,6 +16,11 @@
 #include "engine/fuse/reduce_broadcasted_fuser.h"
 #include "engine/fuse/reduce_fuser.h"
 #include "engine/runtime/cpu/cpu_backend.h"
+#ifdef EMBER_WITH_CUDA
+#include "engine/runtime/cuda/backend/cuda_backend.h"
+#include "engine/runtime/cuda/cuda_device.h"
+#include "engine/runtime/cuda/nvrtc_api.h"
+#endif
 #include "store/codec/plan_codec.h"
 #include "store/persistent_plans.h"
 
@@ -29,15 +36,27 @@ std::vector<FuserVersion> BackendFuserVersions(Device) {
 
 // Note [Environment fingerprint] (store/codec/environment_fingerprint.h): what a plan depends on.
 // The CPU's model is left out on purpose: CPU plans hold no machine code and no
-// model-specific choice, so a database warmed on one host serves every x86 host.
+// model-specific choice, so a database warmed on one host serves every x86 host. A CUDA plan
+// records the GPU model, its compute capability and the kernel compiler (never the ordinal:
+// two H200s of a host share their plans).
 EnvironmentFingerprint FingerprintOf(Device device, const Config& config) {
-  return EnvironmentFingerprint{.engine_version = EMBER_VERSION,
-                                .schema_version = kPlanSchemaVersion,
-                                .backend = device.kind() == Device::Kind::kCpu ? "cpu" : "cuda",
-                                .device_model = "any",
-                                .compute_capability = "",
-                                .fusers = BackendFuserVersions(device),
-                                .max_blocks = config.max_blocks};
+  EnvironmentFingerprint fp{.engine_version = EMBER_VERSION,
+                            .schema_version = kPlanSchemaVersion,
+                            .backend = device.kind() == Device::Kind::kCpu ? "cpu" : "cuda",
+                            .device_model = "any",
+                            .compute_capability = "",
+                            .fusers = BackendFuserVersions(device),
+                            .max_blocks = config.max_blocks};
+#ifdef EMBER_WITH_CUDA
+  if (device.kind() == Device::Kind::kCuda) {
+    const auto gpu = cuda::CudaDevice::Open(device.ordinal());
+    fp.device_model = gpu->name();
+    fp.compute_capability =
+        fmt::format("{}.{}", gpu->compute_capability().major, gpu->compute_capability().minor);
+    fp.compiler = cuda::NvrtcCompilerId();
+  }
+#endif
+  return fp;
 }
 
 }  // namespace
@@ -45,10 +64,31 @@ EnvironmentFingerprint FingerprintOf(Device device, const Config& config) {
 std::unique_ptr<Backend> MakeBackend(Device device) {
   switch (device.kind()) {
     case Device::Kind::kCpu: return cpu::MakeCpuBackend();
-    case Device::Kind::kCuda: break;
+    case Device::Kind::kCuda:
+#ifdef EMBER_WITH_CUDA
+      return cuda::MakeCudaBackend(device.ordinal());
+#else
+      break;
+#endif
   }
   throw Error("ember: " + device.ToString() +
               ": this build of ember has no CUDA backend; use Device::Cpu()");
+}
+
+std::string CudaUnavailableReason(int ordinal) {
+#ifdef EMBER_WITH_CUDA
+  std::string why = cuda::CudaDevice::Probe(ordinal);
+  if (!why.empty()) return why;
+  try {
+    cuda::Nvrtc();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+#else
+  (void)ordinal;
+  return "this build of ember has no CUDA backend";
+#endif
 }
 
 // The built-in fusers in registration order (the order breaks score ties: docs/FUSERS.md).

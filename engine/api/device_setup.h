@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include <ember/device.h>
 
@@ -16,6 +17,10 @@ namespace ember {
 
 // The backend of `device`; throws ember::Error for a device this build cannot run.
 std::unique_ptr<Backend> MakeBackend(Device device);
+
+// Why cuda:<ordinal> cannot be used (no driver, no device, ordinal out of range, NVRTC
+// missing, or no CUDA in this build), or "" when it can. Never throws.
+std::string CudaUnavailableReason(int ordinal);
 
 // The built-in fusers of `device`'s backend, in registration order.
 FuserFactory BackendFusers(Device device);

@@ -52,6 +52,11 @@ std::string CanonicalEnvironmentText(const EnvironmentFingerprint& fp) {
   AppendKey(out, "compute_capability");
   AppendJsonString(out, fp.compute_capability);
   out += ',';
+  if (!fp.compiler.empty()) {
+    AppendKey(out, "compiler");
+    AppendJsonString(out, fp.compiler);
+    out += ',';
+  }
   AppendKey(out, "fusers");
   out += '[';
   for (size_t i = 0; i < fp.fusers.size(); ++i) {

@@ -31,11 +31,14 @@ struct FuserVersion {
 };
 
 struct EnvironmentFingerprint {
-  std::string engine_version;        // "0.1.0"
-  uint32_t schema_version = 0;       // The plan encoding's version (schema/README.md).
-  std::string backend;               // "cpu", "cuda"
-  std::string device_model;          // "NVIDIA H200", or the CPU model
-  std::string compute_capability;    // "9.0"; empty where the backend has none
+  std::string engine_version;      // "0.1.0"
+  uint32_t schema_version = 0;     // The plan encoding's version (schema/README.md).
+  std::string backend;             // "cpu", "cuda"
+  std::string device_model;        // "NVIDIA H200", or the CPU model
+  std::string compute_capability;  // "9.0"; empty where the backend has none
+  // The kernel compiler ("nvrtc-13.0"); empty where plans hold no generated code. Written into
+  // the canonical text only when set, so CPU environments keep their stable ids.
+  std::string compiler;
   std::vector<FuserVersion> fusers;  // In the engine's order (Note [Environment fingerprint]).
   size_t max_blocks = 0;
 

@@ -1,0 +1,264 @@
+#include "engine/runtime/cuda/backend/cuda_backend.h"
+
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <ember/error.h>
+
+#include "engine/core/check.h"
+#include "engine/runtime/cpu/fused_outputs.h"
+#include "engine/runtime/cpu/kernels.h"
+#include "engine/runtime/cuda/backend/cuda_ops.h"
+#include "engine/runtime/cuda/backend/device_context.h"
+#include "engine/runtime/cuda/backend/trace_launcher.h"
+#include "engine/runtime/cuda/nvrtc_api.h"
+
+namespace ember::cuda {
+namespace {
+
+ReduceStage::Kind ReduceKindOf(OpKind kind) {
+  switch (kind) {
+    case OpKind::kSumDim:
+    case OpKind::kSum: return ReduceStage::Kind::kSum;
+    case OpKind::kMeanDim:
+    case OpKind::kMean: return ReduceStage::Kind::kMean;
+    case OpKind::kProdDim: return ReduceStage::Kind::kProd;
+    case OpKind::kMaxDim: return ReduceStage::Kind::kMax;
+    case OpKind::kMinDim: return ReduceStage::Kind::kMin;
+    case OpKind::kArgMax: return ReduceStage::Kind::kArgMax;
+    case OpKind::kArgMin: return ReduceStage::Kind::kArgMin;
+    default: break;
+  }
+  throw Error(fmt::format("{} is not a reduction", OpKindName(kind)));
+}
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(int ordinal) {
+    ctx_.device = CudaDevice::Open(ordinal);
+    ScopedContext scope(*ctx_.device);
+    NvrtcVersion();  // says now, not at the first kernel, when NVRTC is missing
+    ctx_.stream = std::make_shared<CudaStream>(ctx_.device);
+    ctx_.allocator = std::make_shared<DeviceAllocator>(ctx_.stream);
+    ctx_.staging = std::make_unique<PinnedStaging>(ctx_.device);
+    ctx_.kernels = std::make_unique<KernelCache>(ctx_.device);
+  }
+
+  ~CudaBackend() override {
+    try {
+      ScopedContext scope(*ctx_.device);
+      ctx_.stream->Synchronize();
+    } catch (const std::exception&) {
+      // The process may be exiting with the driver gone; nothing is left to wait for.
+    }
+  }
+
+  std::string_view name() const override { return "cuda"; }
+  void Execute(const OperationIr& op, HandleContainer& handles) override;
+  std::vector<TensorHandle> ExecuteFused(const FusedLaunch& launch) override;
+  TensorHandle FromHost(std::span<const std::byte> bytes, const Shape& shape, DType dtype) override;
+  void ToHost(const TensorHandle& handle, std::span<std::byte> out) override;
+  void Seed(uint64_t seed) override { ops_.Seed(seed); }
+  void Synchronize() override {
+    ScopedContext scope(*ctx_.device);
+    ctx_.stream->Synchronize();
+  }
+
+ private:
+  TensorHandle ViewOf(const FuseView& view, const TensorHandle& input, const Shape& shape);
+
+  DeviceContext ctx_;
+  TraceLauncher launcher_{ctx_};
+  CudaOps ops_{ctx_, launcher_};
+};
+
+void CudaBackend::Execute(const OperationIr& op, HandleContainer& handles) {
+  ScopedContext scope(*ctx_.device);
+  // As the CPU backend: take every input first (Get removes last uses), a tensor read twice
+  // by one op only at its last occurrence.
+  std::vector<TensorHandle> in;
+  in.reserve(op.inputs.size());
+  if (op.kind != OpKind::kDrop) {
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+      TensorIr t = op.inputs[i];
+      for (size_t j = i + 1; j < op.inputs.size(); ++j) {
+        if (op.inputs[j].id == t.id) t.status = TensorStatus::kReadOnly;
+      }
+      in.push_back(handles.Get(t));
+    }
+  }
+  const TensorIr& out = op.kind == OpKind::kDrop ? op.inputs[0] : op.outputs[0];
+  TensorHandle result;
+  switch (op.kind) {
+    case OpKind::kInit: return;
+    case OpKind::kDrop: handles.Free(op.inputs[0]); return;
+    case OpKind::kRandom: result = ops_.Random(op.distribution, out); break;
+    case OpKind::kZeros:
+    case OpKind::kOnes:
+    case OpKind::kFull:
+    case OpKind::kAdd:
+    case OpKind::kAddScalar:
+    case OpKind::kSub:
+    case OpKind::kSubScalar:
+    case OpKind::kMul:
+    case OpKind::kMulScalar:
+    case OpKind::kDiv:
+    case OpKind::kDivScalar:
+    case OpKind::kRem:
+    case OpKind::kRemScalar:
+    case OpKind::kPowf:
+    case OpKind::kPowfScalar:
+    case OpKind::kAbs:
+    case OpKind::kNeg:
+    case OpKind::kExp:
+    case OpKind::kLog:
+    case OpKind::kLog1p:
+    case OpKind::kSqrt:
+    case OpKind::kRecip:
+    case OpKind::kSin:
+    case OpKind::kCos:
+    case OpKind::kTanh:
+    case OpKind::kErf:
+    case OpKind::kEqual:
+    case OpKind::kEqualElem:
+    case OpKind::kLower:
+    case OpKind::kLowerElem:
+    case OpKind::kGreater:
+    case OpKind::kGreaterElem:
+    case OpKind::kLowerEqual:
+    case OpKind::kLowerEqualElem:
+    case OpKind::kGreaterEqual:
+    case OpKind::kGreaterEqualElem:
+    case OpKind::kClamp:
+    case OpKind::kMaskWhere:
+    case OpKind::kMaskFill: result = ops_.Elementwise(op, in); break;
+    case OpKind::kCast:
+      // As the CPU: a cast to the same dtype shares the input's buffer.
+      result = in[0].dtype == out.dtype ? in[0] : ops_.Elementwise(op, in);
+      break;
+    case OpKind::kReshape: result = ops_.Reshape(in[0], out.shape); break;
+    case OpKind::kSwapDims: result = cpu::SwapDims(in[0], op.dims[0], op.dims[1]); break;
+    case OpKind::kPermute: result = cpu::Permute(in[0], op.dims); break;
+    case OpKind::kSlice: result = cpu::SliceView(in[0], op.ranges); break;
+    case OpKind::kExpand: result = cpu::Expand(in[0], out.shape); break;
+    case OpKind::kCat: result = ops_.Cat(in, op.dims[0], out); break;
+    case OpKind::kGather: result = ops_.Index(false, in[0], op.dims[0], in[1], out); break;
+    case OpKind::kSelect: result = ops_.Index(true, in[0], op.dims[0], in[1], out); break;
+    case OpKind::kSumDim:
+    case OpKind::kMeanDim:
+    case OpKind::kProdDim:
+    case OpKind::kMaxDim:
+    case OpKind::kMinDim:
+    case OpKind::kArgMax:
+    case OpKind::kArgMin:
+      result = ops_.ReduceDim(ReduceKindOf(op.kind), in[0], op.dims[0], out);
+      break;
+    case OpKind::kSum:
+    case OpKind::kMean: result = ops_.ReduceAll(ReduceKindOf(op.kind), in[0], out); break;
+    case OpKind::kMatmul: result = ops_.Matmul(in[0], in[1], out); break;
+  }
+  EMBER_DCHECK(result.shape == out.shape && result.dtype == out.dtype,
+               "{}: kernel output does not match the op's output tensor", OpName(op));
+  in.clear();
+  handles.Register(out.id, std::move(result));
+}
+
+TensorHandle CudaBackend::ViewOf(const FuseView& view, const TensorHandle& input,
+                                 const Shape& shape) {
+  if (view.kind == FuseView::Kind::kSwapDims) {
+    TensorHandle swapped = cpu::SwapDims(input, view.dim1, view.dim2);
+    if (swapped.shape != shape) {
+      throw Error(fmt::format("fused swap_dims of {} to {}", input.shape, shape));
+    }
+    return swapped;
+  }
+  if (NumElements(shape) != input.NumElements()) {
+    throw Error(fmt::format("fused reshape of {} to {}", input.shape, shape));
+  }
+  return ops_.Reshape(input, shape);
+}
+
+std::vector<TensorHandle> CudaBackend::ExecuteFused(const FusedLaunch& launch) {
+  if (launch.trace == nullptr) throw Error("fused launch without a trace");
+  ScopedContext scope(*ctx_.device);
+  const FuseTrace& trace = *launch.trace;
+  const FuseResources& r = trace.resources;
+  if (launch.inputs.size() != r.inputs.size() || launch.outputs.size() != r.outputs.size() ||
+      launch.view_shapes.size() != r.views.size() ||
+      launch.block_shapes.size() != trace.blocks.size()) {
+    throw Error("fused launch does not match its trace");
+  }
+  for (const TensorHandle& in : launch.inputs) {
+    if (in.buffer == nullptr || in.buffer->backend() != "cuda") {
+      throw Error("a fused input is not a CUDA tensor");
+    }
+  }
+  const std::vector<int> in_place = cpu::ChooseInPlace(launch);
+  const int matmul_output = cpu::ChooseMatmulOutput(launch, in_place);
+  std::vector<TensorHandle> views;
+  for (size_t k = 0; k < r.views.size(); ++k) {
+    const FuseView& view = r.views[k];
+    if (view.input >= launch.inputs.size()) throw Error("a fused view of a missing input");
+    views.push_back(ViewOf(view, launch.inputs[view.input], launch.view_shapes[k]));
+  }
+  std::vector<TensorHandle> outputs;
+  for (size_t o = 0; o < launch.outputs.size(); ++o) {
+    const TensorIr& out = launch.outputs[o];
+    if (in_place[o] >= 0) {
+      TensorHandle handle = launch.inputs[in_place[o]];
+      handle.strides = TensorHandle::ContiguousStrides(out.shape);
+      outputs.push_back(std::move(handle));
+    } else {
+      outputs.push_back(ctx_.NewHandle(out.shape, out.dtype));
+    }
+  }
+  std::optional<TensorHandle> product;
+  if (trace.matmul) {
+    const MatmulStage& m = *trace.matmul;
+    if (m.lhs >= launch.inputs.size() || m.rhs >= launch.inputs.size()) {
+      throw Error("a fused matmul of a missing input");
+    }
+    const TensorIr out{.shape = launch.block_shapes[0], .dtype = m.output.dtype};
+    const TensorHandle* into = matmul_output >= 0 ? &outputs[matmul_output] : nullptr;
+    product = ops_.Matmul(launch.inputs[m.lhs], launch.inputs[m.rhs], out, into);
+  }
+  launcher_.Run(trace, {.inputs = launch.inputs,
+                        .views = views,
+                        .outputs = outputs,
+                        .matmul = product ? &*product : nullptr,
+                        .scalars = launch.scalars,
+                        .block_shapes = launch.block_shapes});
+  return outputs;
+}
+
+TensorHandle CudaBackend::FromHost(std::span<const std::byte> bytes, const Shape& shape,
+                                   DType dtype) {
+  ScopedContext scope(*ctx_.device);
+  TensorHandle handle = ctx_.NewHandle(shape, dtype);
+  EMBER_CHECK(bytes.size() == static_cast<size_t>(handle.NumElements()) * DTypeSize(dtype),
+              "FromHost: {} bytes for {} elements of {}", bytes.size(), handle.NumElements(),
+              DTypeName(dtype));
+  if (!bytes.empty()) ctx_.staging->Upload(bytes, AddressOf(handle), ctx_.stream->get());
+  return handle;
+}
+
+void CudaBackend::ToHost(const TensorHandle& handle, std::span<std::byte> out) {
+  ScopedContext scope(*ctx_.device);
+  EMBER_CHECK(out.size() == static_cast<size_t>(handle.NumElements()) * DTypeSize(handle.dtype),
+              "ToHost: {} bytes for {} elements of {}", out.size(), handle.NumElements(),
+              DTypeName(handle.dtype));
+  if (out.empty()) return;
+  const TensorHandle dense = ops_.Contiguous(handle);
+  ctx_.staging->Download(AddressOf(dense), out, ctx_.stream->get());
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> MakeCudaBackend(int ordinal) {
+  return std::make_unique<CudaBackend>(ordinal);
+}
+
+}  // namespace ember::cuda

@@ -1,0 +1,139 @@
+#include "engine/runtime/cuda/backend/trace_launcher.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include <ember/error.h>
+
+#include "codegen/plan_trace.h"
+#include "engine/runtime/cuda/driver_api.h"
+
+namespace ember::cuda {
+namespace {
+
+constexpr uint64_t kMix = 0x9e3779b97f4a7c15ull;
+
+void Mix(uint64_t& h, uint64_t v) {
+  h = (h ^ (v + kMix + (h << 6) + (h >> 2))) * 0xff51afd7ed558ccdull;
+}
+
+void MixArg(uint64_t& h, const FuseArg& a) {
+  Mix(h, static_cast<uint64_t>(a.kind) | static_cast<uint64_t>(a.dtype) << 8 |
+             static_cast<uint64_t>(a.pos) << 16 | static_cast<uint64_t>(a.block) << 40);
+}
+
+codegen::BoundTensor Bind(const TensorHandle& h) {
+  if (h.buffer == nullptr || h.buffer->backend() != "cuda" || h.strides.size() != h.shape.size()) {
+    throw Error("a fused tensor is not a CUDA tensor");
+  }
+  return {.dtype = h.dtype, .shape = h.shape, .strides = h.strides, .address = AddressOf(h)};
+}
+
+}  // namespace
+
+uint64_t TraceHash(const FuseTrace& trace) {
+  uint64_t h = 0;
+  for (const FuseBlock& block : trace.blocks) {
+    Mix(h, block.shape_ref.size());
+    for (const auto* ops : {&block.reads, &block.ops, &block.writes}) {
+      Mix(h, ops->size());
+      for (const FuseOp& op : *ops) {
+        Mix(h, static_cast<uint64_t>(op.kind));
+        for (int k = 0; k < FuseOpArity(op.kind); ++k) MixArg(h, op.args[k]);
+        MixArg(h, op.out);
+      }
+    }
+  }
+  for (const ReduceStage& r : trace.reduces) {
+    Mix(h, static_cast<uint64_t>(r.kind) | static_cast<uint64_t>(r.from) << 8);
+    MixArg(h, r.input);
+    MixArg(h, r.output);
+  }
+  if (trace.matmul) MixArg(h, trace.matmul->output);
+  for (const FuseScalar& s : trace.resources.scalars) Mix(h, static_cast<uint64_t>(s.dtype));
+  return h;
+}
+
+const TraceLauncher::Compiled& TraceLauncher::Find(const FuseTrace& trace,
+                                                   const codegen::KernelSpec& spec) {
+  uint64_t key = TraceHash(trace);
+  for (char c : spec.signature) Mix(key, static_cast<unsigned char>(c));
+  auto [begin, end] = compiled_.equal_range(key);
+  for (auto it = begin; it != end; ++it) {
+    if (it->second.signature == spec.signature && it->second.trace == trace) return it->second;
+  }
+  auto [rbegin, rend] = refused_.equal_range(key);
+  for (auto it = rbegin; it != rend; ++it) {
+    const Compiled& c = it->second.first;
+    if (c.signature == spec.signature && c.trace == trace) throw Error(it->second.second);
+  }
+  Compiled compiled{.trace = trace, .signature = spec.signature};
+  try {
+    const codegen::GeneratedKernel kernel = codegen::GenerateKernel(trace, spec);
+    compiled.slots = kernel.slots;
+    compiled.function = ctx_.kernels->Get({.name = kernel.name, .source = kernel.source});
+  } catch (const Error& e) {
+    refused_.emplace(key, std::make_pair(std::move(compiled), std::string(e.what())));
+    throw;
+  }
+  if (spec.shared_bytes > 48 * 1024) {
+    EMBER_CU(cuFuncSetAttribute, compiled.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+             spec.shared_bytes);
+  }
+  return compiled_.emplace(key, std::move(compiled))->second;
+}
+
+void TraceLauncher::Launch(CUfunction function, std::vector<uint64_t>& args, int64_t grid,
+                           int threads, int shared_bytes) {
+  void* params[] = {args.data()};
+  const auto blocks = static_cast<unsigned>(std::clamp<int64_t>(grid, 1, 0x7fffffff));
+  EMBER_CU(cuLaunchKernel, function, blocks, 1, 1, static_cast<unsigned>(threads), 1, 1,
+           static_cast<unsigned>(shared_bytes), ctx_.stream->get(), params, nullptr);
+  ++launches_;
+}
+
+void TraceLauncher::Run(const FuseTrace& trace, const TraceTensors& t) {
+  codegen::TraceLaunch launch{.trace = &trace};
+  for (const TensorHandle& h : t.inputs) launch.inputs.push_back(Bind(h));
+  for (const TensorHandle& h : t.views) launch.views.push_back(Bind(h));
+  for (const TensorHandle& h : t.outputs) launch.outputs.push_back(Bind(h));
+  if (t.matmul != nullptr) launch.matmul_result = Bind(*t.matmul);
+  launch.scalars.assign(t.scalars.begin(), t.scalars.end());
+  launch.block_shapes.assign(t.block_shapes.begin(), t.block_shapes.end());
+  launch.limits = {
+      .multiprocessors = ctx_.device->multiprocessors(),
+      .max_shared_memory = static_cast<int>(ctx_.device->max_shared_memory_per_block_optin())};
+  const codegen::TracePlan plan = codegen::PlanTrace(launch);
+  // Compile everything before launching anything, so a refusal leaves every tensor untouched.
+  std::vector<const Compiled*> kernels;
+  for (const codegen::KernelSpec& spec : plan.kernels) kernels.push_back(&Find(trace, spec));
+  std::vector<TensorHandle> scratch;  // freed when the handles go: stream order keeps it safe
+  for (const codegen::ScratchSpec& s : plan.scratch) {
+    scratch.push_back(ctx_.NewHandle({s.positions}, s.dtype));
+    launch.scratch.push_back(Bind(scratch.back()));
+  }
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    std::vector<uint64_t> args = codegen::KernelArguments(launch, plan, kernels[k]->slots);
+    const codegen::KernelSpec& spec = plan.kernels[k];
+    Launch(kernels[k]->function, args, spec.grid, spec.threads, spec.shared_bytes);
+  }
+}
+
+void TraceLauncher::RunSpecial(const codegen::GeneratedKernel& kernel, std::vector<uint64_t> args,
+                               int64_t work) {
+  if (work <= 0) return;
+  auto it = special_.find(kernel.source);
+  if (it == special_.end()) {
+    it = special_
+             .emplace(kernel.source,
+                      ctx_.kernels->Get({.name = kernel.name, .source = kernel.source}))
+             .first;
+  }
+  constexpr int kThreads = 256;
+  const int64_t blocks = std::min<int64_t>((work + kThreads - 1) / kThreads,
+                                           int64_t{ctx_.device->multiprocessors()} * 16);
+  Launch(it->second, args, blocks, kThreads, 0);
+}
+
+}  // namespace ember::cuda
