@@ -17,6 +17,20 @@
 // only sees values <= 10, log/sqrt positive ones, divisions divisors away from 0, products and
 // sums stay below ~1e4 (which also keeps f16 finite). A step whose operand is out of range
 // first emits a fix-up op (Clamp, Tanh, Abs + c), which is itself part of the program.
+//
+// The device is the CPU unless the constructor names another (the GPU differential test,
+// tests/gpu/differential_gpu_test.cpp); it changes where the inputs live and nothing else.
+//
+// Note [Fuzzy outputs]
+// Two correct backends may differ in the last bits of a computed float (their exp, FMA use and
+// summation order differ). Continuous ops carry such a difference on at its size, but a
+// discontinuous op turns it into a jump: a float -> int or -> bool cast (truncation flips by 1),
+// a comparison (a flipped bool, then a flipped mask), ArgMax/ArgMin (another index among near
+// ties). Applied to a value that was computed in floats (not an input), such an op makes its
+// result *fuzzy*, and so is everything computed from a fuzzy value. Each output records whether
+// it is fuzzy and the least precise float dtype its computation stored in (coarsest_float), so
+// a cross-backend comparison can choose its tolerance; the CPU fused-vs-unfused test compares
+// bits and ignores both.
 #pragma once
 
 #include <algorithm>
@@ -44,6 +58,10 @@ struct ProgramOutput {
   std::vector<int64_t> shape;
   std::vector<float> floats;
   std::vector<int64_t> ints;
+  // Note [Fuzzy outputs]: downstream of a discontinuous op on computed floats.
+  bool fuzzy = false;
+  // The least precise float dtype (f32 < f16 < bf16) a computed value on the way was stored in.
+  DType coarsest_float = DType::kF32;
 };
 
 // What a program contained, for the test's coverage assertions.
@@ -88,7 +106,8 @@ class RandomProgram {
   // `shifted`: the same draws with every dim other than 1 grown by 3, so dims that were equal
   // stay equal and the relative shapes mostly match the unshifted program's (Note [Relative
   // form]): run after it on one engine, its segments hit the plans stored for the other dims.
-  explicit RandomProgram(uint64_t seed, bool shifted = false) : rng_(seed), shifted_(shifted) {}
+  explicit RandomProgram(uint64_t seed, bool shifted = false, Device device = Device::Cpu())
+      : rng_(seed), shifted_(shifted), device_(device) {}
 
   // Generates and runs the program on the calling thread's stream.
   ProgramResult Run() {
@@ -116,6 +135,9 @@ class RandomProgram {
     int id = 0;
     Tensor t;
     Range range;
+    bool exact = false;  // an input: the same bits on every backend
+    bool fuzzy = false;  // Note [Fuzzy outputs]
+    DType coarsest_float = DType::kF32;
     std::string name() const { return std::string("v").append(std::to_string(id)); }
     const std::vector<int64_t>& shape() const { return t.Shape(); }
     DType dtype() const { return t.Dtype(); }
@@ -173,6 +195,9 @@ class RandomProgram {
 
   Arg Use(int id, Live live = Live::kRandom) {
     Value& v = Get(id);
+    pending_.fuzzy |= v.fuzzy;
+    pending_.computed_float |= !v.exact && IsFloat(v.dtype());
+    pending_.coarsest_float = Coarser(pending_.coarsest_float, v.coarsest_float);
     const bool move = live == Live::kMove || (live == Live::kRandom && Chance(0.45));
     if (!move) return Arg{v.t, v.name(), v.range};
     ++result_.features.moved_operands;
@@ -181,10 +206,21 @@ class RandomProgram {
     return arg;
   }
 
+  // Note [Fuzzy outputs]: the next Emit applies a discontinuous op to the operands used so far.
+  void MarkJump() { pending_.jump = true; }
+  static DType Coarser(DType a, DType b) {
+    auto rank = [](DType d) { return d == DType::kBF16 ? 2 : d == DType::kF16 ? 1 : 0; };
+    return rank(a) >= rank(b) ? a : b;
+  }
+
   int Emit(Tensor t, const std::string& expr, Range range) {
     const int id = next_id_++;
     pool_.push_back(Value{id, std::move(t), range});
-    const Value& v = pool_.back();
+    Value& v = pool_.back();
+    v.fuzzy = pending_.fuzzy || (pending_.jump && pending_.computed_float);
+    v.coarsest_float =
+        IsFloat(v.dtype()) ? Coarser(pending_.coarsest_float, v.dtype()) : pending_.coarsest_float;
+    pending_ = {};
     std::string line = v.name() + " = " + expr;
     line.resize(std::max<size_t>(line.size() + 1, 40), ' ');
     line += ShapeText(v.shape()) + " " + std::string(DTypeName(v.dtype()));
@@ -279,8 +315,11 @@ class RandomProgram {
           kind = "wide";
           break;
       }
-      Tensor t = Tensor::FromVector(data, shape, dtype_);
+      Tensor t = Tensor::FromVector(data, shape, dtype_, device_);
+      pending_ = {};
       Emit(std::move(t), "input " + kind, range);
+      pool_.back().exact = true;
+      pool_.back().coarsest_float = DType::kF32;
     }
   }
 
@@ -486,11 +525,13 @@ class RandomProgram {
         name = "MinDim";
         break;
       case Red::kArgMax:
+        MarkJump();
         t = std::move(x.t).ArgMax(dim);
         name = "ArgMax";
         out = {0, len - 1};
         break;
       case Red::kArgMin:
+        MarkJump();
         t = std::move(x.t).ArgMin(dim);
         name = "ArgMin";
         out = {0, len - 1};
@@ -505,6 +546,7 @@ class RandomProgram {
     Range out = x.range;
     if (IsInt(dtype)) out = {std::trunc(out.lo), std::trunc(out.hi)};
     if (dtype == DType::kBool) out = {0, 1};
+    if (IsFloat(x.t.Dtype()) && !IsFloat(dtype)) MarkJump();
     Tensor t = std::move(x.t).Cast(dtype);
     return Emit(std::move(t), "Cast(" + x.text + ", " + std::string(DTypeName(dtype)) + ")", out);
   }
@@ -524,6 +566,7 @@ class RandomProgram {
     if (b_id) b = Use(*b_id, *b_id == a_id ? Live::kKeep : Live::kRandom);
     Tensor t;
     std::string name;
+    MarkJump();
     switch (op) {
       case Cmp::kEqual:
         name = "Equal";
@@ -1141,6 +1184,8 @@ class RandomProgram {
   void Read(int id, bool consume) {
     Value& v = Get(id);
     ProgramOutput out{v.name(), v.dtype(), v.shape(), {}, {}};
+    out.fuzzy = v.fuzzy;
+    out.coarsest_float = v.coarsest_float;
     Note(std::string(consume ? "read " + v.name() + "* (consumed)" : "read " + v.name()));
     Tensor t = consume ? std::move(v.t) : v.t;
     if (consume) std::erase_if(pool_, [&](const Value& p) { return p.id == id; });
@@ -1156,6 +1201,14 @@ class RandomProgram {
 
   std::mt19937_64 rng_;
   bool shifted_ = false;
+  Device device_ = Device::Cpu();
+  // What the operands used since the last Emit carry into its result (Note [Fuzzy outputs]).
+  struct Pending {
+    bool fuzzy = false;           // an operand is fuzzy
+    bool computed_float = false;  // an operand is a float that is not an input
+    bool jump = false;            // the op is discontinuous
+    DType coarsest_float = DType::kF32;
+  } pending_;
   int64_t m_ = 1, n_ = 1, p_ = 1;
   DType dtype_ = DType::kF32;
   std::vector<Value> pool_;
@@ -1163,9 +1216,10 @@ class RandomProgram {
   ProgramResult result_;
 };
 
-// Generates and runs the program of `seed` on the calling thread's stream.
-inline ProgramResult RunRandomProgram(uint64_t seed, bool shifted = false) {
-  return RandomProgram(seed, shifted).Run();
+// Generates and runs the program of `seed` on the calling thread's stream of `device`.
+inline ProgramResult RunRandomProgram(uint64_t seed, bool shifted = false,
+                                      Device device = Device::Cpu()) {
+  return RandomProgram(seed, shifted, device).Run();
 }
 
 }  // namespace ember::testing
