@@ -7,6 +7,7 @@
 //   EMBER_BENCH_GPU_REPEATS=15            timed calls per case (the median is reported)
 //   EMBER_BENCH_GPU_BUDGET_S=240          wall-time budget; cases past it are skipped, and say so
 //   EMBER_BENCH_GPU_MATMUL=0              leaves the matmul cases out
+//   EMBER_BENCH_GPU_DEVICE=cpu            runs on the CPU backend (a check of this program only)
 //
 // Workloads (n f32 elements per input):
 //   seed        (a*b + c*2).exp()                       3 inputs, 1 output
@@ -399,8 +400,10 @@ int main(int argc, char** argv) {
   nlohmann::json doc = {{"tool", "ember"}, {"date", Today()}, {"results", nlohmann::json::array()}};
   auto write = [&] { std::ofstream(argv[1]) << doc.dump(2) << "\n"; };
   Device device = Device::Cpu();
+  const char* on = std::getenv("EMBER_BENCH_GPU_DEVICE");
   try {
-    device = Device::Cuda(0);
+    // EMBER_BENCH_GPU_DEVICE=cpu: the CPU backend, to check the program itself without a GPU.
+    if (on == nullptr || std::string(on) != "cpu") device = Device::Cuda(0);
   } catch (const ember::Error& e) {
     std::printf("ember-bench-gpu: not measured: %s\n", e.what());
     doc["skipped"] = e.what();

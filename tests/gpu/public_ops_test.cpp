@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,9 @@ struct OpCase {
   // Multiplies the tolerances of Note [GPU tolerances]; 0: the bits must be equal.
   double tolerance_scale = 1.0;
 };
+
+// gtest prints a parameter in test listings (and CTest's test names): the case's name.
+void PrintTo(const OpCase& c, std::ostream* os) { *os << c.name; }
 
 // A stable salt from the case's name, so each case draws its own inputs.
 uint64_t Salt(const std::string& name) {

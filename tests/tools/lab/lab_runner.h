@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,13 @@ struct LabRun {
   nlohmann::json json;
 };
 
+// The binary: $EMBER_LAB_BINARY when set (a bundle run on another machine, where the build
+// tree's path does not exist: bench/gpu/device-suite.sh), else the path CMake compiled in.
+inline std::string LabBinary() {
+  const char* env = std::getenv("EMBER_LAB_BINARY");
+  return env != nullptr && *env != '\0' ? std::string(env) : std::string(EMBER_LAB_BINARY);
+}
+
 // Runs ember-lab `args` in `dir`. Unless `args` name --shm or run workers, the shared-memory
 // tier is off: its segment is named after the database path and outlives the test's temporary
 // directory.
@@ -34,7 +42,7 @@ inline LabRun RunLab(const TempDir& dir, std::vector<std::string> args) {
   }
   const std::string out_file = dir.File("stdout.txt");
   const std::string err_file = dir.File("stderr.txt");
-  const pid_t pid = Spawn(EMBER_LAB_BINARY, args,
+  const pid_t pid = Spawn(LabBinary(), args,
                           {.env = ChildEnvironment({"EMBER_CONFIG=/dev/null"}),
                            .out_file = out_file,
                            .err_file = err_file,
