@@ -17,7 +17,7 @@
 #   SUITE_DEADLINE_S [480]   the whole run; each step gets at most what is left of it
 #   TESTS_S [200]            the GPU tests other than the random programs
 #   DIFF_S [150]             the random programs (EMBER_GPU_DIFF_PROGRAMS [300])
-#   EMBER_BENCH_GPU_SIZES, TORCH_PEER_SIZES [20,22,24,26,28], *_BUDGET_S [70], *_REPEATS [15]
+#   EMBER_BENCH_GPU_SIZES, TORCH_PEER_SIZES [24,26,28,20,22], *_BUDGET_S [70], *_REPEATS [15]
 #   EMBER_BENCH_GPU_MATMUL, TORCH_PEER_MATMUL [1], TORCH_PEER_COMPILE [1]
 # Run here without a GPU, every GPU part skips and says why; results.md is still written.
 set -uo pipefail

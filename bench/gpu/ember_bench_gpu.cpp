@@ -3,7 +3,8 @@
 // one table by bench/gpu/report.py (docs/BENCHMARKS.md, "The GPU suite").
 //
 //   ember-bench-gpu OUT.json
-//   EMBER_BENCH_GPU_SIZES=20,22,24,26,28  exponents of the elementwise / row sizes (f32 elements)
+//   EMBER_BENCH_GPU_SIZES=24,26,28,20,22  exponents of the elementwise / row sizes (f32 elements),
+//                                         in the order they run (the targets' sizes first)
 //   EMBER_BENCH_GPU_REPEATS=15            timed calls per case (the median is reported)
 //   EMBER_BENCH_GPU_BUDGET_S=240          wall-time budget; cases past it are skipped, and say so
 //   EMBER_BENCH_GPU_MATMUL=0              leaves the matmul cases out
@@ -74,7 +75,7 @@ double EnvDouble(const char* name, double fallback) {
 
 std::vector<int> SizeExponents() {
   const char* v = std::getenv("EMBER_BENCH_GPU_SIZES");
-  std::string text = v != nullptr && *v != '\0' ? v : "20,22,24,26,28";
+  std::string text = v != nullptr && *v != '\0' ? v : "24,26,28,20,22";
   std::vector<int> out;
   size_t start = 0;
   while (start < text.size()) {
@@ -413,18 +414,21 @@ int main(int argc, char** argv) {
   doc["device"] = device.ToString();
   const int repeats = static_cast<int>(EnvDouble("EMBER_BENCH_GPU_REPEATS", 15));
   Timer timer{.budget_s = EnvDouble("EMBER_BENCH_GPU_BUDGET_S", 240)};
+  // The matmuls first, then the sizes in the order given: what the targets need comes before
+  // the budget can run out.
   std::vector<Workload> workloads;
-  for (int e : SizeExponents()) {
-    for (Workload& w : Elementwise(int64_t{1} << e)) workloads.push_back(std::move(w));
-  }
   if (EnvDouble("EMBER_BENCH_GPU_MATMUL", 1) != 0) {
     for (Workload& w : Matmuls()) workloads.push_back(std::move(w));
+  }
+  for (int e : SizeExponents()) {
+    for (Workload& w : Elementwise(int64_t{1} << e)) workloads.push_back(std::move(w));
   }
 
   std::printf("%-18s %11s %-8s %12s %10s %12s %10s %9s\n", "workload", "n", "variant",
               "per call ms", "GB/s", "b2b ms", "GB/s", "rel err");
-  // Fusion off first, then on: each switch releases the device's engine.
-  for (bool fused : {false, true}) {
+  // Fusion on first (the figures the targets are about), then off; each switch releases the
+  // device's engine.
+  for (bool fused : {true, false}) {
     UseFusion(device, fused);
     for (const Workload& w : workloads) {
       nlohmann::json r;

@@ -4,7 +4,8 @@ torch.compile, timed the same way, plus the device-to-device copy ceiling; write
 bench/gpu/report.py merges with ember's.
 
     python3 bench/gpu/torch_peer.py OUT.json
-    TORCH_PEER_SIZES=20,22,24,26,28   exponents of the f32 element counts (as EMBER_BENCH_GPU_SIZES)
+    TORCH_PEER_SIZES=24,26,28,20,22   exponents of the f32 element counts, in the order they run
+                                      (as EMBER_BENCH_GPU_SIZES; matmuls run first)
     TORCH_PEER_REPEATS=15             timed calls per case (median)
     TORCH_PEER_BUDGET_S=150           wall-time budget; cases past it are skipped and say so
     TORCH_PEER_MATMUL=0               leaves the matmul cases out
@@ -86,6 +87,18 @@ def matmul_bias_gelu(a, b, bias):
 def workloads(exponents, with_matmul):
     """(name, n, bytes, flops, make_inputs(torch), fn)"""
     out = []
+    if with_matmul:
+        nbytes = 4.0 * (MAT_M * MAT_K + MAT_K * MAT_N + MAT_N + MAT_M * MAT_N)
+        flops = 2.0 * MAT_M * MAT_N * MAT_K
+
+        def mat_inputs(t):
+            s = 1.0 / math.sqrt(MAT_K)
+            return [t.rand(MAT_M, MAT_K, device="cuda") * 2 - 1,
+                    (t.rand(MAT_K, MAT_N, device="cuda") * 2 - 1) * s,
+                    (t.rand(MAT_N, device="cuda") * 2 - 1) * 0.1]
+
+        out.append(("matmul", MAT_M * MAT_N, nbytes - 4.0 * MAT_N, flops, mat_inputs, matmul))
+        out.append(("matmul_bias_gelu", MAT_M * MAT_N, nbytes, flops, mat_inputs, matmul_bias_gelu))
     for e in exponents:
         n = 1 << e
         b = 4.0 * n
@@ -99,18 +112,6 @@ def workloads(exponents, with_matmul):
                     lambda t, r=rows: [t.rand(r, ROW, device="cuda") * 6 - 3,
                                        t.rand(ROW, device="cuda") + 0.5,
                                        t.rand(ROW, device="cuda") * 2 - 1], layernorm))
-    if with_matmul:
-        nbytes = 4.0 * (MAT_M * MAT_K + MAT_K * MAT_N + MAT_N + MAT_M * MAT_N)
-        flops = 2.0 * MAT_M * MAT_N * MAT_K
-
-        def mat_inputs(t):
-            s = 1.0 / math.sqrt(MAT_K)
-            return [t.rand(MAT_M, MAT_K, device="cuda") * 2 - 1,
-                    (t.rand(MAT_K, MAT_N, device="cuda") * 2 - 1) * s,
-                    (t.rand(MAT_N, device="cuda") * 2 - 1) * 0.1]
-
-        out.append(("matmul", MAT_M * MAT_N, nbytes - 4.0 * MAT_N, flops, mat_inputs, matmul))
-        out.append(("matmul_bias_gelu", MAT_M * MAT_N, nbytes, flops, mat_inputs, matmul_bias_gelu))
     return out
 
 
@@ -193,7 +194,7 @@ def main():
     start = time.time()
     budget = float(os.environ.get("TORCH_PEER_BUDGET_S", "150"))
     repeats = int(os.environ.get("TORCH_PEER_REPEATS", "15"))
-    exponents = env_list("TORCH_PEER_SIZES", "20,22,24,26,28")
+    exponents = env_list("TORCH_PEER_SIZES", "24,26,28,20,22")
     with_matmul = os.environ.get("TORCH_PEER_MATMUL", "1") != "0"
     variants = ["eager"] + (["compiled"] if os.environ.get("TORCH_PEER_COMPILE", "1") != "0" else [])
 

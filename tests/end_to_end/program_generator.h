@@ -26,11 +26,12 @@
 // summation order differ). Continuous ops carry such a difference on at its size, but a
 // discontinuous op turns it into a jump: a float -> int or -> bool cast (truncation flips by 1),
 // a comparison (a flipped bool, then a flipped mask), ArgMax/ArgMin (another index among near
-// ties). Applied to a value that was computed in floats (not an input), such an op makes its
-// result *fuzzy*, and so is everything computed from a fuzzy value. Each output records whether
-// it is fuzzy and the least precise float dtype its computation stored in (coarsest_float), so
-// a cross-backend comparison can choose its tolerance; the CPU fused-vs-unfused test compares
-// bits and ignores both.
+// ties), Rem (a jump by the divisor at its multiples). Applied to a computed float (one that
+// arithmetic made; inputs and what views, casts, Abs, Neg, Clamp, masks and MaxDim/MinDim make
+// of them stay exact), such an op makes its result *fuzzy*, and so is everything computed from
+// a fuzzy value. Each output records whether it is fuzzy and the least precise float dtype a
+// computed value on its way was stored in (coarsest_float), so a cross-backend comparison can
+// choose its tolerance; the CPU fused-vs-unfused test compares bits and ignores both.
 #pragma once
 
 #include <algorithm>
@@ -208,6 +209,9 @@ class RandomProgram {
 
   // Note [Fuzzy outputs]: the next Emit applies a discontinuous op to the operands used so far.
   void MarkJump() { pending_.jump = true; }
+  // The next Emit only moves, selects or converts its operands' values (a view, a cast, Abs,
+  // Clamp, a mask, MaxDim): exact operands give an exact result.
+  void MarkKeepsExact() { pending_.keeps_exact = true; }
   static DType Coarser(DType a, DType b) {
     auto rank = [](DType d) { return d == DType::kBF16 ? 2 : d == DType::kF16 ? 1 : 0; };
     return rank(a) >= rank(b) ? a : b;
@@ -218,8 +222,9 @@ class RandomProgram {
     pool_.push_back(Value{id, std::move(t), range});
     Value& v = pool_.back();
     v.fuzzy = pending_.fuzzy || (pending_.jump && pending_.computed_float);
-    v.coarsest_float =
-        IsFloat(v.dtype()) ? Coarser(pending_.coarsest_float, v.dtype()) : pending_.coarsest_float;
+    v.exact = pending_.keeps_exact && !pending_.computed_float && !v.fuzzy;
+    v.coarsest_float = IsFloat(v.dtype()) && !v.exact ? Coarser(pending_.coarsest_float, v.dtype())
+                                                      : pending_.coarsest_float;
     pending_ = {};
     std::string line = v.name() + " = " + expr;
     line.resize(std::max<size_t>(line.size() + 1, 40), ' ');
@@ -389,11 +394,13 @@ class RandomProgram {
         out = {std::sqrt(r.lo), std::sqrt(r.hi)};
         break;
       case Un::kAbs:
+        MarkKeepsExact();
         t = std::move(x.t).Abs();
         name = "Abs";
         out = {r.lo <= 0 && r.hi >= 0 ? 0.0 : std::min(std::abs(r.lo), std::abs(r.hi)), r.Mag()};
         break;
       case Un::kNeg:
+        MarkKeepsExact();
         t = std::move(x.t).Neg();
         name = "Neg";
         out = {-r.hi, -r.lo};
@@ -517,10 +524,12 @@ class RandomProgram {
         out = {-std::max(1.0, r.Mag()), std::max(1.0, r.Mag())};  // callers keep |x| <= 1
         break;
       case Red::kMax:
+        MarkKeepsExact();
         t = std::move(x.t).MaxDim(dim);
         name = "MaxDim";
         break;
       case Red::kMin:
+        MarkKeepsExact();
         t = std::move(x.t).MinDim(dim);
         name = "MinDim";
         break;
@@ -547,6 +556,7 @@ class RandomProgram {
     if (IsInt(dtype)) out = {std::trunc(out.lo), std::trunc(out.hi)};
     if (dtype == DType::kBool) out = {0, 1};
     if (IsFloat(x.t.Dtype()) && !IsFloat(dtype)) MarkJump();
+    MarkKeepsExact();
     Tensor t = std::move(x.t).Cast(dtype);
     return Emit(std::move(t), "Cast(" + x.text + ", " + std::string(DTypeName(dtype)) + ")", out);
   }
@@ -554,6 +564,7 @@ class RandomProgram {
   int EmitClamp(int x_id, double lo, double hi, Live live = Live::kRandom) {
     Arg x = Use(x_id, live);
     const Range out{std::clamp(x.range.lo, lo, hi), std::clamp(x.range.hi, lo, hi)};
+    MarkKeepsExact();
     Tensor t = std::move(x.t).Clamp(lo, hi);
     return Emit(std::move(t), "Clamp(" + x.text + ", " + Num(lo) + ", " + Num(hi) + ")", out);
   }
@@ -599,6 +610,7 @@ class RandomProgram {
     Arg mask = Use(mask_id);
     Arg value = Use(value_id, x_live);
     const Range out{std::min(x.range.lo, value.range.lo), std::max(x.range.hi, value.range.hi)};
+    MarkKeepsExact();
     Tensor t = std::move(x.t).MaskWhere(std::move(mask.t), std::move(value.t));
     return Emit(std::move(t), "MaskWhere(" + x.text + ", " + mask.text + ", " + value.text + ")",
                 out);
@@ -609,6 +621,7 @@ class RandomProgram {
     Arg x = Use(x_id, x_live);
     Arg mask = Use(mask_id);
     const Range out{std::min(x.range.lo, v), std::max(x.range.hi, v)};
+    MarkKeepsExact();
     Tensor t = std::move(x.t).MaskFill(std::move(mask.t), v);
     return Emit(std::move(t), "MaskFill(" + x.text + ", " + mask.text + ", " + Num(v) + ")", out);
   }
@@ -627,6 +640,7 @@ class RandomProgram {
   int EmitSwapDims(int x_id, int64_t d1, int64_t d2, Live live = Live::kRandom) {
     ++result_.features.views;
     Arg x = Use(x_id, live);
+    MarkKeepsExact();
     Tensor t = std::move(x.t).SwapDims(d1, d2);
     return Emit(std::move(t),
                 "SwapDims(" + x.text + ", " + std::to_string(d1) + ", " + std::to_string(d2) + ")",
@@ -637,6 +651,7 @@ class RandomProgram {
     ++result_.features.views;
     Arg x = Use(x_id, live);
     const std::string text = "Reshape(" + x.text + ", " + ShapeText(shape) + ")";
+    MarkKeepsExact();
     Tensor t = std::move(x.t).Reshape(std::move(shape));
     return Emit(std::move(t), text, x.range);
   }
@@ -780,6 +795,7 @@ class RandomProgram {
         // Rem: the result takes the divisor's sign (burn's remainder).
         const double s = OneOf({0.7, 1.5, -2.0});
         Arg a = Use(Tame(x, 1e3));
+        MarkJump();  // Rem jumps by |s| at multiples of s
         Tensor t = std::move(a.t).Rem(s);
         Emit(std::move(t), "Rem(" + a.text + ", " + Num(s) + ")",
              {std::min(0.0, s), std::max(0.0, s)});
@@ -932,6 +948,7 @@ class RandomProgram {
         }
         ++result_.features.views;
         Arg a = Use(*x0);
+        MarkKeepsExact();
         Tensor t = std::move(a.t).Slice(std::move(ranges));
         Emit(std::move(t), "Slice(" + a.text + ", " + text + ")", a.range);
         return;
@@ -952,6 +969,7 @@ class RandomProgram {
         ++result_.features.views;
         Arg a = Use(*x0);
         const std::string text = "Expand(" + a.text + ", " + ShapeText(to) + ")";
+        MarkKeepsExact();
         Tensor t = std::move(a.t).Expand(std::move(to));
         Emit(std::move(t), text, a.range);
         return;
@@ -964,6 +982,7 @@ class RandomProgram {
         ++result_.features.views;
         Arg a = Use(*x0);
         const std::string text = "Permute(" + a.text + ", " + ShapeText(axes) + ")";
+        MarkKeepsExact();
         Tensor t = std::move(a.t).Permute(axes);
         Emit(std::move(t), text, a.range);
         return;
@@ -1207,6 +1226,7 @@ class RandomProgram {
     bool fuzzy = false;           // an operand is fuzzy
     bool computed_float = false;  // an operand is a float that is not an input
     bool jump = false;            // the op is discontinuous
+    bool keeps_exact = false;     // the op moves, selects or converts values (no arithmetic)
     DType coarsest_float = DType::kF32;
   } pending_;
   int64_t m_ = 1, n_ = 1, p_ = 1;
