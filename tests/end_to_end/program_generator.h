@@ -17,6 +17,21 @@
 // only sees values <= 10, log/sqrt positive ones, divisions divisors away from 0, products and
 // sums stay below ~1e4 (which also keeps f16 finite). A step whose operand is out of range
 // first emits a fix-up op (Clamp, Tanh, Abs + c), which is itself part of the program.
+//
+// The device is the CPU unless the constructor names another (the GPU differential test,
+// tests/gpu/differential_gpu_test.cpp); it changes where the inputs live and nothing else.
+//
+// Note [Fuzzy outputs]
+// Two correct backends may differ in the last bits of a computed float (their exp, FMA use and
+// summation order differ). Continuous ops carry such a difference on at its size, but a
+// discontinuous op turns it into a jump: a float -> int or -> bool cast (truncation flips by 1),
+// a comparison (a flipped bool, then a flipped mask), ArgMax/ArgMin (another index among near
+// ties), Rem (a jump by the divisor at its multiples). Applied to a computed float (one that
+// arithmetic made; inputs and what views, casts, Abs, Neg, Clamp, masks and MaxDim/MinDim make
+// of them stay exact), such an op makes its result *fuzzy*, and so is everything computed from
+// a fuzzy value. Each output records whether it is fuzzy and the least precise float dtype a
+// computed value on its way was stored in (coarsest_float), so a cross-backend comparison can
+// choose its tolerance; the CPU fused-vs-unfused test compares bits and ignores both.
 #pragma once
 
 #include <algorithm>
@@ -44,6 +59,10 @@ struct ProgramOutput {
   std::vector<int64_t> shape;
   std::vector<float> floats;
   std::vector<int64_t> ints;
+  // Note [Fuzzy outputs]: downstream of a discontinuous op on computed floats.
+  bool fuzzy = false;
+  // The least precise float dtype (f32 < f16 < bf16) a computed value on the way was stored in.
+  DType coarsest_float = DType::kF32;
 };
 
 // What a program contained, for the test's coverage assertions.
@@ -88,7 +107,8 @@ class RandomProgram {
   // `shifted`: the same draws with every dim other than 1 grown by 3, so dims that were equal
   // stay equal and the relative shapes mostly match the unshifted program's (Note [Relative
   // form]): run after it on one engine, its segments hit the plans stored for the other dims.
-  explicit RandomProgram(uint64_t seed, bool shifted = false) : rng_(seed), shifted_(shifted) {}
+  explicit RandomProgram(uint64_t seed, bool shifted = false, Device device = Device::Cpu())
+      : rng_(seed), shifted_(shifted), device_(device) {}
 
   // Generates and runs the program on the calling thread's stream.
   ProgramResult Run() {
@@ -116,6 +136,9 @@ class RandomProgram {
     int id = 0;
     Tensor t;
     Range range;
+    bool exact = false;  // an input: the same bits on every backend
+    bool fuzzy = false;  // Note [Fuzzy outputs]
+    DType coarsest_float = DType::kF32;
     std::string name() const { return std::string("v").append(std::to_string(id)); }
     const std::vector<int64_t>& shape() const { return t.Shape(); }
     DType dtype() const { return t.Dtype(); }
@@ -173,6 +196,9 @@ class RandomProgram {
 
   Arg Use(int id, Live live = Live::kRandom) {
     Value& v = Get(id);
+    pending_.fuzzy |= v.fuzzy;
+    pending_.computed_float |= !v.exact && IsFloat(v.dtype());
+    pending_.coarsest_float = Coarser(pending_.coarsest_float, v.coarsest_float);
     const bool move = live == Live::kMove || (live == Live::kRandom && Chance(0.45));
     if (!move) return Arg{v.t, v.name(), v.range};
     ++result_.features.moved_operands;
@@ -181,10 +207,25 @@ class RandomProgram {
     return arg;
   }
 
+  // Note [Fuzzy outputs]: the next Emit applies a discontinuous op to the operands used so far.
+  void MarkJump() { pending_.jump = true; }
+  // The next Emit only moves, selects or converts its operands' values (a view, a cast, Abs,
+  // Clamp, a mask, MaxDim): exact operands give an exact result.
+  void MarkKeepsExact() { pending_.keeps_exact = true; }
+  static DType Coarser(DType a, DType b) {
+    auto rank = [](DType d) { return d == DType::kBF16 ? 2 : d == DType::kF16 ? 1 : 0; };
+    return rank(a) >= rank(b) ? a : b;
+  }
+
   int Emit(Tensor t, const std::string& expr, Range range) {
     const int id = next_id_++;
     pool_.push_back(Value{id, std::move(t), range});
-    const Value& v = pool_.back();
+    Value& v = pool_.back();
+    v.fuzzy = pending_.fuzzy || (pending_.jump && pending_.computed_float);
+    v.exact = pending_.keeps_exact && !pending_.computed_float && !v.fuzzy;
+    v.coarsest_float = IsFloat(v.dtype()) && !v.exact ? Coarser(pending_.coarsest_float, v.dtype())
+                                                      : pending_.coarsest_float;
+    pending_ = {};
     std::string line = v.name() + " = " + expr;
     line.resize(std::max<size_t>(line.size() + 1, 40), ' ');
     line += ShapeText(v.shape()) + " " + std::string(DTypeName(v.dtype()));
@@ -279,8 +320,11 @@ class RandomProgram {
           kind = "wide";
           break;
       }
-      Tensor t = Tensor::FromVector(data, shape, dtype_);
+      Tensor t = Tensor::FromVector(data, shape, dtype_, device_);
+      pending_ = {};
       Emit(std::move(t), "input " + kind, range);
+      pool_.back().exact = true;
+      pool_.back().coarsest_float = DType::kF32;
     }
   }
 
@@ -350,11 +394,13 @@ class RandomProgram {
         out = {std::sqrt(r.lo), std::sqrt(r.hi)};
         break;
       case Un::kAbs:
+        MarkKeepsExact();
         t = std::move(x.t).Abs();
         name = "Abs";
         out = {r.lo <= 0 && r.hi >= 0 ? 0.0 : std::min(std::abs(r.lo), std::abs(r.hi)), r.Mag()};
         break;
       case Un::kNeg:
+        MarkKeepsExact();
         t = std::move(x.t).Neg();
         name = "Neg";
         out = {-r.hi, -r.lo};
@@ -478,19 +524,23 @@ class RandomProgram {
         out = {-std::max(1.0, r.Mag()), std::max(1.0, r.Mag())};  // callers keep |x| <= 1
         break;
       case Red::kMax:
+        MarkKeepsExact();
         t = std::move(x.t).MaxDim(dim);
         name = "MaxDim";
         break;
       case Red::kMin:
+        MarkKeepsExact();
         t = std::move(x.t).MinDim(dim);
         name = "MinDim";
         break;
       case Red::kArgMax:
+        MarkJump();
         t = std::move(x.t).ArgMax(dim);
         name = "ArgMax";
         out = {0, len - 1};
         break;
       case Red::kArgMin:
+        MarkJump();
         t = std::move(x.t).ArgMin(dim);
         name = "ArgMin";
         out = {0, len - 1};
@@ -505,6 +555,8 @@ class RandomProgram {
     Range out = x.range;
     if (IsInt(dtype)) out = {std::trunc(out.lo), std::trunc(out.hi)};
     if (dtype == DType::kBool) out = {0, 1};
+    if (IsFloat(x.t.Dtype()) && !IsFloat(dtype)) MarkJump();
+    MarkKeepsExact();
     Tensor t = std::move(x.t).Cast(dtype);
     return Emit(std::move(t), "Cast(" + x.text + ", " + std::string(DTypeName(dtype)) + ")", out);
   }
@@ -512,6 +564,7 @@ class RandomProgram {
   int EmitClamp(int x_id, double lo, double hi, Live live = Live::kRandom) {
     Arg x = Use(x_id, live);
     const Range out{std::clamp(x.range.lo, lo, hi), std::clamp(x.range.hi, lo, hi)};
+    MarkKeepsExact();
     Tensor t = std::move(x.t).Clamp(lo, hi);
     return Emit(std::move(t), "Clamp(" + x.text + ", " + Num(lo) + ", " + Num(hi) + ")", out);
   }
@@ -524,6 +577,7 @@ class RandomProgram {
     if (b_id) b = Use(*b_id, *b_id == a_id ? Live::kKeep : Live::kRandom);
     Tensor t;
     std::string name;
+    MarkJump();
     switch (op) {
       case Cmp::kEqual:
         name = "Equal";
@@ -556,6 +610,7 @@ class RandomProgram {
     Arg mask = Use(mask_id);
     Arg value = Use(value_id, x_live);
     const Range out{std::min(x.range.lo, value.range.lo), std::max(x.range.hi, value.range.hi)};
+    MarkKeepsExact();
     Tensor t = std::move(x.t).MaskWhere(std::move(mask.t), std::move(value.t));
     return Emit(std::move(t), "MaskWhere(" + x.text + ", " + mask.text + ", " + value.text + ")",
                 out);
@@ -566,6 +621,7 @@ class RandomProgram {
     Arg x = Use(x_id, x_live);
     Arg mask = Use(mask_id);
     const Range out{std::min(x.range.lo, v), std::max(x.range.hi, v)};
+    MarkKeepsExact();
     Tensor t = std::move(x.t).MaskFill(std::move(mask.t), v);
     return Emit(std::move(t), "MaskFill(" + x.text + ", " + mask.text + ", " + Num(v) + ")", out);
   }
@@ -584,6 +640,7 @@ class RandomProgram {
   int EmitSwapDims(int x_id, int64_t d1, int64_t d2, Live live = Live::kRandom) {
     ++result_.features.views;
     Arg x = Use(x_id, live);
+    MarkKeepsExact();
     Tensor t = std::move(x.t).SwapDims(d1, d2);
     return Emit(std::move(t),
                 "SwapDims(" + x.text + ", " + std::to_string(d1) + ", " + std::to_string(d2) + ")",
@@ -594,6 +651,7 @@ class RandomProgram {
     ++result_.features.views;
     Arg x = Use(x_id, live);
     const std::string text = "Reshape(" + x.text + ", " + ShapeText(shape) + ")";
+    MarkKeepsExact();
     Tensor t = std::move(x.t).Reshape(std::move(shape));
     return Emit(std::move(t), text, x.range);
   }
@@ -737,6 +795,7 @@ class RandomProgram {
         // Rem: the result takes the divisor's sign (burn's remainder).
         const double s = OneOf({0.7, 1.5, -2.0});
         Arg a = Use(Tame(x, 1e3));
+        MarkJump();  // Rem jumps by |s| at multiples of s
         Tensor t = std::move(a.t).Rem(s);
         Emit(std::move(t), "Rem(" + a.text + ", " + Num(s) + ")",
              {std::min(0.0, s), std::max(0.0, s)});
@@ -889,6 +948,7 @@ class RandomProgram {
         }
         ++result_.features.views;
         Arg a = Use(*x0);
+        MarkKeepsExact();
         Tensor t = std::move(a.t).Slice(std::move(ranges));
         Emit(std::move(t), "Slice(" + a.text + ", " + text + ")", a.range);
         return;
@@ -909,6 +969,7 @@ class RandomProgram {
         ++result_.features.views;
         Arg a = Use(*x0);
         const std::string text = "Expand(" + a.text + ", " + ShapeText(to) + ")";
+        MarkKeepsExact();
         Tensor t = std::move(a.t).Expand(std::move(to));
         Emit(std::move(t), text, a.range);
         return;
@@ -921,6 +982,7 @@ class RandomProgram {
         ++result_.features.views;
         Arg a = Use(*x0);
         const std::string text = "Permute(" + a.text + ", " + ShapeText(axes) + ")";
+        MarkKeepsExact();
         Tensor t = std::move(a.t).Permute(axes);
         Emit(std::move(t), text, a.range);
         return;
@@ -1141,6 +1203,8 @@ class RandomProgram {
   void Read(int id, bool consume) {
     Value& v = Get(id);
     ProgramOutput out{v.name(), v.dtype(), v.shape(), {}, {}};
+    out.fuzzy = v.fuzzy;
+    out.coarsest_float = v.coarsest_float;
     Note(std::string(consume ? "read " + v.name() + "* (consumed)" : "read " + v.name()));
     Tensor t = consume ? std::move(v.t) : v.t;
     if (consume) std::erase_if(pool_, [&](const Value& p) { return p.id == id; });
@@ -1156,6 +1220,15 @@ class RandomProgram {
 
   std::mt19937_64 rng_;
   bool shifted_ = false;
+  Device device_ = Device::Cpu();
+  // What the operands used since the last Emit carry into its result (Note [Fuzzy outputs]).
+  struct Pending {
+    bool fuzzy = false;           // an operand is fuzzy
+    bool computed_float = false;  // an operand is a float that is not an input
+    bool jump = false;            // the op is discontinuous
+    bool keeps_exact = false;     // the op moves, selects or converts values (no arithmetic)
+    DType coarsest_float = DType::kF32;
+  } pending_;
   int64_t m_ = 1, n_ = 1, p_ = 1;
   DType dtype_ = DType::kF32;
   std::vector<Value> pool_;
@@ -1163,9 +1236,10 @@ class RandomProgram {
   ProgramResult result_;
 };
 
-// Generates and runs the program of `seed` on the calling thread's stream.
-inline ProgramResult RunRandomProgram(uint64_t seed, bool shifted = false) {
-  return RandomProgram(seed, shifted).Run();
+// Generates and runs the program of `seed` on the calling thread's stream of `device`.
+inline ProgramResult RunRandomProgram(uint64_t seed, bool shifted = false,
+                                      Device device = Device::Cpu()) {
+  return RandomProgram(seed, shifted, device).Run();
 }
 
 }  // namespace ember::testing

@@ -1,6 +1,6 @@
 // cuBLASLt, loaded with dlopen on first use (README.md beside this file, "The dlopen rule"):
-// libcublasLt.so.<major of the headers> by name, then libcublasLt.so, then the toolkit roots
-// (the same search as NVRTC, dynamic_library.h). BlasLt runs ember's matrix products on it.
+// libcublasLt.so.<major of the headers>, then libcublasLt.so, searched like NVRTC
+// (ToolkitLibraryCandidates, dynamic_library.h). BlasLt runs ember's matrix products on it.
 //
 // Row-major operands: ember stores C[b] = A[b] (m×k) · B[b] (k×n) row-major, and cuBLASLt is
 // column-major. A row-major m×k matrix with leading dimension lda is, read column-major, its

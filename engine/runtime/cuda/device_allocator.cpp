@@ -116,10 +116,13 @@ void DeviceAllocator::EmptyCacheLocked() {
   if (stats_.bytes_cached == 0) return;
   // A cached block may still be read by a kernel queued before it was freed.
   EMBER_CU(cuStreamSynchronize, stream());
+  // One block at a time, so that the stats stay true if a cuMemFree throws.
   for (auto& [size, blocks] : cache_) {
-    for (CUdeviceptr ptr : blocks) EMBER_CU(cuMemFree, ptr);
-    stats_.bytes_cached -= size * blocks.size();
-    blocks.clear();
+    while (!blocks.empty()) {
+      EMBER_CU(cuMemFree, blocks.back());
+      blocks.pop_back();
+      stats_.bytes_cached -= size;
+    }
   }
 }
 

@@ -35,36 +35,43 @@ std::optional<DynamicLibrary> DynamicLibrary::Open(std::span<const std::string> 
 
 void* DynamicLibrary::Symbol(const char* name) const { return dlsym(handle_, name); }
 
-std::vector<std::string> ToolkitRoots() {
-  std::vector<std::string> wanted;
+ToolkitRootList ToolkitRoots() {
+  std::vector<std::string> seen;
+  auto keep = [&](const std::string& root, std::vector<std::string>& into) {
+    std::error_code ec;
+    if (root.empty() || !std::filesystem::is_directory(root, ec)) return;
+    if (std::find(seen.begin(), seen.end(), root) != seen.end()) return;
+    seen.push_back(root);
+    into.push_back(root);
+  };
+  ToolkitRootList roots;
   for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
     const char* value = std::getenv(var);
-    if (value != nullptr && value[0] != '\0') wanted.emplace_back(value);
+    if (value != nullptr) keep(value, roots.from_environment);
   }
 #ifdef EMBER_CUDA_BUILD_TOOLKIT_ROOT
-  wanted.emplace_back(EMBER_CUDA_BUILD_TOOLKIT_ROOT);
+  keep(EMBER_CUDA_BUILD_TOOLKIT_ROOT, roots.fixed);
 #endif
-  wanted.emplace_back("/usr/local/cuda");
-
-  std::vector<std::string> roots;
-  for (const std::string& root : wanted) {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(root, ec)) continue;
-    if (std::find(roots.begin(), roots.end(), root) != roots.end()) continue;
-    roots.push_back(root);
-  }
+  keep("/usr/local/cuda", roots.fixed);
   return roots;
 }
 
 std::vector<std::string> ToolkitLibraryCandidates(const std::string& versioned,
                                                   const std::string& plain) {
-  std::vector<std::string> candidates = {versioned, plain};
-  for (const std::string& root : ToolkitRoots()) {
-    for (const char* dir : {"/lib64/", "/lib/"}) {
-      candidates.push_back(root + dir + versioned);
-      candidates.push_back(root + dir + plain);
+  std::vector<std::string> candidates;
+  auto under = [&](const std::vector<std::string>& roots) {
+    for (const std::string& root : roots) {
+      for (const char* dir : {"/lib64/", "/lib/"}) {
+        candidates.push_back(root + dir + versioned);
+        candidates.push_back(root + dir + plain);
+      }
     }
-  }
+  };
+  const ToolkitRootList roots = ToolkitRoots();
+  under(roots.from_environment);
+  candidates.push_back(versioned);
+  candidates.push_back(plain);
+  under(roots.fixed);
   return candidates;
 }
 

@@ -34,14 +34,19 @@ class DynamicLibrary {
   std::string path_;
 };
 
-// The CUDA toolkit roots to search, most specific first: $CUDA_HOME, $CUDA_PATH, then the
-// toolkit ember was built against (usually /usr/local/cuda), then /usr/local/cuda. Only roots
-// that exist, each once.
-std::vector<std::string> ToolkitRoots();
+// The CUDA toolkit roots named by the environment, $CUDA_HOME then $CUDA_PATH, and then the
+// fixed ones: the toolkit ember was built against (usually /usr/local/cuda) and
+// /usr/local/cuda. Only roots that exist, each once.
+struct ToolkitRootList {
+  std::vector<std::string> from_environment;
+  std::vector<std::string> fixed;
+};
+ToolkitRootList ToolkitRoots();
 
-// dlopen candidates for a toolkit library: `versioned` ("libnvrtc.so.13") and `plain`
-// ("libnvrtc.so") by name first, so LD_LIBRARY_PATH and the system's search decide, then
-// `<root>/lib64/` and `<root>/lib/` of each ToolkitRoots() entry.
+// dlopen candidates for a toolkit library, `versioned` ("libnvrtc.so.13") before `plain`
+// ("libnvrtc.so") at each place: the lib64/ and lib/ folders of the roots the environment
+// names (a user who sets CUDA_HOME means that toolkit), then the bare names (LD_LIBRARY_PATH and
+// the system's search), then lib64/ and lib/ of the fixed roots.
 std::vector<std::string> ToolkitLibraryCandidates(const std::string& versioned,
                                                   const std::string& plain);
 

@@ -70,7 +70,8 @@ class KernelCache {
   };
 
   // Kernels for `device`'s arch, compiled with CompileOptions(arch, extra_options). `store` may
-  // be null (memory only); when set it must outlive the cache.
+  // be null (memory only); when set it must outlive the cache. Throws ember::Error when NVRTC
+  // is missing (the compiler id is part of every key).
   explicit KernelCache(std::shared_ptr<CudaDevice> device, KernelStore* store = nullptr,
                        std::vector<std::string> extra_options = {});
   // Unloads every module (with the device's context current).

@@ -29,8 +29,10 @@ std::string FindIncludeDir(const std::string& library_path) {
   std::vector<std::filesystem::path> candidates;
   const std::filesystem::path library(library_path);
   if (library.is_absolute()) candidates.push_back(library.parent_path().parent_path() / "include");
-  for (const std::string& root : ToolkitRoots()) {
-    candidates.push_back(std::filesystem::path(root) / "include");
+  const ToolkitRootList roots = ToolkitRoots();
+  for (const auto* list : {&roots.from_environment, &roots.fixed}) {
+    for (const std::string& root : *list)
+      candidates.push_back(std::filesystem::path(root) / "include");
   }
   for (const std::filesystem::path& dir : candidates) {
     if (HasHalfHeaders(dir)) return std::filesystem::weakly_canonical(dir).string();

@@ -1,7 +1,8 @@
 // NVRTC, the CUDA runtime compiler, loaded with dlopen on first use (README.md beside this
-// file, "The dlopen rule"): libnvrtc.so.<major of the headers> by name, then libnvrtc.so, then
-// the lib64/ and lib/ folders of $CUDA_HOME, $CUDA_PATH, the build's toolkit and
-// /usr/local/cuda. NVRTC needs no GPU: kernels compile to cubins on any machine that has it.
+// file, "The dlopen rule"): libnvrtc.so.<major of the headers>, then libnvrtc.so, under
+// $CUDA_HOME or $CUDA_PATH when set, then by name, then under the build's toolkit and
+// /usr/local/cuda (ToolkitLibraryCandidates, dynamic_library.h). NVRTC needs no GPU: kernels
+// compile to cubins on any machine that has it.
 //
 // Options: CompileOptions is the exact list that decides the cubin, and CompileOptionsText its
 // one-line form, which the kernel cache hashes (kernel_cache.h). Results must be IEEE, so

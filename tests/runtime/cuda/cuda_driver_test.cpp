@@ -1,5 +1,10 @@
 // The driver and device layer: what a machine without a driver or a GPU is told, and the
 // error texts every CUDA failure is reported with.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -128,6 +133,29 @@ TEST(DynamicLibrary, FailureListsEveryCandidate) {
   EXPECT_FALSE(DynamicLibrary::Open(candidates, &why).has_value());
   EXPECT_THAT(why, HasSubstr("libember-absent-1.so"));
   EXPECT_THAT(why, HasSubstr("/nonexistent/libember-absent-2.so"));
+}
+
+TEST(DynamicLibrary, CudaHomeIsSearchedBeforeTheSystem) {
+  const std::filesystem::path home =
+      std::filesystem::temp_directory_path() / ("ember-cuda-home-" + std::to_string(getpid()));
+  std::filesystem::create_directories(home);
+  const char* previous = std::getenv("CUDA_HOME");
+  const std::string saved = previous != nullptr ? previous : "";
+  setenv("CUDA_HOME", home.c_str(), 1);
+  const std::vector<std::string> candidates = ToolkitLibraryCandidates("libx.so.1", "libx.so");
+  if (previous != nullptr) {
+    setenv("CUDA_HOME", saved.c_str(), 1);
+  } else {
+    unsetenv("CUDA_HOME");
+  }
+  std::filesystem::remove_all(home);
+
+  ASSERT_GE(candidates.size(), 6u);
+  EXPECT_EQ(candidates[0], home.string() + "/lib64/libx.so.1");
+  EXPECT_EQ(candidates[1], home.string() + "/lib64/libx.so");
+  EXPECT_EQ(candidates[2], home.string() + "/lib/libx.so.1");
+  EXPECT_EQ(candidates[4], "libx.so.1");
+  EXPECT_EQ(candidates[5], "libx.so");
 }
 
 }  // namespace

@@ -11,64 +11,16 @@
 #include <nlohmann/json.hpp>
 
 #include "store/shm/shared_segment.h"
-#include "tests/common/process.h"
 #include "tests/common/temp_dir.h"
+#include "tests/tools/lab/lab_runner.h"
 
 namespace ember {
 namespace {
 
-struct LabRun {
-  int exit_code = -1;
-  std::string out;  // stdout
-  std::string err;  // stderr
-  nlohmann::json json;
-};
-
-// Runs ember-lab `args` in `dir` with the EMBER_ settings of this process removed (so the
-// flags alone decide), capturing stdout and stderr. Unless `args` name --shm or run workers,
-// the shared-memory tier is off: its segment is named after the database path and outlives
-// the test's temporary directory.
-LabRun RunLab(const test::TempDir& dir, std::vector<std::string> args) {
-  if (std::find(args.begin(), args.end(), "--shm") == args.end() &&
-      (args.empty() || args[0] != "workers")) {
-    args.insert(args.end(), {"--shm", "off"});
-  }
-  const std::string out_file = dir.File("stdout.txt");
-  const std::string err_file = dir.File("stderr.txt");
-  const pid_t pid = test::Spawn(EMBER_LAB_BINARY, args,
-                                {.env = test::ChildEnvironment({"EMBER_CONFIG=/dev/null"}),
-                                 .out_file = out_file,
-                                 .err_file = err_file,
-                                 .working_dir = dir.path().string()});
-  LabRun run;
-  const int code = test::WaitChild(pid);
-  run.exit_code = code < test::kKilledBySignal ? code : -1;
-  run.out = test::ReadFile(out_file);
-  run.err = test::ReadFile(err_file);
-  if (run.exit_code == 0) {
-    run.json = nlohmann::json::parse(run.out, nullptr, /*allow_exceptions=*/false);
-  }
-  return run;
-}
-
-// Runs and expects success with a JSON object on stdout.
-nlohmann::json RunLabJson(const test::TempDir& dir, std::vector<std::string> args) {
-  args.push_back("--json");
-  const LabRun run = RunLab(dir, args);
-  EXPECT_EQ(run.exit_code, 0) << "stderr:\n" << run.err << "\nstdout:\n" << run.out;
-  EXPECT_TRUE(run.json.is_object()) << run.out;
-  return run.json;
-}
-
-void ExpectCorrect(const nlohmann::json& r) {
-  ASSERT_TRUE(r.contains("max_rel_error")) << r.dump();
-  EXPECT_LT(r["max_rel_error"].get<double>(), 1e-4) << r.dump();
-  EXPECT_TRUE(r["passed"].get<bool>());
-  EXPECT_GT(r["time_to_first_result_ms"].get<double>(), 0.0);
-  EXPECT_GT(r["engine_start_ms"].get<double>(), 0.0);
-  EXPECT_LE(r["engine_start_ms"].get<double>(), r["time_to_first_result_ms"].get<double>());
-  EXPECT_GE(r["total_ms"].get<double>(), r["time_to_first_result_ms"].get<double>());
-}
+using test::ExpectCorrect;
+using test::LabRun;
+using test::RunLab;
+using test::RunLabJson;
 
 TEST(EmberLab, ReuseFollowsTheSeedWalkthrough) {
   test::TempDir dir;

@@ -1,0 +1,472 @@
+// ember-bench-gpu: ember's fused and unfused CUDA kernels on the workloads of the GPU issue, timed
+// as a user calls them, with the same workloads in PyTorch (bench/gpu/torch_peer.py) merged into
+// one table by bench/gpu/report.py (docs/BENCHMARKS.md, "The GPU suite").
+//
+//   ember-bench-gpu OUT.json
+//   EMBER_BENCH_GPU_SIZES=24,26,28,20,22  exponents of the elementwise / row sizes (f32 elements),
+//                                         in the order they run (the targets' sizes first)
+//   EMBER_BENCH_GPU_REPEATS=15            timed calls per case (the median is reported)
+//   EMBER_BENCH_GPU_BUDGET_S=240          wall-time budget; cases past it are skipped, and say so
+//   EMBER_BENCH_GPU_MATMUL=0              leaves the matmul cases out
+//   EMBER_BENCH_GPU_DEVICE=cpu            runs on the CPU backend (a check of this program only)
+//
+// Workloads (n f32 elements per input):
+//   seed        (a*b + c*2).exp()                       3 inputs, 1 output
+//   chain8      |sin(tanh(exp(x*0.5 + 1) - 0.25) * 3)|  8 ops (tools/lab/seed_programs.h's
+//               UnrelatedChain): MulScalar, AddScalar, Exp, SubScalar, Tanh, MulScalar, Sin, Abs
+//   chains5x8   five independent chain8s of n elements each, queued before one sync (40 ops)
+//   softmax     exp(x - max(x)) / sum(exp(x - max(x))) over rows of 4096
+//   layernorm   (x - mean) / sqrt(var + 1e-5) * gamma + beta over rows of 4096
+//   matmul      [8192,4096] x [4096,4096] f32, alone and + bias + gelu (0.5*y*(1 + erf(y/√2)))
+// each with fusion on (`fused`) and off (`unfused`, every op its own kernel), switched through the
+// engine's configuration as EMBER_FUSION would (the device's engine is released in between).
+//
+// Two timings per case, after warm-up calls (which explore, compile and fill the plan cache):
+//   per_call      one call as a user makes it: queue the ops, then ember::Sync(device), timed
+//                 on the host clock around both, so host overhead is included; the median over
+//                 EMBER_BENCH_GPU_REPEATS calls;
+//   back_to_back  N calls queued, one Sync at the end, total / N; the median of 3 rounds.
+// Inputs rotate over several sets so that, at small sizes, L2 (60 MB on an H200) does not hold
+// them from one call to the next. Outputs stay alive until the Sync (the engine must compute
+// them) and are dropped after it.
+//
+// Bandwidth counts the fewest bytes each workload must move: each input read once and each
+// output written once (matmul: A, B, bias and the output, and its rate in TFLOP/s as well).
+//
+// Why a plain timing main and not Google Benchmark (as bench/*.cpp): the figures must be taken
+// exactly as above (host clock around enqueue + sync, a rotation of inputs, a fixed number of
+// calls inside a time budget shared with the tests on a leased machine) and merged with
+// PyTorch's into one table; Google Benchmark's adaptive iteration counts and its own JSON layout
+// would have to be overridden at every one of those points.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <ember/ember.h>
+
+#include "engine/core/config.h"
+
+namespace {
+
+using ember::Device;
+using ember::DType;
+using ember::Tensor;
+using Clock = std::chrono::steady_clock;
+
+constexpr int64_t kRow = 4096;
+constexpr int64_t kMatM = 8192, kMatK = 4096, kMatN = 4096;
+constexpr double kL2Bytes = 60e6;
+
+double EnvDouble(const char* name, double fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::stod(v) : fallback;
+}
+
+std::vector<int> SizeExponents() {
+  const char* v = std::getenv("EMBER_BENCH_GPU_SIZES");
+  std::string text = v != nullptr && *v != '\0' ? v : "24,26,28,20,22";
+  std::vector<int> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    out.push_back(std::stoi(text.substr(start, end - start)));
+    start = end + 1;
+  }
+  return out;
+}
+
+void UseFusion(Device device, bool on) {
+  ember::Config config = ember::GlobalConfig();
+  config.fusion_enabled = on;
+  ember::SetGlobalConfigForTesting(config);
+  ember::ReleaseDevice(device);
+}
+
+double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// --- The workloads, written as a user writes them ---------------------------------------------
+
+Tensor Seed(const Tensor& a, const Tensor& b, const Tensor& c) {
+  Tensor ab = a * b;
+  Tensor c2 = c * 2.0;
+  return (std::move(ab) + std::move(c2)).Exp();
+}
+
+Tensor Chain8(const Tensor& input) {
+  Tensor x = input * 0.5;
+  x = std::move(x) + 1.0;
+  x = std::move(x).Exp();
+  x = std::move(x) - 0.25;
+  x = std::move(x).Tanh();
+  x = std::move(x) * 3.0;
+  x = std::move(x).Sin();
+  return std::move(x).Abs();
+}
+
+Tensor Softmax(const Tensor& x) {
+  Tensor m = x.MaxDim(-1);
+  Tensor e = (x - std::move(m)).Exp();
+  Tensor s = e.SumDim(-1);
+  return std::move(e) / std::move(s);
+}
+
+Tensor LayerNorm(const Tensor& x, const Tensor& gamma, const Tensor& beta) {
+  Tensor mu = x.MeanDim(-1);
+  Tensor d = x - std::move(mu);
+  Tensor sq = d * d;
+  Tensor var = std::move(sq).MeanDim(-1);
+  Tensor den = (std::move(var) + 1e-5).Sqrt();
+  Tensor y = std::move(d) / std::move(den);
+  y = std::move(y) * gamma;
+  return std::move(y) + beta;
+}
+
+Tensor Gelu(Tensor y) {
+  Tensor u = y * 0.7071067811865476;
+  Tensor e = std::move(u).Erf() + 1.0;
+  Tensor h = std::move(y) * 0.5;
+  return std::move(h) * std::move(e);
+}
+
+// One input set: the tensors a call reads.
+using InputSet = std::vector<Tensor>;
+
+struct Workload {
+  std::string name;
+  int64_t n = 0;     // f32 elements per input (the size axis of the table)
+  double bytes = 0;  // fewest bytes moved per call
+  double flops = 0;  // matmul only
+  std::function<InputSet(Device)> make_inputs;
+  std::function<std::vector<Tensor>(const InputSet&)> call;
+  // A host check of one call's outputs against double math, or nullopt where it would take
+  // too long; returns the largest relative error.
+  std::function<std::optional<double>(const InputSet&, const std::vector<Tensor>&)> check;
+};
+
+Tensor Uniform(std::vector<int64_t> shape, Device device, double lo, double hi) {
+  return Tensor::RandomUniform(std::move(shape), DType::kF32, device, lo, hi);
+}
+
+// max |got - want| / max(max |want|, 1e-6) over sampled elements of `rows` x `cols` outputs.
+double RelError(const std::vector<float>& got, const std::vector<double>& want,
+                const std::vector<size_t>& at) {
+  double err = 0, scale = 1e-6;
+  for (size_t k = 0; k < at.size(); ++k) {
+    err = std::max(err, std::abs(double{got[at[k]]} - want[k]));
+    scale = std::max(scale, std::abs(want[k]));
+  }
+  return err / scale;
+}
+
+std::vector<size_t> Samples(size_t n, size_t count) {
+  std::vector<size_t> at;
+  for (size_t k = 0; k < count; ++k) at.push_back((k * 2654435761u) % n);
+  return at;
+}
+
+std::vector<Workload> Elementwise(int64_t n) {
+  std::vector<Workload> w;
+  const double b = 4.0 * static_cast<double>(n);
+  const bool small = n <= (int64_t{1} << 22);
+  w.push_back(
+      {"seed", n, 4 * b, 0,
+       [n](Device d) {
+         return InputSet{Uniform({n}, d, -1, 1), Uniform({n}, d, -1, 1), Uniform({n}, d, -1, 1)};
+       },
+       [](const InputSet& in) { return std::vector<Tensor>{Seed(in[0], in[1], in[2])}; },
+       [small](const InputSet& in, const std::vector<Tensor>& out) -> std::optional<double> {
+         if (!small) return std::nullopt;
+         const auto a = in[0].ToVector<float>(), bb = in[1].ToVector<float>(),
+                    c = in[2].ToVector<float>(), y = out[0].ToVector<float>();
+         const auto at = Samples(y.size(), 4096);
+         std::vector<double> want;
+         for (size_t i : at) want.push_back(std::exp(double{a[i]} * bb[i] + c[i] * 2.0));
+         return RelError(y, want, at);
+       }});
+  auto chain_ref = [](double x) {
+    return std::abs(std::sin(std::tanh(std::exp(x * 0.5 + 1) - 0.25) * 3));
+  };
+  w.push_back({"chain8", n, 2 * b, 0, [n](Device d) { return InputSet{Uniform({n}, d, -1, 1)}; },
+               [](const InputSet& in) { return std::vector<Tensor>{Chain8(in[0])}; },
+               [small, chain_ref](const InputSet& in,
+                                  const std::vector<Tensor>& out) -> std::optional<double> {
+                 if (!small) return std::nullopt;
+                 const auto x = in[0].ToVector<float>(), y = out[0].ToVector<float>();
+                 const auto at = Samples(y.size(), 4096);
+                 std::vector<double> want;
+                 for (size_t i : at) want.push_back(chain_ref(x[i]));
+                 return RelError(y, want, at);
+               }});
+  w.push_back({"chains5x8", n, 10 * b, 0,
+               [n](Device d) {
+                 InputSet s;
+                 for (int k = 0; k < 5; ++k) s.push_back(Uniform({n}, d, -1, 1));
+                 return s;
+               },
+               [](const InputSet& in) {
+                 std::vector<Tensor> out;
+                 for (const Tensor& x : in) out.push_back(Chain8(x));
+                 return out;
+               },
+               [small, chain_ref](const InputSet& in,
+                                  const std::vector<Tensor>& out) -> std::optional<double> {
+                 if (!small) return std::nullopt;
+                 double err = 0;
+                 for (size_t k = 0; k < in.size(); ++k) {
+                   const auto x = in[k].ToVector<float>(), y = out[k].ToVector<float>();
+                   const auto at = Samples(y.size(), 1024);
+                   std::vector<double> want;
+                   for (size_t i : at) want.push_back(chain_ref(x[i]));
+                   err = std::max(err, RelError(y, want, at));
+                 }
+                 return err;
+               }});
+  const int64_t rows = std::max<int64_t>(1, n / kRow);
+  w.push_back(
+      {"softmax", rows * kRow, 2 * 4.0 * static_cast<double>(rows * kRow), 0,
+       [rows](Device d) {
+         return InputSet{Uniform({rows, kRow}, d, -4, 4)};
+       },
+       [](const InputSet& in) { return std::vector<Tensor>{Softmax(in[0])}; },
+       [small](const InputSet& in, const std::vector<Tensor>& out) -> std::optional<double> {
+         if (!small) return std::nullopt;
+         const auto x = in[0].ToVector<float>(), y = out[0].ToVector<float>();
+         std::vector<size_t> at;
+         std::vector<double> want;
+         for (int64_t r : {int64_t{0}, static_cast<int64_t>(x.size() / kRow) - 1}) {
+           const size_t base = static_cast<size_t>(r * kRow);
+           double m = -1e300, s = 0;
+           for (int64_t j = 0; j < kRow; ++j) m = std::max(m, double{x[base + j]});
+           for (int64_t j = 0; j < kRow; ++j) s += std::exp(x[base + j] - m);
+           for (int64_t j = 0; j < kRow; j += 7) {
+             at.push_back(base + j);
+             want.push_back(std::exp(x[base + j] - m) / s);
+           }
+         }
+         return RelError(y, want, at);
+       }});
+  w.push_back(
+      {"layernorm", rows * kRow, 2 * 4.0 * static_cast<double>(rows * kRow) + 2 * 4 * kRow, 0,
+       [rows](Device d) {
+         return InputSet{Uniform({rows, kRow}, d, -3, 3), Uniform({kRow}, d, 0.5, 1.5),
+                         Uniform({kRow}, d, -1, 1)};
+       },
+       [](const InputSet& in) { return std::vector<Tensor>{LayerNorm(in[0], in[1], in[2])}; },
+       [small](const InputSet& in, const std::vector<Tensor>& out) -> std::optional<double> {
+         if (!small) return std::nullopt;
+         const auto x = in[0].ToVector<float>(), g = in[1].ToVector<float>(),
+                    be = in[2].ToVector<float>(), y = out[0].ToVector<float>();
+         std::vector<size_t> at;
+         std::vector<double> want;
+         for (int64_t r : {int64_t{0}, static_cast<int64_t>(x.size() / kRow) - 1}) {
+           const size_t base = static_cast<size_t>(r * kRow);
+           double mu = 0, var = 0;
+           for (int64_t j = 0; j < kRow; ++j) mu += x[base + j];
+           mu /= kRow;
+           for (int64_t j = 0; j < kRow; ++j) var += (x[base + j] - mu) * (x[base + j] - mu);
+           var /= kRow;
+           for (int64_t j = 0; j < kRow; j += 7) {
+             at.push_back(base + j);
+             want.push_back((x[base + j] - mu) / std::sqrt(var + 1e-5) * g[j] + be[j]);
+           }
+         }
+         return RelError(y, want, at);
+       }});
+  return w;
+}
+
+std::vector<Workload> Matmuls() {
+  const double bytes =
+      4.0 * static_cast<double>(kMatM * kMatK + kMatK * kMatN + kMatN + kMatM * kMatN);
+  const double flops = 2.0 * kMatM * kMatN * kMatK;
+  auto inputs = [](Device d) {
+    const double s = 1.0 / std::sqrt(static_cast<double>(kMatK));
+    return InputSet{Uniform({kMatM, kMatK}, d, -1, 1), Uniform({kMatK, kMatN}, d, -s, s),
+                    Uniform({kMatN}, d, -0.1, 0.1)};
+  };
+  auto no_check = [](const InputSet&, const std::vector<Tensor>&) -> std::optional<double> {
+    return std::nullopt;
+  };
+  return {
+      {"matmul", kMatM * kMatN, bytes - 4.0 * kMatN, flops, inputs,
+       [](const InputSet& in) { return std::vector<Tensor>{in[0].Matmul(in[1])}; }, no_check},
+      {"matmul_bias_gelu", kMatM * kMatN, bytes, flops, inputs,
+       [](const InputSet& in) {
+         Tensor y = in[0].Matmul(in[1]);
+         y = std::move(y) + in[2];
+         return std::vector<Tensor>{Gelu(std::move(y))};
+       },
+       no_check},
+  };
+}
+
+// --- Timing ----------------------------------------------------------------------------------
+
+struct Timer {
+  Clock::time_point start = Clock::now();
+  double budget_s;
+  bool Spent() const { return Ms(Clock::now() - start) / 1000.0 > budget_s; }
+};
+
+nlohmann::json RunCase(Device device, const Workload& w, bool fused, int repeats) {
+  nlohmann::json r = {{"workload", w.name},
+                      {"n", w.n},
+                      {"variant", fused ? "fused" : "unfused"},
+                      {"bytes", w.bytes}};
+  if (w.flops > 0) r["flops"] = w.flops;
+  // Enough input sets that their total exceeds a few L2s, at least two.
+  const double set_bytes = std::max(1.0, w.bytes);
+  const int sets = static_cast<int>(std::clamp(std::ceil(4 * kL2Bytes / set_bytes), 2.0, 16.0));
+  std::vector<InputSet> inputs;
+  for (int s = 0; s < sets; ++s) inputs.push_back(w.make_inputs(device));
+  ember::Sync(device);
+
+  // Warm-up: explores, compiles, and fills the plan cache; one checked call.
+  for (int i = 0; i < 3; ++i) {
+    std::vector<Tensor> out = w.call(inputs[static_cast<size_t>(i % sets)]);
+    ember::Sync(device);
+    if (i == 2) {
+      if (const auto err = w.check(inputs[static_cast<size_t>(i % sets)], out)) {
+        r["max_rel_error"] = *err;
+      }
+    }
+  }
+
+  std::vector<double> per_call;
+  for (int i = 0; i < repeats; ++i) {
+    const InputSet& in = inputs[static_cast<size_t>(i % sets)];
+    const Clock::time_point t0 = Clock::now();
+    std::vector<Tensor> out = w.call(in);
+    ember::Sync(device);
+    per_call.push_back(Ms(Clock::now() - t0));
+  }
+  r["per_call_ms"] = Median(per_call);
+  r["per_call_min_ms"] = *std::min_element(per_call.begin(), per_call.end());
+
+  // Back to back: N calls, one sync; outputs kept alive until it (at most ~16 GB of them).
+  const double out_bytes = std::max(1.0, w.bytes / 2);
+  const int calls = static_cast<int>(std::clamp(16e9 / out_bytes, 3.0, 50.0));
+  std::vector<double> b2b;
+  for (int round = 0; round < 3; ++round) {
+    std::vector<std::vector<Tensor>> outs;
+    outs.reserve(static_cast<size_t>(calls));
+    const Clock::time_point t0 = Clock::now();
+    for (int i = 0; i < calls; ++i) outs.push_back(w.call(inputs[static_cast<size_t>(i % sets)]));
+    ember::Sync(device);
+    b2b.push_back(Ms(Clock::now() - t0) / calls);
+  }
+  r["back_to_back_ms"] = Median(b2b);
+  r["back_to_back_calls"] = calls;
+  r["input_sets"] = sets;
+  for (const char* mode : {"per_call", "back_to_back"}) {
+    const double ms = r[std::string(mode) + "_ms"].get<double>();
+    r[std::string(mode) + "_gbps"] = w.bytes / (ms * 1e6);
+    if (w.flops > 0) r[std::string(mode) + "_tflops"] = w.flops / (ms * 1e9);
+  }
+  return r;
+}
+
+std::string Today() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: ember-bench-gpu OUT.json (see the file's header for the env)\n");
+    return 2;
+  }
+  nlohmann::json doc = {{"tool", "ember"}, {"date", Today()}, {"results", nlohmann::json::array()}};
+  auto write = [&] { std::ofstream(argv[1]) << doc.dump(2) << "\n"; };
+  Device device = Device::Cpu();
+  const char* on = std::getenv("EMBER_BENCH_GPU_DEVICE");
+  try {
+    // EMBER_BENCH_GPU_DEVICE=cpu: the CPU backend, to check the program itself without a GPU.
+    if (on == nullptr || std::string(on) != "cpu") device = Device::Cuda(0);
+  } catch (const ember::Error& e) {
+    std::printf("ember-bench-gpu: not measured: %s\n", e.what());
+    doc["skipped"] = e.what();
+    write();
+    return 0;
+  }
+  doc["device"] = device.ToString();
+  const int repeats = static_cast<int>(EnvDouble("EMBER_BENCH_GPU_REPEATS", 15));
+  Timer timer{.budget_s = EnvDouble("EMBER_BENCH_GPU_BUDGET_S", 240)};
+  // The matmuls first, then the sizes in the order given: what the targets need comes before
+  // the budget can run out.
+  std::vector<Workload> workloads;
+  if (EnvDouble("EMBER_BENCH_GPU_MATMUL", 1) != 0) {
+    for (Workload& w : Matmuls()) workloads.push_back(std::move(w));
+  }
+  for (int e : SizeExponents()) {
+    for (Workload& w : Elementwise(int64_t{1} << e)) workloads.push_back(std::move(w));
+  }
+
+  std::printf("%-18s %11s %-8s %12s %10s %12s %10s %9s\n", "workload", "n", "variant",
+              "per call ms", "GB/s", "b2b ms", "GB/s", "rel err");
+  // Fusion on first (the figures the targets are about), then off; each switch releases the
+  // device's engine.
+  for (bool fused : {true, false}) {
+    UseFusion(device, fused);
+    for (const Workload& w : workloads) {
+      nlohmann::json r;
+      if (timer.Spent()) {
+        r = {{"workload", w.name},
+             {"n", w.n},
+             {"variant", fused ? "fused" : "unfused"},
+             {"skipped", "time budget (EMBER_BENCH_GPU_BUDGET_S) spent"}};
+      } else {
+        try {
+          r = RunCase(device, w, fused, repeats);
+        } catch (const ember::Error& e) {
+          r = {{"workload", w.name},
+               {"n", w.n},
+               {"variant", fused ? "fused" : "unfused"},
+               {"error", e.what()}};
+          ember::ReleaseDevice(device);
+        }
+      }
+      doc["results"].push_back(r);
+      write();  // what is measured survives a later crash or kill
+      if (r.contains("per_call_ms")) {
+        std::printf("%-18s %11lld %-8s %12.4f %10.1f %12.4f %10.1f %9s\n", w.name.c_str(),
+                    static_cast<long long>(w.n), fused ? "fused" : "unfused",
+                    r["per_call_ms"].get<double>(), r["per_call_gbps"].get<double>(),
+                    r["back_to_back_ms"].get<double>(), r["back_to_back_gbps"].get<double>(),
+                    r.contains("max_rel_error")
+                        ? std::to_string(r["max_rel_error"].get<double>()).substr(0, 9).c_str()
+                        : "-");
+      } else {
+        std::printf("%-18s %11lld %-8s %s\n", w.name.c_str(), static_cast<long long>(w.n),
+                    fused ? "fused" : "unfused",
+                    r.value("skipped", r.value("error", std::string())).c_str());
+      }
+      std::fflush(stdout);
+    }
+  }
+  UseFusion(device, true);
+  write();
+  return 0;
+}
