@@ -30,6 +30,8 @@ class KernelWriter {
       case KernelMode::kRow: body = RowKernel(); break;
       case KernelMode::kColumn: body = ColumnKernel(); break;
     }
+    // The pointers' address slots are added here: take the slot list only after them.
+    const std::string pointers = ctx_.Pointers();
     GeneratedKernel kernel;
     kernel.name = std::string(kEntry);
     kernel.slots = ctx_.slots();
@@ -41,7 +43,7 @@ class KernelWriter {
     s += fmt::format("typedef {} idx;\n\n", spec_.index64 ? "long long" : "int");
     s += fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}(const Params p) {{\n",
                      spec_.threads, kEntry);
-    s += ctx_.Pointers();
+    s += pointers;
     s += body;
     s += "}\n";
     return kernel;

@@ -25,7 +25,8 @@ cd "$(dirname "$0")/../.."
 repo="$(pwd)"
 build="$repo/build-gpu"
 bundle="$build/bundle"
-binaries=(tests/ember_gpu_tests bin/ember-lab bin/ember-plans bin/ember-bench-gpu)
+binaries=(tests/ember_gpu_tests tests/ember_cuda_runtime_tests tests/ember_codegen_tests
+  bin/ember-lab bin/ember-plans bin/ember-bench-gpu)
 
 build_suite() {
   set -e
@@ -33,8 +34,8 @@ build_suite() {
   if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
   cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBER_WITH_CUDA=ON \
     -DEMBER_BUILD_TESTS=ON "${launcher[@]}"
-  cmake --build "$build" -j"${JOBS:-2}" --target ember_gpu_tests ember-lab ember-plans \
-    ember-bench-gpu
+  cmake --build "$build" -j"${JOBS:-2}" --target ember_gpu_tests ember_cuda_runtime_tests \
+    ember_codegen_tests ember-lab ember-plans ember-bench-gpu
   rm -rf "$bundle"
   mkdir -p "$bundle/bin" "$bundle/lib"
   for b in "${binaries[@]}"; do
@@ -87,6 +88,7 @@ run_suite() {
   fi
   export LD_LIBRARY_PATH="$bundle/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export EMBER_LAB_BINARY="$bundle/bin/ember-lab"
+  export EMBER_CODEGEN_GOLDEN_DIR="$repo/tests/codegen/golden"
   export PYTHONUNBUFFERED=1
   local work
   work="$(mktemp -d)"
@@ -111,9 +113,15 @@ run_suite() {
   touch "$work/diff.log"
   if [[ "$parts" == *,tests,* ]]; then
     echo "device-suite: GPU tests (limit $(limit "${TESTS_S:-200}") s)"
+    # The runtime layer's and the generator's own suites first: short, and they say whether
+    # the driver, NVRTC and cuBLASLt work at all on this machine.
+    for suite in ember_cuda_runtime_tests ember_codegen_tests; do
+      timeout --kill-after=10 60 "$bundle/bin/$suite" --gtest_brief=1 >>"$out/tests.log" 2>&1
+      echo "device-suite: $suite exit status $?" >>"$out/tests.log"
+    done
     timeout --kill-after=10 "$(limit "${TESTS_S:-200}")" "$bundle/bin/ember_gpu_tests" \
       --gtest_filter='-DifferentialGpu.*' --gtest_output="xml:$out/gtest-main.xml" \
-      >"$out/tests.log" 2>&1
+      >>"$out/tests.log" 2>&1
     echo "device-suite: exit status $?" >>"$out/tests.log"
   fi
   if [[ "$parts" == *,diff,* ]]; then

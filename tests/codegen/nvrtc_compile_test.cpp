@@ -55,7 +55,7 @@ TEST(NvrtcSpecial, RandomKernelsCompileForEveryDtype) {
   for (DType dtype : kDTypes) {
     for (auto kind : {Distribution::Kind::kUniform, Distribution::Kind::kNormal}) {
       const codegen::GeneratedKernel k = codegen::RandomKernel(kind, dtype);
-      ExpectCompiles(k.source, std::string("random_") + DTypeName(dtype));
+      ExpectCompiles(k.source, "random_" + std::string(DTypeName(dtype)));
     }
   }
 }

@@ -13,7 +13,7 @@
 // <prelude: codegen/prelude.cpp>
 
 // mode=1 block=0 width=1 index64=false threads=64 shared=true b0:10 b1:01 dt:ae ua:11 full:10
-struct Params { unsigned long long s[3]; };
+struct Params { unsigned long long s[5]; };
 typedef int idx;
 
 extern "C" __global__ void __launch_bounds__(64) ember_fused(const Params p) {

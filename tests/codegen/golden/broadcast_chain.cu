@@ -21,7 +21,7 @@
 // <prelude: codegen/prelude.cpp>
 
 // mode=0 block=0 width=4 index64=false threads=256 shared=false b0:242 dt:aad ua:111 full:1
-struct Params { unsigned long long s[9]; };
+struct Params { unsigned long long s[12]; };
 typedef int idx;
 
 extern "C" __global__ void __launch_bounds__(256) ember_fused(const Params p) {

@@ -13,7 +13,7 @@
 // <prelude: codegen/prelude.cpp>
 
 // mode=0 block=0 width=2 index64=false threads=256 shared=false b0:252 dt:eee ua:111 full:1
-struct Params { unsigned long long s[5]; };
+struct Params { unsigned long long s[8]; };
 typedef int idx;
 
 extern "C" __global__ void __launch_bounds__(256) ember_fused(const Params p) {

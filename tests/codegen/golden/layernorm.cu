@@ -28,7 +28,7 @@
 // <prelude: codegen/prelude.cpp>
 
 // mode=1 block=0 width=4 index64=false threads=256 shared=true b0:220 b1:000 b2:000 b3:000 b4:002 dt:aaa ua:111 full:10101
-struct Params { unsigned long long s[3]; };
+struct Params { unsigned long long s[6]; };
 typedef int idx;
 
 extern "C" __global__ void __launch_bounds__(256) ember_fused(const Params p) {

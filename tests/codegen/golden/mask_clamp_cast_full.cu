@@ -20,7 +20,7 @@
 // <prelude: codegen/prelude.cpp>
 
 // mode=0 block=0 width=8 index64=false threads=256 shared=false b0:222 dt:abd ua:111 full:1
-struct Params { unsigned long long s[6]; };
+struct Params { unsigned long long s[9]; };
 typedef int idx;
 
 extern "C" __global__ void __launch_bounds__(256) ember_fused(const Params p) {

@@ -17,7 +17,7 @@
 // <prelude: codegen/prelude.cpp>
 
 // mode=0 block=0 width=4 index64=false threads=256 shared=false b0:2222 dt:aaaa ua:0110 full:1
-struct Params { unsigned long long s[2]; };
+struct Params { unsigned long long s[6]; };
 typedef int idx;
 
 extern "C" __global__ void __launch_bounds__(256) ember_fused(const Params p) {

@@ -23,7 +23,7 @@
 // <prelude: codegen/prelude.cpp>
 
 // mode=1 block=0 width=4 index64=false threads=512 shared=true b0:20 b1:00 b2:00 b3:00 b4:02 dt:aa ua:11 full:10101
-struct Params { unsigned long long s[3]; };
+struct Params { unsigned long long s[5]; };
 typedef int idx;
 
 extern "C" __global__ void __launch_bounds__(512) ember_fused(const Params p) {

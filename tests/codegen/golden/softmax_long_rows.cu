@@ -23,7 +23,7 @@
 // <prelude: codegen/prelude.cpp>
 
 // mode=1 block=0 width=4 index64=false threads=512 shared=false b0:2020 b1:0000 b2:0022 b3:0000 b4:0202 dt:aaaa ua:1111 full:10101
-struct Params { unsigned long long s[3]; };
+struct Params { unsigned long long s[7]; };
 typedef int idx;
 
 extern "C" __global__ void __launch_bounds__(512) ember_fused(const Params p) {

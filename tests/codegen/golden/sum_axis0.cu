@@ -14,7 +14,7 @@
 // <prelude: codegen/prelude.cpp>
 
 // mode=2 block=0 width=1 index64=false threads=256 shared=false b0:10 b1:01 dt:aa ua:11 full:10
-struct Params { unsigned long long s[4]; };
+struct Params { unsigned long long s[6]; };
 typedef int idx;
 
 extern "C" __global__ void __launch_bounds__(256) ember_fused(const Params p) {
