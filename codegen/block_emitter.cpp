@@ -399,7 +399,13 @@ class KernelContext::BodyWriter {
       case Handover::Storage::kShared: {
         if (!ctx_.spec_.full.at(b_)) throw Error("a reduced block reads a full block's value");
         const int v = NewValue(f);
-        Emit(Lanes(fmt::format("v{}[l] = sh{}_{}[{} + l];", v, h->block, h->pos, site_.row)));
+        if (site_.lanes > 1) {
+          // One vector access per thread: scalar lanes would be a bank conflict per lane.
+          Emit(fmt::format("ember_load<{}>(sh{}_{} + {}, v{});", site_.lanes, h->block, h->pos,
+                           site_.row, v));
+        } else {
+          Emit(Lanes(fmt::format("v{}[l] = sh{}_{}[{} + l];", v, h->block, h->pos, site_.row)));
+        }
         return {v, arg.dtype};
       }
       case Handover::Storage::kScratch:
@@ -434,8 +440,13 @@ class KernelContext::BodyWriter {
         Emit(fmt::format("h{}_{} = v{}[0];", h->block, h->pos, kept.value));
         return;
       case Handover::Storage::kShared:
-        Emit(Lanes(
-            fmt::format("sh{}_{}[{} + l] = v{}[l];", h->block, h->pos, site_.row, kept.value)));
+        if (site_.lanes > 1) {
+          Emit(fmt::format("ember_store<{}>(sh{}_{} + {}, v{});", site_.lanes, h->block, h->pos,
+                           site_.row, kept.value));
+        } else {
+          Emit(Lanes(
+              fmt::format("sh{}_{}[{} + l] = v{}[l];", h->block, h->pos, site_.row, kept.value)));
+        }
         return;
       case Handover::Storage::kScratch:
         StoreTensor(ctx_.FirstScratch() + h->scratch, kept, true);

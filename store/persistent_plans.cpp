@@ -359,6 +359,11 @@ void PersistentPlans::Flush() {
   writer_->Flush();
 }
 
+void PersistentPlans::FlushForSync() {
+  if (tier_ != nullptr) tier_->ReleaseAll();
+  writer_->FlushDurable();
+}
+
 void PersistentPlans::Close() {
   if (tier_ != nullptr) tier_->ReleaseAll();
   // Every connection closed: the last one to close in any process has SQLite remove the -wal

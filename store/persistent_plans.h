@@ -68,6 +68,7 @@ class PersistentPlans final : public PlanBacking {
   void OnExploration() override;
   void OnUnfusedRun() override;
   void Flush() override;
+  void FlushForSync() override;
   void Close() override;
   BackingCounters counters() const override;
 

@@ -350,6 +350,7 @@ nlohmann::json RunCase(Device device, const Workload& w, bool fused, int repeats
     }
   }
 
+  const ember::Stats before = ember::GetStats(device);
   std::vector<double> per_call;
   for (int i = 0; i < repeats; ++i) {
     const InputSet& in = inputs[static_cast<size_t>(i % sets)];
@@ -358,6 +359,12 @@ nlohmann::json RunCase(Device device, const Workload& w, bool fused, int repeats
     ember::Sync(device);
     per_call.push_back(Ms(Clock::now() - t0));
   }
+  // What the engine did over the timed calls: a steady state explores nothing.
+  const ember::Stats after = ember::GetStats(device);
+  r["per_call_engine"] = {{"explorations", after.explorations - before.explorations},
+                          {"cache_hits", after.cache_hits - before.cache_hits},
+                          {"launches", after.launches - before.launches},
+                          {"calls", repeats}};
   r["per_call_ms"] = Median(per_call);
   r["per_call_min_ms"] = *std::min_element(per_call.begin(), per_call.end());
 

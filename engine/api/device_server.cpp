@@ -57,8 +57,9 @@ void DeviceServer::Drain(StreamId stream) {
     streams_.Drain(stream, handles_);
     backend_->Synchronize();
   }
-  // ember::Sync makes the plans found so far durable too; the writer needs no server lock.
-  if (backing_ != nullptr) backing_->Flush();
+  // ember::Sync makes the plans found so far durable too (not every hit counter: that would
+  // be a database commit per step); the writer needs no server lock.
+  if (backing_ != nullptr) backing_->FlushForSync();
 }
 
 void DeviceServer::CloseStream(StreamId stream) {

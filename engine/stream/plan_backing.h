@@ -61,8 +61,12 @@ class PlanBacking {
   // A segment ran unfused because the budget was spent.
   virtual void OnUnfusedRun() = 0;
 
-  // Waits until everything reported so far is durable (ember::Sync).
+  // Waits until everything reported so far is durable.
   virtual void Flush() = 0;
+  // What ember::Sync waits for: the plans, triggers and exploration budget reported so far are
+  // durable; hit and unfused-run counters may still be on their way (they are statistics, and
+  // waiting for their write would cost every synchronizing step a database commit).
+  virtual void FlushForSync() { Flush(); }
   // The process is exiting: Flush, and leave the storage self-contained.
   virtual void Close() { Flush(); }
   virtual BackingCounters counters() const = 0;

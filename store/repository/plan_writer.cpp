@@ -45,8 +45,11 @@ void PlanWriter::Enqueue(Message message) {
   {
     std::lock_guard lock(mu_);
     if (closed_) return;
+    const bool counter =
+        message.kind == Message::Kind::kHit || message.kind == Message::Kind::kUnfused;
     queue_.push_back(std::move(message));
     ++enqueued_;
+    if (!counter) durable_ = enqueued_;
   }
   work_cv_.notify_one();
 }
@@ -79,6 +82,12 @@ void PlanWriter::Checkpoint() {
 void PlanWriter::Flush() {
   std::unique_lock lock(mu_);
   const uint64_t target = enqueued_;
+  done_cv_.wait(lock, [&] { return applied_ >= target; });
+}
+
+void PlanWriter::FlushDurable() {
+  std::unique_lock lock(mu_);
+  const uint64_t target = durable_;
   done_cv_.wait(lock, [&] { return applied_ >= target; });
 }
 

@@ -58,6 +58,9 @@ class PlanWriter {
   void UnfusedRun();
   void Quarantine(PlanRowId row, std::string reason);
   void Flush();
+  // Waits for every message enqueued so far except hit and unfused-run counters (which are
+  // applied in order with the rest, only not waited for).
+  void FlushDurable();
   // Flush, then copy the write-ahead log into the database file (a passive checkpoint: it
   // waits for nobody). The process is about to exit and never closes its connections, which
   // would otherwise leave its last commits in `-wal` only, so that copying the database file
@@ -102,6 +105,7 @@ class PlanWriter {
   std::deque<Message> queue_;  // guarded by mu_
   uint64_t enqueued_ = 0;      // guarded by mu_
   uint64_t applied_ = 0;       // guarded by mu_
+  uint64_t durable_ = 0;       // enqueued_ after the last message FlushDurable waits for; mu_
   bool stop_ = false;          // guarded by mu_
   bool closed_ = false;        // guarded by mu_; Enqueue drops once set
 

@@ -60,7 +60,7 @@ extern "C" __global__ void __launch_bounds__(256) ember_fused(const Params p) {
         float v2[4];
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { v2[l] = (v0[l] + v1[l]); }
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { ember_fold<1>(acc0, (double)v2[l], (i64)(i + l)); }
-        _Pragma("unroll") for (int l = 0; l < 4; ++l) { sh0_0[i + l] = v2[l]; }
+        ember_store<4>(sh0_0 + i, v2);
       }
     }
     acc0 = ember_block_reduce<1>(acc0, ember_rd, ember_rx);
@@ -79,14 +79,14 @@ extern "C" __global__ void __launch_bounds__(256) ember_fused(const Params p) {
       const idx pos = u * L + i;
       {
         float v0[4];
-        _Pragma("unroll") for (int l = 0; l < 4; ++l) { v0[l] = sh0_0[i + l]; }
+        ember_load<4>(sh0_0 + i, v0);
         float v1[4];
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { v1[l] = h1_0; }
         float v2[4];
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { v2[l] = (v0[l] - v1[l]); }
         float v3[4];
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { v3[l] = (v2[l] * v2[l]); }
-        _Pragma("unroll") for (int l = 0; l < 4; ++l) { sh2_1[i + l] = v2[l]; }
+        ember_store<4>(sh2_1 + i, v2);
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { ember_fold<1>(acc1, (double)v3[l], (i64)(i + l)); }
       }
     }
@@ -111,7 +111,7 @@ extern "C" __global__ void __launch_bounds__(256) ember_fused(const Params p) {
       const idx pos = u * L + i;
       {
         float v0[4];
-        _Pragma("unroll") for (int l = 0; l < 4; ++l) { v0[l] = sh2_1[i + l]; }
+        ember_load<4>(sh2_1 + i, v0);
         float v1[4];
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { v1[l] = h3_0; }
         float v2[4];

@@ -54,7 +54,7 @@ extern "C" __global__ void __launch_bounds__(512) ember_fused(const Params p) {
         float v2[4];
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { v2[l] = (v0[l] * v1[l]); }
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { ember_fold<3>(acc0, (double)v2[l], (i64)(i + l)); }
-        _Pragma("unroll") for (int l = 0; l < 4; ++l) { sh0_0[i + l] = v2[l]; }
+        ember_store<4>(sh0_0 + i, v2);
       }
     }
     acc0 = ember_block_reduce<3>(acc0, ember_rd, ember_rx);
@@ -73,7 +73,7 @@ extern "C" __global__ void __launch_bounds__(512) ember_fused(const Params p) {
       const idx pos = u * L + i;
       {
         float v0[4];
-        _Pragma("unroll") for (int l = 0; l < 4; ++l) { v0[l] = sh0_0[i + l]; }
+        ember_load<4>(sh0_0 + i, v0);
         float v1[4];
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { v1[l] = h1_0; }
         float v2[4];
@@ -81,7 +81,7 @@ extern "C" __global__ void __launch_bounds__(512) ember_fused(const Params p) {
         float v3[4];
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { v3[l] = expf(v2[l]); }
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { ember_fold<0>(acc1, (double)v3[l], (i64)(i + l)); }
-        _Pragma("unroll") for (int l = 0; l < 4; ++l) { sh2_0[i + l] = v3[l]; }
+        ember_store<4>(sh2_0 + i, v3);
       }
     }
     acc1 = ember_block_reduce<0>(acc1, ember_rd, ember_rx);
@@ -99,7 +99,7 @@ extern "C" __global__ void __launch_bounds__(512) ember_fused(const Params p) {
       const idx pos = u * L + i;
       {
         float v0[4];
-        _Pragma("unroll") for (int l = 0; l < 4; ++l) { v0[l] = sh2_0[i + l]; }
+        ember_load<4>(sh2_0 + i, v0);
         float v1[4];
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { v1[l] = h3_0; }
         float v2[4];
