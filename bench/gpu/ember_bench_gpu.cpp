@@ -240,29 +240,40 @@ std::vector<Workload> Elementwise(int64_t n) {
                  return err;
                }});
   const int64_t rows = std::max<int64_t>(1, n / kRow);
-  w.push_back(
-      {"softmax", rows * kRow, 2 * 4.0 * static_cast<double>(rows * kRow), 0,
-       [rows](Device d) {
-         return InputSet{Uniform({rows, kRow}, d, -4, 4)};
-       },
-       [](const InputSet& in) { return std::vector<Tensor>{Softmax(in[0])}; },
-       [small](const InputSet& in, const std::vector<Tensor>& out) -> std::optional<double> {
-         if (!small) return std::nullopt;
-         const auto x = in[0].ToVector<float>(), y = out[0].ToVector<float>();
-         std::vector<size_t> at;
-         std::vector<double> want;
-         for (int64_t r : {int64_t{0}, static_cast<int64_t>(x.size() / kRow) - 1}) {
-           const size_t base = static_cast<size_t>(r * kRow);
-           double m = -1e300, s = 0;
-           for (int64_t j = 0; j < kRow; ++j) m = std::max(m, double{x[base + j]});
-           for (int64_t j = 0; j < kRow; ++j) s += std::exp(x[base + j] - m);
-           for (int64_t j = 0; j < kRow; j += 7) {
-             at.push_back(base + j);
-             want.push_back(std::exp(x[base + j] - m) / s);
-           }
-         }
-         return RelError(y, want, at);
-       }});
+  // softmax(x), and softmax(x * 0.125) as attention computes it: the scale before the max is
+  // what lets the burn-faithful search fuse the whole softmax into one kernel (a reduce needs
+  // an elementwise op to fuse on read: docs/FUSERS.md).
+  for (const auto& [name, scale] :
+       {std::pair{"softmax", 1.0}, std::pair{"softmax_scaled", 0.125}}) {
+    w.push_back({name, rows * kRow, 2 * 4.0 * static_cast<double>(rows * kRow), 0,
+                 [rows](Device d) {
+                   return InputSet{Uniform({rows, kRow}, d, -4, 4)};
+                 },
+                 [scale](const InputSet& in) {
+                   return std::vector<Tensor>{scale == 1.0 ? Softmax(in[0])
+                                                           : Softmax(in[0] * scale)};
+                 },
+                 [small, scale](const InputSet& in,
+                                const std::vector<Tensor>& out) -> std::optional<double> {
+                   if (!small) return std::nullopt;
+                   auto x = in[0].ToVector<float>();
+                   for (float& v : x) v = static_cast<float>(v * scale);
+                   const auto y = out[0].ToVector<float>();
+                   std::vector<size_t> at;
+                   std::vector<double> want;
+                   for (int64_t r : {int64_t{0}, static_cast<int64_t>(x.size() / kRow) - 1}) {
+                     const size_t base = static_cast<size_t>(r * kRow);
+                     double m = -1e300, s = 0;
+                     for (int64_t j = 0; j < kRow; ++j) m = std::max(m, double{x[base + j]});
+                     for (int64_t j = 0; j < kRow; ++j) s += std::exp(x[base + j] - m);
+                     for (int64_t j = 0; j < kRow; j += 7) {
+                       at.push_back(base + j);
+                       want.push_back(std::exp(x[base + j] - m) / s);
+                     }
+                   }
+                   return RelError(y, want, at);
+                 }});
+  }
   w.push_back(
       {"layernorm", rows * kRow, 2 * 4.0 * static_cast<double>(rows * kRow) + 2 * 4 * kRow, 0,
        [rows](Device d) {

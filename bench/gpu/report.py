@@ -19,7 +19,7 @@ import json
 import sys
 
 ELEMENTWISE = ("seed", "chain8", "chains5x8")
-ROWWISE = ("softmax", "layernorm")
+ROWWISE = ("softmax", "softmax_scaled", "layernorm")
 
 
 def load(path):

@@ -66,6 +66,10 @@ def softmax(x):
     return e / e.sum(dim=-1, keepdim=True)
 
 
+def softmax_scaled(x):
+    return softmax(x * 0.125)
+
+
 def layernorm(x, gamma, beta):
     mu = x.mean(dim=-1, keepdim=True)
     d = x - mu
@@ -108,6 +112,8 @@ def workloads(exponents, with_matmul):
         out.append(("chains5x8", n, 10 * b, 0, lambda t, n=n: [t.rand(n, device="cuda") * 2 - 1 for _ in range(5)], chains5x8))
         out.append(("softmax", rows * ROW, 8.0 * rows * ROW, 0,
                     lambda t, r=rows: [t.rand(r, ROW, device="cuda") * 8 - 4], softmax))
+        out.append(("softmax_scaled", rows * ROW, 8.0 * rows * ROW, 0,
+                    lambda t, r=rows: [t.rand(r, ROW, device="cuda") * 8 - 4], softmax_scaled))
         out.append(("layernorm", rows * ROW, 8.0 * rows * ROW + 8 * ROW, 0,
                     lambda t, r=rows: [t.rand(r, ROW, device="cuda") * 6 - 3,
                                        t.rand(ROW, device="cuda") + 0.5,
