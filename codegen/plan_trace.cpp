@@ -328,12 +328,6 @@ class Planner {
     const Shape& full_shape = launch_.block_shapes[trace_.reduces.front().from];
     const bool row = layout.inner == 1;
     KernelSpec spec{.mode = row ? KernelMode::kRow : KernelMode::kColumn};
-    // Full blocks: which tensors, and the vector width along a row.
-    std::vector<int> full_touched;
-    for (uint32_t b = 0; b < trace_.blocks.size(); ++b) {
-      if (!layout.full[b]) continue;
-      for (int t : Touched(b)) full_touched.push_back(t);
-    }
     // Shared memory for the full blocks' handovers, when a row of them fits.
     int handover_bytes = 0;
     for (const Handover& h : FindHandovers(trace_, KernelMode::kRow, true, layout.full)) {
@@ -349,7 +343,8 @@ class Planner {
       shapes.push_back(full_shape);
     }
     AddScratchTensors(shapes);
-    // Scratch tensors are touched by full blocks too.
+    // The tensors of the full blocks (scratch included) decide the vector width along a row.
+    std::vector<int> full_touched;
     for (uint32_t b = 0; b < trace_.blocks.size(); ++b) {
       if (!layout.full[b]) continue;
       for (int t : Touched(b)) full_touched.push_back(t);

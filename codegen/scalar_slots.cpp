@@ -11,14 +11,6 @@ namespace {
 
 uint64_t FloatBits(float f) { return std::bit_cast<uint32_t>(f); }
 
-// engine/runtime/cpu/convert.h's float -> i32 rule: truncate, saturate, NaN -> 0.
-int32_t FloatToI32(double v) {
-  if (std::isnan(v)) return 0;
-  if (v >= 2147483648.0) return std::numeric_limits<int32_t>::max();
-  if (v < -2147483648.0) return std::numeric_limits<int32_t>::min();
-  return static_cast<int32_t>(v);
-}
-
 }  // namespace
 
 uint64_t ScalarSlotValue(ScalarIr value, DType dtype, bool fill) {
@@ -35,7 +27,7 @@ uint64_t ScalarSlotValue(ScalarIr value, DType dtype, bool fill) {
     case DType::kBool: return value.AsDouble() != 0.0 ? 1 : 0;
     case DType::kI32: {
       const int64_t v = value.kind == ScalarIr::Kind::kFloat
-                            ? FloatToI32(value.AsDouble())
+                            ? SaturatingToInt32(value.AsDouble())
                             : static_cast<int32_t>(static_cast<uint32_t>(value.AsInt()));
       return static_cast<uint64_t>(v);
     }

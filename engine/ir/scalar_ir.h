@@ -21,6 +21,14 @@ inline int64_t SaturatingToInt64(double v) {
   return static_cast<int64_t>(v);
 }
 
+// The same rule into i32's range (saturating at i32's own bounds, not through i64).
+inline int32_t SaturatingToInt32(double v) {
+  if (!(v == v)) return 0;
+  if (v >= 2147483648.0) return INT32_MAX;
+  if (v < -2147483648.0) return INT32_MIN;
+  return static_cast<int32_t>(v);
+}
+
 struct ScalarIr {
   // Stored numbers: never renumber.
   enum class Kind : uint8_t { kFloat = 0, kInt = 1, kUInt = 2, kBool = 3 };

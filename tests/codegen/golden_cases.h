@@ -105,6 +105,20 @@ inline FuseTrace IntChain() {
                      ir::Unary(OpKind::kAbs, Rw(3, s, i), Out(4, s, i))});
 }
 
+// Five independent chains x_k * 2 + 1 -> exp (ember-lab's "chains" scenario): one kernel of
+// five inputs and five outputs.
+inline FuseTrace FiveChains() {
+  ElementWiseFuser f(kUnlimited);
+  std::vector<OperationIr> ops;
+  for (TensorId k = 0; k < 5; ++k) {
+    const TensorId t = 10 + 3 * k;
+    ops.push_back(ir::Scalar(OpKind::kMulScalar, Ro(k, {1, 2}), P(2 * k), Out(t, {1, 2})));
+    ops.push_back(ir::Scalar(OpKind::kAddScalar, Rw(t, {1, 2}), P(2 * k + 1), Out(t + 1, {1, 2})));
+    ops.push_back(ir::Unary(OpKind::kExp, Rw(t + 1, {1, 2}), Out(t + 2, {1, 2})));
+  }
+  return TraceOf(f, ops);
+}
+
 // A swap-dims view read inside the kernel (fused only for an input the block already reads):
 // exp(x) + x^T.
 inline FuseTrace SwapDimsView() {
@@ -184,6 +198,7 @@ inline std::vector<GoldenCase> GoldenCases() {
       {"seed_odd_size", [] { return Seed(DType::kF32); }, {{1, 7}, {2, 13}}},
       {"seed_in_place", [] { return Seed(DType::kF32); }, {{1, 64}, {2, 64}}, true},
       {"broadcast_chain", BroadcastChain, {{1, 128}, {2, 256}}},
+      {"five_chains", FiveChains, {{1, 256}, {2, 1024}}},
       {"int_chain", IntChain, {{1, 32}, {2, 48}}},
       {"swap_dims_view", SwapDimsView, {{1, 96}}},
       {"mask_clamp_cast_full", MaskClampCastFull, {{1, 40}}},

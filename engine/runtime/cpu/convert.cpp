@@ -24,12 +24,7 @@ void Write(std::byte* p, T v) {
 
 }  // namespace
 
-int32_t FloatToI32Saturating(double value) {
-  if (std::isnan(value)) return 0;
-  if (value >= 0x1p31) return std::numeric_limits<int32_t>::max();
-  if (value < -0x1p31) return std::numeric_limits<int32_t>::min();
-  return static_cast<int32_t>(value);
-}
+int32_t FloatToI32Saturating(double value) { return SaturatingToInt32(value); }
 
 void LoadRunF32(const std::byte* src, DType dtype, int64_t stride, int64_t n, float* dst) {
   const int64_t step = stride * DTypeSize(dtype);

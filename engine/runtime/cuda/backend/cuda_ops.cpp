@@ -19,8 +19,6 @@ int64_t Normalize(int64_t dim, size_t rank) {
   return dim < 0 ? dim + static_cast<int64_t>(rank) : dim;
 }
 
-bool IsContiguousFromOffset(const TensorHandle& x) { return x.IsContiguous(); }
-
 TensorHandle Reshaped(TensorHandle x, const Shape& shape) {
   x.shape = shape;
   x.strides = TensorHandle::ContiguousStrides(shape);
@@ -50,7 +48,7 @@ void CudaOps::CopyInto(const TensorHandle& x, const TensorHandle& dst) {
 }
 
 TensorHandle CudaOps::Contiguous(const TensorHandle& x) {
-  if (IsContiguousFromOffset(x)) return x;
+  if (x.IsContiguous()) return x;
   TensorHandle copy = ctx_.NewHandle(x.shape, x.dtype);
   CopyInto(x, copy);
   return copy;
