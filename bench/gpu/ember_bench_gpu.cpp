@@ -9,6 +9,8 @@
 //   EMBER_BENCH_GPU_BUDGET_S=240          wall-time budget; cases past it are skipped, and say so
 //   EMBER_BENCH_GPU_MATMUL=0              leaves the matmul cases out
 //   EMBER_BENCH_GPU_DEVICE=cpu            runs on the CPU backend (a check of this program only)
+//   EMBER_BENCH_GPU_ONLY=softmax,chain8   only these workloads (for a profiler run)
+//   EMBER_BENCH_GPU_UNFUSED=0             leaves the unfused pass out
 //
 // Workloads (n f32 elements per input):
 //   seed        (a*b + c*2).exp()                       3 inputs, 1 output
@@ -441,12 +443,19 @@ int main(int argc, char** argv) {
   for (int e : SizeExponents()) {
     for (Workload& w : Elementwise(int64_t{1} << e)) workloads.push_back(std::move(w));
   }
+  if (const char* only = std::getenv("EMBER_BENCH_GPU_ONLY")) {
+    const std::string wanted = std::string(",") + only + ",";
+    std::erase_if(workloads, [&](const Workload& w) {
+      return wanted.find("," + std::string(w.name) + ",") == std::string::npos;
+    });
+  }
 
   std::printf("%-18s %11s %-8s %12s %10s %12s %10s %9s\n", "workload", "n", "variant",
               "per call ms", "GB/s", "b2b ms", "GB/s", "rel err");
   // Fusion on first (the figures the targets are about), then off; each switch releases the
   // device's engine.
   for (bool fused : {true, false}) {
+    if (!fused && EnvDouble("EMBER_BENCH_GPU_UNFUSED", 1) == 0) break;
     UseFusion(device, fused);
     for (const Workload& w : workloads) {
       nlohmann::json r;
