@@ -196,8 +196,6 @@ __device__ __forceinline__ i64 ember_finish_i(ember_acc<i64> a, i64 length) {
 }
 template <typename A>
 __device__ __forceinline__ i64 ember_finish_index(ember_acc<A> a) { return a.i < 0 ? 0 : a.i; }
-
-struct ember_params_base {};
 )cuda";
 }
 
