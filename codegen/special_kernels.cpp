@@ -2,34 +2,11 @@
 
 #include <fmt/format.h>
 
+#include "codegen/cuda_expr.h"
 #include "codegen/prelude.h"
 
 namespace ember::codegen {
 namespace {
-
-const char* Storage(DType dtype) {
-  switch (dtype) {
-    case DType::kF32: return "float";
-    case DType::kF16: return "__half";
-    case DType::kBF16: return "__nv_bfloat16";
-    case DType::kI32: return "int";
-    case DType::kI64: return "i64";
-    case DType::kBool: return "u8";
-  }
-  return "float";
-}
-
-const char* StoreFn(DType dtype) {
-  switch (dtype) {
-    case DType::kF32: return "ember_to_f32";
-    case DType::kF16: return "ember_to_f16";
-    case DType::kBF16: return "ember_to_bf16";
-    case DType::kI32: return "ember_to_i32";
-    case DType::kI64: return "ember_to_i64";
-    case DType::kBool: return "ember_to_bool";
-  }
-  return "ember_to_f32";
-}
 
 GeneratedKernel Make(std::string name, std::string body, int slots) {
   GeneratedKernel k;
@@ -68,7 +45,7 @@ __device__ __forceinline__ unsigned short ember_next_down16(unsigned short h) {
       "__longlong_as_double((i64)p.s[5]);\n"
       "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n;\n"
       "       i += (i64)gridDim.x * blockDim.x) {{\n",
-      Storage(dtype));
+      StorageType(dtype));
   if (uniform) {
     body +=
         "    double x = a + (b - a) * ember_unit(key, first + (u64)i);\n"
@@ -87,8 +64,8 @@ __device__ __forceinline__ unsigned short ember_next_down16(unsigned short h) {
         "    float f = (float)x;\n"
         "    const bool bounded = {0};\n"
         "    if (bounded && (double)f >= b) f = nextafterf(f, -__int_as_float(0x7f800000));\n"
-        "    {1} v = {2}(f);\n",
-        uniform ? "b > a" : "false", Storage(dtype), StoreFn(dtype));
+        "    {1} v = {2};\n",
+        uniform ? "b > a" : "false", StorageType(dtype), StoreExpr(dtype, "f"));
     if (dtype == DType::kF16) {
       body +=
           "    if (bounded) { unsigned short h = __half_as_ushort(v);\n"
@@ -103,7 +80,7 @@ __device__ __forceinline__ unsigned short ember_next_down16(unsigned short h) {
     }
     body += "    out[i] = v;\n";
   } else {
-    body += fmt::format("    out[i] = {}(ember_sat_i64(floor(x)));\n", StoreFn(dtype));
+    body += fmt::format("    out[i] = {};\n", StoreExpr(dtype, "ember_sat_i64(floor(x))"));
   }
   body += "  }\n}\n";
   return Make("ember_random", body, 6);
@@ -129,20 +106,20 @@ GeneratedKernel IndexKernel(bool select, DType dtype, DType index_dtype) {
       "      if (d == dim) at = c; else offset += c * (i64)p.s[7 + {2} + d];\n"
       "      index_offset += c * (i64)p.s[7 + {3} + d];\n"
       "    }}\n",
-      Storage(dtype), Storage(index_dtype), r, 2 * r);
-  body += select ? "    const i64 k = (i64)indices[at * (i64)p.s[7 + 2 * 8 + 0]];\n"
-                 : "    const i64 k = (i64)indices[index_offset];\n";
+      StorageType(dtype), StorageType(index_dtype), r, 2 * r);
+  body += select ? fmt::format("    const i64 k = (i64)indices[at * (i64)p.s[{}]];\n", 7 + 2 * r)
+                 : std::string("    const i64 k = (i64)indices[index_offset];\n");
   body += fmt::format(
       "    (void)index_offset;\n"
-      "    if (k < 0 || k >= size) {{ out[e] = {0}((i64)0); continue; }}\n"
+      "    if (k < 0 || k >= size) {{ out[e] = {0}; continue; }}\n"
       "    out[e] = x[offset + k * (i64)p.s[7 + {1} + dim]];\n"
       "  }}\n}}\n",
-      StoreFn(dtype), r);
+      StoreExpr(dtype, "(i64)0"), r);
   return Make("ember_index", body, 7 + 3 * r);
 }
 
 GeneratedKernel IntMatmulKernel(DType dtype) {
-  const char* t = Storage(dtype);
+  const char* t = StorageType(dtype);
   std::string body = fmt::format(
       "extern \"C\" __global__ void ember_int_matmul(const Params p) {{\n"
       "  {0}* out = ({0}*)p.s[0];\n"
@@ -158,9 +135,9 @@ GeneratedKernel IntMatmulKernel(DType dtype) {
       "    i64 acc = 0;\n"
       "    for (i64 q = 0; q < k; ++q) acc = ember_add(acc, ember_mul(ember_i(a[q]), ember_i(c[q * "
       "n])));\n"
-      "    out[e] = {1}(acc);\n"
+      "    out[e] = {1};\n"
       "  }}\n}}\n",
-      t, StoreFn(dtype));
+      t, StoreExpr(dtype, "acc"));
   return Make("ember_int_matmul", body, 7);
 }
 

@@ -6,6 +6,20 @@
 
 namespace ember {
 
+std::vector<TensorHandle> TakeInputs(const OperationIr& op, HandleContainer& handles) {
+  std::vector<TensorHandle> in;
+  if (op.kind == OpKind::kDrop) return in;
+  in.reserve(op.inputs.size());
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    TensorIr t = op.inputs[i];
+    for (size_t j = i + 1; j < op.inputs.size(); ++j) {
+      if (op.inputs[j].id == t.id) t.status = TensorStatus::kReadOnly;
+    }
+    in.push_back(handles.Get(t));
+  }
+  return in;
+}
+
 std::vector<TensorHandle> Backend::ExecuteFused(const FusedLaunch& /*launch*/) {
   throw Error(fmt::format("the {} backend has no fused kernels", name()));
 }

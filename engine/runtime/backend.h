@@ -16,6 +16,12 @@
 
 namespace ember {
 
+// The input handles of an unfused op, taken from `handles` before it runs, as every backend's
+// Execute does: Get removes last uses (ReadWrite), which lets kernels reuse their buffers and
+// frees them when the kernel returns; a tensor read twice by one op (x * x) is removed only at
+// its last occurrence. None for a Drop (it frees its input itself).
+std::vector<TensorHandle> TakeInputs(const OperationIr& op, HandleContainer& handles);
+
 class Backend {
  public:
   virtual ~Backend() = default;

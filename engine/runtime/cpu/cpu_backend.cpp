@@ -34,20 +34,8 @@ class CpuBackend final : public Backend {
 };
 
 void CpuBackend::Execute(const OperationIr& op, HandleContainer& handles) {
-  // Take every input first: Get removes last uses (ReadWrite), which lets kernels reuse
-  // their buffers and frees them when the kernel returns. A tensor read twice by one op
-  // (x * x) is removed only at its last occurrence.
-  std::vector<TensorHandle> in;
-  in.reserve(op.inputs.size());
-  if (op.kind != OpKind::kDrop) {
-    for (size_t i = 0; i < op.inputs.size(); ++i) {
-      TensorIr t = op.inputs[i];
-      for (size_t j = i + 1; j < op.inputs.size(); ++j) {
-        if (op.inputs[j].id == t.id) t.status = TensorStatus::kReadOnly;
-      }
-      in.push_back(handles.Get(t));
-    }
-  }
+  // Every input first (TakeInputs, engine/runtime/backend.h), so last uses free their buffers.
+  std::vector<TensorHandle> in = TakeInputs(op, handles);
   auto x = [&](size_t i) {
     return Operand::Tensor(in[i], op.inputs[i].status == TensorStatus::kReadWrite);
   };

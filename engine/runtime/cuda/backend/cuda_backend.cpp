@@ -77,19 +77,7 @@ class CudaBackend final : public Backend {
 
 void CudaBackend::Execute(const OperationIr& op, HandleContainer& handles) {
   ScopedContext scope(*ctx_.device);
-  // As the CPU backend: take every input first (Get removes last uses), a tensor read twice
-  // by one op only at its last occurrence.
-  std::vector<TensorHandle> in;
-  in.reserve(op.inputs.size());
-  if (op.kind != OpKind::kDrop) {
-    for (size_t i = 0; i < op.inputs.size(); ++i) {
-      TensorIr t = op.inputs[i];
-      for (size_t j = i + 1; j < op.inputs.size(); ++j) {
-        if (op.inputs[j].id == t.id) t.status = TensorStatus::kReadOnly;
-      }
-      in.push_back(handles.Get(t));
-    }
-  }
+  std::vector<TensorHandle> in = TakeInputs(op, handles);
   const TensorIr& out = op.kind == OpKind::kDrop ? op.inputs[0] : op.outputs[0];
   TensorHandle result;
   switch (op.kind) {
