@@ -35,6 +35,7 @@ void DeviceServer::RegisterInit(StreamId stream, OperationIr init,
                                 std::span<const std::byte> bytes) {
   std::lock_guard lock(mu_);
   const TensorIr& out = init.outputs[0];
+  backend_->SetStream(stream);
   handles_.Register(out.id, backend_->FromHost(bytes, out.shape, out.dtype));
   streams_.Register(stream, std::move(init), handles_);
 }
@@ -55,7 +56,9 @@ void DeviceServer::Drain(StreamId stream) {
   {
     std::lock_guard lock(mu_);
     streams_.Drain(stream, handles_);
+    backend_->SetStream(stream);
     backend_->Synchronize();
+    ReleaseIfIdle(stream);
   }
   // ember::Sync makes the plans found so far durable too (not every hit counter: that would
   // be a database commit per step); the writer needs no server lock.
@@ -64,8 +67,11 @@ void DeviceServer::Drain(StreamId stream) {
 
 void DeviceServer::CloseStream(StreamId stream) {
   std::lock_guard lock(mu_);
-  streams_.Close(stream, handles_);
+  streams_.Drain(stream, handles_);
+  backend_->SetStream(stream);  // the drain may have run another stream's segment
   backend_->Synchronize();
+  streams_.Close(stream, handles_);
+  ReleaseIfIdle(stream);
 }
 
 std::vector<std::byte> DeviceServer::Read(StreamId stream, const TensorIr& tensor) {
@@ -86,6 +92,7 @@ std::vector<std::byte> DeviceServer::Read(StreamId stream, const TensorIr& tenso
                     ir.id));
   }
   TensorHandle handle = handles_.Get(ir);
+  backend_->SetStream(stream);  // the copy waits for the stream that wrote the tensor
   backend_->Synchronize();
   EMBER_CHECK(handle.shape == tensor.shape && handle.dtype == tensor.dtype,
               "t{}: the handle does not match the tensor", ir.id);
@@ -93,7 +100,13 @@ std::vector<std::byte> DeviceServer::Read(StreamId stream, const TensorIr& tenso
                              static_cast<size_t>(DTypeSize(handle.dtype)));
   backend_->ToHost(handle, out);
   streams_.MarkRead(stream, ir);
+  ReleaseIfIdle(stream);
   return out;
+}
+
+void DeviceServer::ReleaseIfIdle(StreamId stream) {
+  // A thread that only reads or syncs has no queue, and may never close its stream.
+  if (streams_.queue(stream) == nullptr) backend_->ReleaseStream(stream);
 }
 
 void DeviceServer::Seed(StreamId stream, uint64_t seed) {

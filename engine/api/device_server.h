@@ -75,6 +75,10 @@ class DeviceServer {
   }
 
  private:
+  // After a call for `stream`: when the streams hold nothing of it, the backend may recycle
+  // what it kept for it (Backend::ReleaseStream).
+  void ReleaseIfIdle(StreamId stream);
+
   const Device device_;
   std::mutex mu_;
   std::unique_ptr<Backend> backend_;

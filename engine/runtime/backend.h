@@ -53,7 +53,17 @@ class Backend {
   // Reseeds the generator used by Random ops (deterministic sequences per seed).
   virtual void Seed(uint64_t seed) = 0;
 
-  // Waits for all submitted work (a no-op for synchronous backends).
+  // The ember stream (engine/stream/stream_id.h) that the calls from now on come from, until
+  // the next SetStream. A backend with one queue of work ignores it (the default); the CUDA
+  // backend queues each ember stream's work on its own CUDA stream and orders what crosses
+  // between them, so a caller sets the stream before every call that queues work.
+  virtual void SetStream(uint64_t /*stream*/) {}
+  // Ember stream `stream` is forgotten (its thread is gone and nothing of it is queued): what
+  // the backend kept for it may serve another one.
+  virtual void ReleaseStream(uint64_t /*stream*/) {}
+
+  // Waits for all work submitted from the current stream (a no-op for synchronous backends),
+  // including the work of other streams it waits for.
   virtual void Synchronize() = 0;
 };
 

@@ -57,7 +57,9 @@ MultiStream::Stream& MultiStream::GetOrCreate(StreamId stream) {
   return it->second;
 }
 
-void MultiStream::Process(Stream& stream, HandleContainer& handles, ExecutionMode mode) {
+void MultiStream::Process(StreamId id, Stream& stream, HandleContainer& handles,
+                          ExecutionMode mode) {
+  backend_.SetStream(id);  // what the segment runs is queued on this stream's device queue
   QueueSegment segment(stream.queue, backend_, handles);
   stream.processor.Process(segment, store_, mode);
 }
@@ -67,14 +69,14 @@ void MultiStream::Register(StreamId stream, OperationIr op, HandleContainer& han
   if (op.kind == OpKind::kDrop) shared_sources_.erase(op.inputs[0].id);
   Stream& s = GetOrCreate(stream);
   s.queue.Add(std::move(op));
-  Process(s, handles, ExecutionMode::kLazy);
+  Process(stream, s, handles, ExecutionMode::kLazy);
 }
 
 void MultiStream::Drain(StreamId stream, HandleContainer& handles) {
   auto it = streams_.find(stream);
   if (it == streams_.end()) return;
   Stream& s = it->second;
-  Process(s, handles, ExecutionMode::kSync);
+  Process(stream, s, handles, ExecutionMode::kSync);
   // A drain is a boundary even when the queue was already empty.
   s.queue.FlushDeferred(handles);
 }
@@ -155,6 +157,7 @@ void MultiStream::RemoveIfIdle(StreamId stream) {
   retired_execution_.unfused_operations += e.unfused_operations;
   retired_execution_.launches += e.launches;
   streams_.erase(it);
+  backend_.ReleaseStream(stream);
 }
 
 ExecutionCounters MultiStream::execution_counters() const {

@@ -80,7 +80,8 @@ class MultiStream {
   };
 
   Stream& GetOrCreate(StreamId stream);
-  void Process(Stream& stream, HandleContainer& handles, ExecutionMode mode);
+  // Runs `stream`'s processor, with the backend set to that stream (Backend::SetStream).
+  void Process(StreamId id, Stream& stream, HandleContainer& handles, ExecutionMode mode);
   void RemoveIfIdle(StreamId stream);
 
   Backend& backend_;

@@ -142,18 +142,19 @@ struct BlasLt::Plan {
 };
 
 BlasLt::BlasLt(std::shared_ptr<DeviceAllocator> allocator, size_t workspace_bytes)
-    : allocator_(std::move(allocator)) {
+    : allocator_(std::move(allocator)), workspace_bytes_(workspace_bytes) {
   const CublasLtApi& api = CublasLt();
   ScopedContext scoped(*allocator_->device());
   CheckCublas(api.cublasLtCreate(&handle_), "cublasLtCreate");
-  if (workspace_bytes > 0) {
-    try {
-      workspace_ = allocator_->Allocate(workspace_bytes);
-    } catch (...) {
-      api.cublasLtDestroy(handle_);
-      throw;
-    }
+}
+
+DeviceBlock BlasLt::WorkspaceLocked(CUstream stream) {
+  if (workspace_bytes_ == 0) return {};
+  auto it = workspaces_.find(stream);
+  if (it == workspaces_.end()) {
+    it = workspaces_.emplace(stream, allocator_->Allocate(workspace_bytes_, stream)).first;
   }
+  return it->second;
 }
 
 BlasLt::~BlasLt() {
@@ -164,7 +165,7 @@ BlasLt::~BlasLt() {
   } catch (const Error&) {
     // The driver is gone (process exit), and the handle with it.
   }
-  if (workspace_.ptr != 0) allocator_->Free(workspace_);
+  for (const auto& [stream, workspace] : workspaces_) allocator_->Free(workspace);
 }
 
 size_t BlasLt::cached_plans() const {
@@ -226,7 +227,7 @@ const BlasLt::Plan& BlasLt::PlanFor(const MatmulArgs& args) {
   cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
   try {
     SetPreference(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                  static_cast<uint64_t>(workspace_.size));
+                  static_cast<uint64_t>(workspace_bytes_));
     // A' is B, B' is A (see the header).
     SetPreference(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
                   static_cast<uint32_t>(Alignment(args.b)));
@@ -267,6 +268,7 @@ void BlasLt::Matmul(const MatmulArgs& args, CUstream stream) {
   std::lock_guard lock(mutex_);
   ScopedContext scoped(*allocator_->device());
   const Plan& plan = PlanFor(args);
+  const DeviceBlock workspace = WorkspaceLocked(stream);
   if (HasBias(args.epilogue)) {
     SetDesc(plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, reinterpret_cast<void*>(args.bias));
   }
@@ -278,7 +280,7 @@ void BlasLt::Matmul(const MatmulArgs& args, CUstream stream) {
                                 plan.a, reinterpret_cast<const void*>(args.a), plan.b, &beta,
                                 reinterpret_cast<const void*>(args.c), plan.c,
                                 reinterpret_cast<void*>(args.c), plan.c, &plan.algo,
-                                reinterpret_cast<void*>(workspace_.ptr), workspace_.size, stream),
+                                reinterpret_cast<void*>(workspace.ptr), workspace.size, stream),
       "cublasLtMatmul");
 }
 

@@ -99,8 +99,10 @@ class BlasLt {
  public:
   static constexpr size_t kDefaultWorkspaceBytes = size_t{32} << 20;
 
-  // One cuBLASLt handle on the allocator's device and a workspace block from it. Throws
-  // ember::Error when cuBLASLt is missing.
+  // One cuBLASLt handle on the allocator's device. Each stream that runs a product gets its own
+  // workspace block of `workspace_bytes` on first use: products on different streams may run
+  // at the same time, and a shared workspace would be written by both. Throws ember::Error
+  // when cuBLASLt is missing.
   explicit BlasLt(std::shared_ptr<DeviceAllocator> allocator,
                   size_t workspace_bytes = kDefaultWorkspaceBytes);
   ~BlasLt();
@@ -111,8 +113,8 @@ class BlasLt {
   // shape (dtype, sizes, leading dimensions, strides, epilogue, pointer alignment) and reused.
   // Throws ember::Error for a dtype other than f32/f16/bf16, when no algorithm fits, or when a
   // cuBLASLt call fails (naming the call and its status).
-  // REQUIRES: m, n, k, batch >= 1, the leading dimensions and strides above; `stream` is the
-  // allocator's stream (the workspace is reused in stream order).
+  // REQUIRES: m, n, k, batch >= 1, the leading dimensions and strides above; the operands are
+  // ready on `stream` (the stream's workspace is reused in its order).
   void Matmul(const MatmulArgs& args, CUstream stream);
 
   // Shapes whose algorithm is cached.
@@ -124,12 +126,15 @@ class BlasLt {
                              int64_t, int64_t, int64_t, MatmulEpilogue, int, int, int, int>;
 
   const Plan& PlanFor(const MatmulArgs& args);
+  // The workspace of `stream`, allocated on its first product. REQUIRES: mutex_ is held.
+  DeviceBlock WorkspaceLocked(CUstream stream);
 
   std::shared_ptr<DeviceAllocator> allocator_;
-  DeviceBlock workspace_;
+  const size_t workspace_bytes_;
   cublasLtHandle_t handle_ = nullptr;
   mutable std::mutex mutex_;
   std::map<PlanKey, std::unique_ptr<Plan>> plans_;  // Guarded by mutex_.
+  std::map<CUstream, DeviceBlock> workspaces_;      // Guarded by mutex_.
 };
 
 }  // namespace ember::cuda

@@ -4,18 +4,18 @@
 
 namespace ember::cuda {
 
-CudaBuffer::CudaBuffer(std::shared_ptr<DeviceAllocator> allocator, size_t bytes)
-    : allocator_(std::move(allocator)), block_(allocator_->Allocate(bytes)), size_(bytes) {}
+CudaBuffer::CudaBuffer(std::shared_ptr<DeviceAllocator> allocator, size_t bytes, CUstream stream)
+    : allocator_(std::move(allocator)), block_(allocator_->Allocate(bytes, stream)), size_(bytes) {}
 
 CudaBuffer::~CudaBuffer() { allocator_->Free(block_); }
 
-TensorHandle NewCudaHandle(std::shared_ptr<DeviceAllocator> allocator, const Shape& shape,
-                           DType dtype) {
+TensorHandle NewCudaHandle(std::shared_ptr<DeviceAllocator> allocator, CUstream stream,
+                           const Shape& shape, DType dtype) {
   const int64_t n = NumElements(shape);
   EMBER_CHECK(n >= 0, "negative element count");
   TensorHandle handle;
-  handle.buffer =
-      std::make_shared<CudaBuffer>(std::move(allocator), static_cast<size_t>(n) * DTypeSize(dtype));
+  handle.buffer = std::make_shared<CudaBuffer>(std::move(allocator),
+                                               static_cast<size_t>(n) * DTypeSize(dtype), stream);
   handle.shape = shape;
   handle.strides = TensorHandle::ContiguousStrides(shape);
   handle.offset = 0;

@@ -4,6 +4,12 @@
 // Each buffer holds a shared_ptr to its allocator, so buffers may outlive the backend that made
 // them and the allocator still exists when they are destroyed.
 //
+// A buffer remembers the CUDA stream that used it last (README.md beside this file, "One
+// stream per ember stream"). The backend calls Use before it queues work that touches the
+// buffer on a stream: another stream than the last one first waits for that one's work, so
+// the hand-off of a tensor between ember streams is ordered on the device without a host
+// wait. The last stream goes back to the allocator with the block.
+//
 // REQUIRES (the helpers): the handle's buffer is a CudaBuffer.
 #pragma once
 
@@ -20,9 +26,9 @@ namespace ember::cuda {
 
 class CudaBuffer final : public Buffer {
  public:
-  // Uninitialized device memory of `bytes` bytes (0xFF bytes in poison mode). Throws
-  // ember::Error when the device is out of memory.
-  CudaBuffer(std::shared_ptr<DeviceAllocator> allocator, size_t bytes);
+  // Uninitialized device memory of `bytes` bytes for use on `stream` (0xFF bytes in poison
+  // mode). Throws ember::Error when the device is out of memory.
+  CudaBuffer(std::shared_ptr<DeviceAllocator> allocator, size_t bytes, CUstream stream);
   ~CudaBuffer() override;
   CudaBuffer(const CudaBuffer&) = delete;
   CudaBuffer& operator=(const CudaBuffer&) = delete;
@@ -31,6 +37,16 @@ class CudaBuffer final : public Buffer {
   std::string_view backend() const override { return "cuda"; }
   CUdeviceptr data() const { return block_.ptr; }
   const DeviceBlock& block() const { return block_; }
+  // The last stream that used the buffer.
+  CUstream stream() const { return block_.stream; }
+  // Work queued on `stream` from now on may touch the buffer: orders `stream` after the last
+  // stream's work (through `order`) when they differ. REQUIRES: the context is current; one
+  // caller at a time (the backend's lock).
+  void Use(CUstream stream, StreamOrder& order) {
+    if (stream == block_.stream) return;
+    order.After(stream, block_.stream);
+    block_.stream = stream;
+  }
 
  private:
   std::shared_ptr<DeviceAllocator> allocator_;
@@ -38,9 +54,10 @@ class CudaBuffer final : public Buffer {
   size_t size_;
 };
 
-// A new contiguous (row-major) handle with uninitialized elements on `allocator`'s device.
-TensorHandle NewCudaHandle(std::shared_ptr<DeviceAllocator> allocator, const Shape& shape,
-                           DType dtype);
+// A new contiguous (row-major) handle with uninitialized elements on `allocator`'s device, for
+// use on `stream`.
+TensorHandle NewCudaHandle(std::shared_ptr<DeviceAllocator> allocator, CUstream stream,
+                           const Shape& shape, DType dtype);
 
 // Device address of the handle's element at multi-index 0 (buffer start + offset elements).
 CUdeviceptr DeviceElementData(const TensorHandle& handle);

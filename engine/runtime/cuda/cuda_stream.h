@@ -1,5 +1,5 @@
-// CudaStream: one CUDA stream of a device, owned. A backend runs all its work, copies and
-// allocations on one stream for now (README.md beside this file, "One stream per backend").
+// CudaStream: one CUDA stream of a device, owned. The CUDA backend has one per ember stream
+// (README.md beside this file, "One stream per ember stream").
 //
 // The stream is non-blocking: it does not wait for the legacy default stream, so work that
 // another library queues there does not serialize with ember's.

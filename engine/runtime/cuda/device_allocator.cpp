@@ -36,10 +36,8 @@ size_t RoundUp(size_t value, size_t multiple) {
 
 }  // namespace
 
-DeviceAllocator::DeviceAllocator(std::shared_ptr<CudaStream> stream, bool poison)
-    : stream_(std::move(stream)), poison_(poison) {
-  EMBER_CHECK(stream_ != nullptr);
-}
+DeviceAllocator::DeviceAllocator(std::shared_ptr<CudaDevice> device, bool poison)
+    : device_(std::move(device)), poison_(poison), order_(device_) {}
 
 DeviceAllocator::~DeviceAllocator() {
   try {
@@ -59,28 +57,39 @@ bool DeviceAllocator::PoisonRequested() {
   return value != nullptr && std::strcmp(value, "1") == 0;
 }
 
-DeviceBlock DeviceAllocator::Allocate(size_t bytes) {
+CUdeviceptr DeviceAllocator::TakeCached(size_t size, CUstream stream) {
+  auto cached = cache_.find(size);
+  if (cached == cache_.end() || cached->second.empty()) return 0;
+  std::vector<DeviceBlock>& blocks = cached->second;
+  // The most recently freed block of the same stream: no wait, and likely still in L2.
+  auto it = blocks.end();
+  while (it != blocks.begin() && (it - 1)->stream != stream) --it;
+  if (it == blocks.begin()) {
+    it = blocks.end();  // none of this stream: the most recent one, after a hand-off
+    order_.After(stream, (it - 1)->stream);
+    ++stats_.cross_stream_reuses;
+  }
+  const CUdeviceptr ptr = (it - 1)->ptr;
+  blocks.erase(it - 1);
+  stats_.bytes_cached -= size;
+  ++stats_.cache_hits;
+  return ptr;
+}
+
+DeviceBlock DeviceAllocator::Allocate(size_t bytes, CUstream stream) {
   // No class can hold it, and the rounding below would overflow.
   if (bytes > std::numeric_limits<size_t>::max() - kLargeGranularity) ThrowOutOfMemory(bytes);
   const size_t size = SizeClass(bytes);
 
   std::lock_guard lock(mutex_);
   ScopedContext scoped(*device());
-  CUdeviceptr ptr = 0;
-  auto cached = cache_.find(size);
-  if (cached != cache_.end() && !cached->second.empty()) {
-    ptr = cached->second.back();
-    cached->second.pop_back();
-    stats_.bytes_cached -= size;
-    ++stats_.cache_hits;
-  } else {
-    ptr = AllocateFromDriver(size, bytes);
-  }
+  CUdeviceptr ptr = TakeCached(size, stream);
+  if (ptr == 0) ptr = AllocateFromDriver(size, bytes);
   EMBER_CHECK(ptr % kDeviceAlignment == 0, "cuMemAlloc returned a misaligned block");
-  if (poison_) EMBER_CU(cuMemsetD8Async, ptr, 0xFF, size, stream());
+  if (poison_) EMBER_CU(cuMemsetD8Async, ptr, 0xFF, size, stream);
   stats_.bytes_in_use += size;
   ++stats_.allocations;
-  return {.ptr = ptr, .size = size, .stream = stream()};
+  return {.ptr = ptr, .size = size, .stream = stream};
 }
 
 CUdeviceptr DeviceAllocator::AllocateFromDriver(size_t size, size_t requested) {
@@ -101,7 +110,7 @@ void DeviceAllocator::Free(const DeviceBlock& block) {
   EMBER_DCHECK(block.ptr != 0 && block.size == SizeClass(block.size), "not an allocator block");
   std::lock_guard lock(mutex_);
   EMBER_CHECK(stats_.bytes_in_use >= block.size, "freeing more device memory than is in use");
-  cache_[block.size].push_back(block.ptr);
+  cache_[block.size].push_back(block);
   stats_.bytes_in_use -= block.size;
   stats_.bytes_cached += block.size;
 }
@@ -114,12 +123,12 @@ void DeviceAllocator::EmptyCache() {
 
 void DeviceAllocator::EmptyCacheLocked() {
   if (stats_.bytes_cached == 0) return;
-  // A cached block may still be read by a kernel queued before it was freed.
-  EMBER_CU(cuStreamSynchronize, stream());
+  // A cached block may still be read by a kernel queued before it was freed, on any stream.
+  EMBER_CU(cuCtxSynchronize);
   // One block at a time, so that the stats stay true if a cuMemFree throws.
   for (auto& [size, blocks] : cache_) {
     while (!blocks.empty()) {
-      EMBER_CU(cuMemFree, blocks.back());
+      EMBER_CU(cuMemFree, blocks.back().ptr);
       blocks.pop_back();
       stats_.bytes_cached -= size;
     }

@@ -12,12 +12,15 @@
 // 256-byte aligned (cuMemAlloc's guarantee; classes are multiples of 512 B), and a zero-byte
 // request gets a 512 B block so that every pointer is valid and distinct.
 //
-// Stream order: all work of a backend runs on the one stream this allocator was given
-// (README.md beside this file, "One stream per backend"). A block freed on the host may
-// still be read by a kernel queued earlier, but any kernel that gets the block next is queued
-// after it on the same stream, so reuse without waiting is safe. A second stream would break
-// this: blocks then need the stream they were last used on and an event before moving to
-// another, which is why DeviceBlock records its stream and Allocate will take one.
+// Stream order: a block is handed out for one CUDA stream (the ember stream that allocates,
+// README.md beside this file, "One stream per ember stream") and remembers in
+// DeviceBlock::stream the last stream that used it; its owner updates that field before it
+// frees the block. A block freed on the host may still be read by a kernel queued earlier on
+// that stream. Reused on the same stream, it needs no wait: whatever gets it next is queued
+// after that kernel. Reused on another stream, that stream first waits for the work queued so
+// far on the block's last one (StreamOrder, an event and no host wait). Allocate prefers a
+// block last used on the requesting stream, so the wait happens only when no such block is
+// cached.
 //
 // Out of memory: the cache is emptied (every cached block freed) and cuMemAlloc retried once;
 // if that fails too, Allocate throws ember::Error with the free and total memory, and the
@@ -40,7 +43,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/runtime/cuda/cuda_stream.h"
+#include "engine/runtime/cuda/cuda_device.h"
+#include "engine/runtime/cuda/stream_order.h"
 
 namespace ember::cuda {
 
@@ -49,40 +53,42 @@ inline constexpr size_t kDeviceAlignment = 256;
 struct DeviceBlock {
   CUdeviceptr ptr = 0;
   size_t size = 0;            // The size class, >= the bytes requested.
-  CUstream stream = nullptr;  // Where it may be used without synchronizing.
+  CUstream stream = nullptr;  // The last stream that used it (see "Stream order").
 };
 
 class DeviceAllocator {
  public:
   struct Stats {
-    uint64_t bytes_in_use = 0;        // Class sizes of the blocks handed out and not freed.
-    uint64_t bytes_cached = 0;        // Class sizes of the freed blocks kept for reuse.
-    uint64_t allocations = 0;         // Allocate calls that returned a block.
-    uint64_t cache_hits = 0;          // ... of which were served from the cache.
-    uint64_t driver_allocations = 0;  // Successful cuMemAlloc calls.
-    uint64_t retries = 0;             // Times the cache was emptied after an out-of-memory.
+    uint64_t bytes_in_use = 0;         // Class sizes of the blocks handed out and not freed.
+    uint64_t bytes_cached = 0;         // Class sizes of the freed blocks kept for reuse.
+    uint64_t allocations = 0;          // Allocate calls that returned a block.
+    uint64_t cache_hits = 0;           // ... of which were served from the cache.
+    uint64_t driver_allocations = 0;   // Successful cuMemAlloc calls.
+    uint64_t retries = 0;              // Times the cache was emptied after an out-of-memory.
+    uint64_t cross_stream_reuses = 0;  // Cache hits of a block last used on another stream.
   };
 
   // `poison`: fill every block handed out with 0xFF (the default reads EMBER_CUDA_POISON).
-  explicit DeviceAllocator(std::shared_ptr<CudaStream> stream, bool poison = PoisonRequested());
+  explicit DeviceAllocator(std::shared_ptr<CudaDevice> device, bool poison = PoisonRequested());
   // Frees the cache. Blocks still handed out are not freed (their owners hold a shared_ptr to
   // the allocator, so there are none unless a caller kept a raw block).
   ~DeviceAllocator();
   DeviceAllocator(const DeviceAllocator&) = delete;
   DeviceAllocator& operator=(const DeviceAllocator&) = delete;
 
-  // A block of at least `bytes` bytes, for use on stream(). Throws ember::Error when the device
-  // is out of memory even after emptying the cache.
-  DeviceBlock Allocate(size_t bytes);
-  // Returns `block` to the cache. REQUIRES: it came from this allocator and is not freed yet.
+  // A block of at least `bytes` bytes, for use on `stream` (its poison fill, in poison mode,
+  // is queued there). Throws ember::Error when the device is out of memory even after emptying
+  // the cache.
+  DeviceBlock Allocate(size_t bytes, CUstream stream);
+  // Returns `block` to the cache; block.stream is the last stream that used it. REQUIRES: it
+  // came from this allocator and is not freed yet.
   void Free(const DeviceBlock& block);
-  // Waits for the stream, then frees every cached block (cuMemFree).
+  // Waits for the device, then frees every cached block (cuMemFree).
   void EmptyCache();
 
   Stats stats() const;
   bool poison() const { return poison_; }
-  CUstream stream() const { return stream_->get(); }
-  const std::shared_ptr<CudaDevice>& device() const { return stream_->device(); }
+  const std::shared_ptr<CudaDevice>& device() const { return device_; }
 
   // The size class of a request (see above).
   static size_t SizeClass(size_t bytes);
@@ -94,10 +100,14 @@ class DeviceAllocator {
   CUdeviceptr AllocateFromDriver(size_t size, size_t requested);
   void EmptyCacheLocked();
 
-  std::shared_ptr<CudaStream> stream_;
+  // A cached block of class `size` for `stream`, or 0 when none is cached.
+  CUdeviceptr TakeCached(size_t size, CUstream stream);
+
+  std::shared_ptr<CudaDevice> device_;
   const bool poison_;
   mutable std::mutex mutex_;
-  std::unordered_map<size_t, std::vector<CUdeviceptr>> cache_;  // Guarded by mutex_.
+  StreamOrder order_;                                           // Guarded by mutex_.
+  std::unordered_map<size_t, std::vector<DeviceBlock>> cache_;  // Guarded by mutex_.
   Stats stats_;                                                 // Guarded by mutex_.
 };
 

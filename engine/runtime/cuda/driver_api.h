@@ -97,6 +97,12 @@ class CudaError : public Error {
   CUresult result_;
 };
 
+// Whether `result` is one of the errors after which the context is unusable ("sticky": a kernel
+// faulted, trapped or timed out, or the hardware failed): every later call in the context
+// returns an error, and only destroying the context (and all memory in it) recovers. The list
+// is cuda.h's documentation of each code ("the context cannot be used ... must terminate").
+bool LosesContext(CUresult result);
+
 // Throws CudaError("<call>: <CuResultText>") unless `result` is CUDA_SUCCESS.
 inline void CheckCu(CUresult result, std::string_view call) {
   if (result != CUDA_SUCCESS) [[unlikely]] {

@@ -71,13 +71,13 @@ class BlasLtTest : public testing::CudaTest {
         std::memcpy(&bytes[i * 2], &h, 2);
       }
     }
-    blocks_.push_back(allocator_->Allocate(size));
+    blocks_.push_back(allocator_->Allocate(size, stream_->get()));
     staging_->Upload(bytes, blocks_.back().ptr, stream_->get());
     return blocks_.back().ptr;
   }
 
   CUdeviceptr Output(DType dtype, int64_t count) {
-    blocks_.push_back(allocator_->Allocate(count * DTypeSize(dtype)));
+    blocks_.push_back(allocator_->Allocate(count * DTypeSize(dtype), stream_->get()));
     return blocks_.back().ptr;
   }
 

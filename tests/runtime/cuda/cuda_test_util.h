@@ -36,7 +36,7 @@ class CudaTest : public ::testing::Test {
     device_ = TestDevice(&why);
     if (device_ == nullptr) GTEST_SKIP() << "needs a CUDA device: " << why;
     stream_ = std::make_shared<CudaStream>(device_);
-    allocator_ = std::make_shared<DeviceAllocator>(stream_, /*poison=*/false);
+    allocator_ = std::make_shared<DeviceAllocator>(device_, /*poison=*/false);
   }
 
   // Reads `bytes` bytes at `ptr` synchronously (no staging: the tests check staging itself).

@@ -1,10 +1,15 @@
-// The caching allocator: size classes (no GPU needed), then reuse, stats, out-of-memory and
-// poison on a GPU.
+// The caching allocator: size classes (no GPU needed), then reuse, stream order, stats,
+// out-of-memory and poison on a GPU.
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "engine/runtime/cuda/cuda_buffer.h"
 #include "engine/runtime/cuda/device_allocator.h"
+#include "engine/runtime/cuda/driver_api.h"
 #include "tests/runtime/cuda/cuda_test_util.h"
 
 namespace ember::cuda {
@@ -31,17 +36,17 @@ TEST(DeviceAllocatorSizeClass, SmallRoundTo512AndLargeTo2MiB) {
 class DeviceAllocatorTest : public testing::CudaTest {};
 
 TEST_F(DeviceAllocatorTest, FreedBlocksAreReusedByTheirSizeClass) {
-  const DeviceBlock first = allocator_->Allocate(1000);
+  const DeviceBlock first = allocator_->Allocate(1000, stream_->get());
   EXPECT_EQ(first.size, 1024u);
   EXPECT_EQ(first.ptr % kDeviceAlignment, 0u);
   allocator_->Free(first);
   EXPECT_EQ(allocator_->stats().bytes_cached, 1024u);
 
   // Same class: the same block comes back from the cache.
-  const DeviceBlock again = allocator_->Allocate(1023);
+  const DeviceBlock again = allocator_->Allocate(1023, stream_->get());
   EXPECT_EQ(again.ptr, first.ptr);
   // Another class: a new block.
-  const DeviceBlock large = allocator_->Allocate(3 * kMiB);
+  const DeviceBlock large = allocator_->Allocate(3 * kMiB, stream_->get());
   EXPECT_NE(large.ptr, first.ptr);
 
   DeviceAllocator::Stats stats = allocator_->stats();
@@ -61,13 +66,53 @@ TEST_F(DeviceAllocatorTest, FreedBlocksAreReusedByTheirSizeClass) {
   EXPECT_EQ(allocator_->stats().bytes_cached, 0u);
 }
 
+// Stream order ("Stream order", device_allocator.h): a block freed on one stream and handed
+// out on another is written there only after the first stream's queued work. The first stream
+// queues long fills of the whole block; if the second stream's fill did not wait, one of them
+// would land after it and the tail would read the first stream's value.
+TEST_F(DeviceAllocatorTest, ABlockReusedOnAnotherStreamWaitsForItsLastStream) {
+  CudaStream other(device_);
+  const size_t bytes = 256 * kMiB;
+  const DeviceBlock block = allocator_->Allocate(bytes, stream_->get());
+  ScopedContext scoped(*device_);
+  for (int i = 0; i < 8; ++i) {
+    EMBER_CU(cuMemsetD32Async, block.ptr, 0x11111111u, bytes / 4, stream_->get());
+  }
+  allocator_->Free(block);
+
+  const DeviceBlock again = allocator_->Allocate(bytes, other.get());
+  EXPECT_EQ(again.ptr, block.ptr);
+  EXPECT_EQ(again.stream, other.get());
+  EXPECT_EQ(allocator_->stats().cross_stream_reuses, 1u);
+  EMBER_CU(cuMemsetD32Async, again.ptr, 0x22222222u, bytes / 4, other.get());
+  std::vector<uint32_t> tail(1024);
+  EMBER_CU(cuMemcpyDtoHAsync, tail.data(), again.ptr + bytes - 4096, 4096, other.get());
+  other.Synchronize();
+  for (uint32_t word : tail) ASSERT_EQ(word, 0x22222222u);
+  allocator_->Free(again);
+  stream_->Synchronize();
+}
+
+TEST_F(DeviceAllocatorTest, ReusePrefersABlockLastUsedOnTheSameStream) {
+  CudaStream other(device_);
+  const DeviceBlock mine = allocator_->Allocate(1000, stream_->get());
+  const DeviceBlock theirs = allocator_->Allocate(1000, other.get());
+  allocator_->Free(mine);
+  allocator_->Free(theirs);  // the most recently freed, but of the other stream
+  const DeviceBlock again = allocator_->Allocate(1000, stream_->get());
+  EXPECT_EQ(again.ptr, mine.ptr);
+  EXPECT_EQ(allocator_->stats().cross_stream_reuses, 0u);
+  allocator_->Free(again);
+  other.Synchronize();
+}
+
 TEST_F(DeviceAllocatorTest, OutOfMemoryEmptiesTheCacheRetriesAndStaysUsable) {
-  allocator_->Free(allocator_->Allocate(kMiB));
+  allocator_->Free(allocator_->Allocate(kMiB, stream_->get()));
   ASSERT_EQ(allocator_->stats().bytes_cached, kMiB);
 
   const size_t one_pib = size_t{1} << 50;
   try {
-    allocator_->Allocate(one_pib);
+    allocator_->Allocate(one_pib, stream_->get());
     FAIL() << "a petabyte was allocated";
   } catch (const Error& error) {
     EXPECT_THAT(error.what(),
@@ -79,14 +124,14 @@ TEST_F(DeviceAllocatorTest, OutOfMemoryEmptiesTheCacheRetriesAndStaysUsable) {
   EXPECT_EQ(stats.retries, 1u);
   EXPECT_EQ(stats.bytes_cached, 0u);
 
-  const DeviceBlock block = allocator_->Allocate(4096);
+  const DeviceBlock block = allocator_->Allocate(4096, stream_->get());
   EXPECT_NE(block.ptr, 0u);
   allocator_->Free(block);
 }
 
 TEST_F(DeviceAllocatorTest, PoisonFillsEveryBlockHandedOutWithFF) {
-  DeviceAllocator poisoned(stream_, /*poison=*/true);
-  const DeviceBlock block = poisoned.Allocate(3000);
+  DeviceAllocator poisoned(device_, /*poison=*/true);
+  const DeviceBlock block = poisoned.Allocate(3000, stream_->get());
   for (std::byte b : Read(block.ptr, block.size)) ASSERT_EQ(b, std::byte{0xFF});
 
   // Overwritten, freed and handed out again: poisoned again.
@@ -95,7 +140,7 @@ TEST_F(DeviceAllocatorTest, PoisonFillsEveryBlockHandedOutWithFF) {
     EMBER_CU(cuMemsetD8Async, block.ptr, 0, block.size, stream_->get());
   }
   poisoned.Free(block);
-  const DeviceBlock reused = poisoned.Allocate(3000);
+  const DeviceBlock reused = poisoned.Allocate(3000, stream_->get());
   ASSERT_EQ(reused.ptr, block.ptr);
   const std::vector<std::byte> bytes = Read(reused.ptr, reused.size);
   for (std::byte b : bytes) ASSERT_EQ(b, std::byte{0xFF});
@@ -107,7 +152,7 @@ TEST_F(DeviceAllocatorTest, PoisonFillsEveryBlockHandedOutWithFF) {
 
 TEST_F(DeviceAllocatorTest, CudaBufferReturnsItsBlockAndOutlivesNothing) {
   {
-    TensorHandle handle = NewCudaHandle(allocator_, Shape{3, 5}, DType::kF32);
+    TensorHandle handle = NewCudaHandle(allocator_, stream_->get(), Shape{3, 5}, DType::kF32);
     EXPECT_EQ(handle.buffer->backend(), "cuda");
     EXPECT_EQ(handle.buffer->size(), 60u);
     EXPECT_TRUE(handle.IsContiguous());
@@ -119,7 +164,7 @@ TEST_F(DeviceAllocatorTest, CudaBufferReturnsItsBlockAndOutlivesNothing) {
 
   // A buffer keeps its allocator alive after everyone else dropped it.
   std::weak_ptr<DeviceAllocator> weak = allocator_;
-  auto buffer = std::make_shared<CudaBuffer>(std::move(allocator_), 100);
+  auto buffer = std::make_shared<CudaBuffer>(std::move(allocator_), 100, stream_->get());
   EXPECT_FALSE(weak.expired());
   buffer.reset();
   EXPECT_TRUE(weak.expired());

@@ -46,7 +46,7 @@ class KernelCacheTest : public testing::CudaTest {
   // Runs ember_test_fill over n floats and returns them.
   std::vector<float> Fill(CUfunction function, float value, int n) {
     ScopedContext scoped(*device_);
-    const DeviceBlock block = allocator_->Allocate(n * sizeof(float));
+    const DeviceBlock block = allocator_->Allocate(n * sizeof(float), stream_->get());
     CUdeviceptr out = block.ptr;
     void* args[] = {&out, &value, &n};
     EMBER_CU(cuLaunchKernel, function, (n + 127) / 128, 1, 1, 128, 1, 1, 0, stream_->get(), args,

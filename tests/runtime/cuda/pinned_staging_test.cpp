@@ -30,7 +30,7 @@ TEST_F(PinnedStagingTest, RoundTripsSizesAroundTheChunk) {
   for (size_t size : {size_t{1}, size_t{1000}, kMiB - 1, kMiB, kMiB + 1, 3 * kMiB + 12345}) {
     SCOPED_TRACE(size);
     const std::vector<std::byte> source = Pattern(size, static_cast<uint32_t>(size));
-    const DeviceBlock block = allocator_->Allocate(size);
+    const DeviceBlock block = allocator_->Allocate(size, stream_->get());
     staging.Upload(source, block.ptr, stream_->get());
     std::vector<std::byte> back(size);
     staging.Download(block.ptr, back, stream_->get());
@@ -51,7 +51,7 @@ TEST_F(PinnedStagingTest, UploadsQueuedBackToBackKeepTheirOwnBytes) {
   std::vector<std::vector<std::byte>> sources;
   for (uint32_t i = 0; i < 5; ++i) {
     sources.push_back(Pattern(kMiB + 7, 100 + i));
-    blocks.push_back(allocator_->Allocate(sources.back().size()));
+    blocks.push_back(allocator_->Allocate(sources.back().size(), stream_->get()));
     staging.Upload(sources.back(), blocks.back().ptr, stream_->get());
   }
   for (size_t i = 0; i < blocks.size(); ++i) {
@@ -64,7 +64,7 @@ TEST_F(PinnedStagingTest, DefaultChunkCopiesALargeBuffer) {
   PinnedStaging staging(device_);
   const size_t size = 2 * PinnedStaging::kDefaultChunkBytes + 4099;
   const std::vector<std::byte> source = Pattern(size, 7);
-  const DeviceBlock block = allocator_->Allocate(size);
+  const DeviceBlock block = allocator_->Allocate(size, stream_->get());
   staging.Upload(source, block.ptr, stream_->get());
   std::vector<std::byte> back(size);
   staging.Download(block.ptr, back, stream_->get());

@@ -1,5 +1,7 @@
 #include "engine/runtime/cuda/backend/cuda_backend.h"
 
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -9,11 +11,13 @@
 #include <ember/error.h>
 
 #include "engine/core/check.h"
+#include "engine/core/log.h"
 #include "engine/runtime/cpu/fused_outputs.h"
 #include "engine/runtime/cpu/kernels.h"
 #include "engine/runtime/cuda/backend/cuda_ops.h"
 #include "engine/runtime/cuda/backend/device_context.h"
 #include "engine/runtime/cuda/backend/trace_launcher.h"
+#include "engine/runtime/cuda/driver_api.h"
 #include "engine/runtime/cuda/nvrtc_api.h"
 
 namespace ember::cuda {
@@ -35,14 +39,20 @@ ReduceStage::Kind ReduceKindOf(OpKind kind) {
   throw Error(fmt::format("{} is not a reduction", OpKindName(kind)));
 }
 
+// The stream of calls that come before any SetStream (a backend used directly, as the tests
+// do); StreamIds start at 1 (engine/stream/stream_id.cpp).
+constexpr uint64_t kNoStream = 0;
+
 class CudaBackend final : public Backend {
  public:
   explicit CudaBackend(int ordinal) {
     ctx_.device = CudaDevice::Open(ordinal);
     ScopedContext scope(*ctx_.device);
     NvrtcVersion();  // says now, not at the first kernel, when NVRTC is missing
-    ctx_.stream = std::make_shared<CudaStream>(ctx_.device);
-    ctx_.allocator = std::make_shared<DeviceAllocator>(ctx_.stream);
+    ctx_.streams = std::make_unique<StreamSet>(ctx_.device);
+    ctx_.stream = &ctx_.streams->Get(kNoStream);
+    ctx_.order = std::make_unique<StreamOrder>(ctx_.device);
+    ctx_.allocator = std::make_shared<DeviceAllocator>(ctx_.device);
     ctx_.staging = std::make_unique<PinnedStaging>(ctx_.device);
     ctx_.kernels = std::make_unique<KernelCache>(ctx_.device);
   }
@@ -50,34 +60,98 @@ class CudaBackend final : public Backend {
   ~CudaBackend() override {
     try {
       ScopedContext scope(*ctx_.device);
-      ctx_.stream->Synchronize();
+      ctx_.streams->SynchronizeAll();
     } catch (const std::exception&) {
       // The process may be exiting with the driver gone; nothing is left to wait for.
     }
   }
 
   std::string_view name() const override { return "cuda"; }
-  void Execute(const OperationIr& op, HandleContainer& handles) override;
-  std::vector<TensorHandle> ExecuteFused(const FusedLaunch& launch) override;
-  TensorHandle FromHost(std::span<const std::byte> bytes, const Shape& shape, DType dtype) override;
-  void ToHost(const TensorHandle& handle, std::span<std::byte> out) override;
+  // Each entry point that reaches the driver runs under Guarded (Note [Lost context]).
+  void Execute(const OperationIr& op, HandleContainer& handles) override {
+    Guarded([&] { ExecuteOp(op, handles); });
+  }
+  std::vector<TensorHandle> ExecuteFused(const FusedLaunch& launch) override {
+    return Guarded([&] { return ExecuteTrace(launch); });
+  }
+  TensorHandle FromHost(std::span<const std::byte> bytes, const Shape& shape,
+                        DType dtype) override {
+    return Guarded([&] { return Upload(bytes, shape, dtype); });
+  }
+  void ToHost(const TensorHandle& handle, std::span<std::byte> out) override {
+    Guarded([&] { Download(handle, out); });
+  }
   void Seed(uint64_t seed) override { ops_.Seed(seed); }
+  void SetStream(uint64_t stream) override {
+    Guarded([&] { UseStream(stream); });
+  }
+  void ReleaseStream(uint64_t stream) override;
   void Synchronize() override {
-    ScopedContext scope(*ctx_.device);
-    ctx_.stream->Synchronize();
+    Guarded([&] {
+      ScopedContext scope(*ctx_.device);
+      ctx_.stream->Synchronize();
+    });
   }
 
  private:
+  // Note [Lost context]
+  // Some CUDA errors end the context: a kernel that faulted (an illegal address, a trap), a
+  // timeout, a hardware error (LosesContext, driver_api.h). Every later call in that context
+  // fails, the device memory of every tensor on it is gone, and only a new process (or
+  // destroying the primary context that the process's other CUDA users share) recovers. So
+  // the backend cannot fall back the way it does for a kernel that fails to compile or launch
+  // (the caller then runs the ops unfused): it remembers the first such error and from then on
+  // every call throws an ember::Error that names it and says what to do, instead of a new
+  // driver error per op that hides the cause.
+  template <typename F>
+  auto Guarded(F&& body) -> decltype(body()) {
+    if (!lost_.empty()) throw Error(lost_);
+    try {
+      return body();
+    } catch (const CudaError& e) {
+      if (!LosesContext(e.result())) throw;
+      lost_ = fmt::format(
+          "cuda:{} is lost: {}. CUDA cannot recover a context after this error: the tensors on "
+          "the device are gone and every later operation on it fails; restart the process",
+          ctx_.device->ordinal(), e.what());
+      Warn("cuda-context-lost", lost_);
+      throw Error(lost_);
+    }
+  }
+
+  void ExecuteOp(const OperationIr& op, HandleContainer& handles);
+  std::vector<TensorHandle> ExecuteTrace(const FusedLaunch& launch);
+  TensorHandle Upload(std::span<const std::byte> bytes, const Shape& shape, DType dtype);
+  void Download(const TensorHandle& handle, std::span<std::byte> out);
+  void UseStream(uint64_t stream);
   TensorHandle ViewOf(const FuseView& view, const TensorHandle& input, const Shape& shape);
 
   DeviceContext ctx_;
+  std::optional<uint64_t> current_ = kNoStream;  // the ember stream ctx_.stream serves
+  std::string lost_;  // Note [Lost context]: why the context is unusable, once it is
   TraceLauncher launcher_{ctx_};
   CudaOps ops_{ctx_, launcher_};
 };
 
-void CudaBackend::Execute(const OperationIr& op, HandleContainer& handles) {
+void CudaBackend::UseStream(uint64_t stream) {
+  if (current_ == stream) return;
+  ScopedContext scope(*ctx_.device);  // a new CUDA stream is created in the device's context
+  ctx_.stream = &ctx_.streams->Get(stream);
+  current_ = stream;
+}
+
+void CudaBackend::ReleaseStream(uint64_t stream) {
+  if (stream == kNoStream) return;
+  ctx_.streams->Release(stream);
+  // The CUDA stream stays valid (StreamSet keeps it), so a released current stream may still
+  // finish the call it is in; the next SetStream picks a stream again.
+  if (current_ == stream) current_.reset();
+}
+
+void CudaBackend::ExecuteOp(const OperationIr& op, HandleContainer& handles) {
   ScopedContext scope(*ctx_.device);
   std::vector<TensorHandle> in = TakeInputs(op, handles);
+  for (const TensorHandle& input : in) ctx_.Use(input);
   const TensorIr& out = op.kind == OpKind::kDrop ? op.inputs[0] : op.outputs[0];
   TensorHandle result;
   switch (op.kind) {
@@ -169,7 +243,7 @@ TensorHandle CudaBackend::ViewOf(const FuseView& view, const TensorHandle& input
   return ops_.Reshape(input, shape);
 }
 
-std::vector<TensorHandle> CudaBackend::ExecuteFused(const FusedLaunch& launch) {
+std::vector<TensorHandle> CudaBackend::ExecuteTrace(const FusedLaunch& launch) {
   if (launch.trace == nullptr) throw Error("fused launch without a trace");
   ScopedContext scope(*ctx_.device);
   const FuseTrace& trace = *launch.trace;
@@ -184,6 +258,8 @@ std::vector<TensorHandle> CudaBackend::ExecuteFused(const FusedLaunch& launch) {
       throw Error("a fused input is not a CUDA tensor");
     }
   }
+  // Inputs (and so the views of them and in-place outputs onto them) are ready on this stream.
+  for (const TensorHandle& in : launch.inputs) ctx_.Use(in);
   const std::vector<int> in_place = cpu::ChooseInPlace(launch);
   const int matmul_output = cpu::ChooseMatmulOutput(launch, in_place);
   std::vector<TensorHandle> views;
@@ -222,8 +298,8 @@ std::vector<TensorHandle> CudaBackend::ExecuteFused(const FusedLaunch& launch) {
   return outputs;
 }
 
-TensorHandle CudaBackend::FromHost(std::span<const std::byte> bytes, const Shape& shape,
-                                   DType dtype) {
+TensorHandle CudaBackend::Upload(std::span<const std::byte> bytes, const Shape& shape,
+                                 DType dtype) {
   ScopedContext scope(*ctx_.device);
   TensorHandle handle = ctx_.NewHandle(shape, dtype);
   EMBER_CHECK(bytes.size() == static_cast<size_t>(handle.NumElements()) * DTypeSize(dtype),
@@ -233,12 +309,13 @@ TensorHandle CudaBackend::FromHost(std::span<const std::byte> bytes, const Shape
   return handle;
 }
 
-void CudaBackend::ToHost(const TensorHandle& handle, std::span<std::byte> out) {
+void CudaBackend::Download(const TensorHandle& handle, std::span<std::byte> out) {
   ScopedContext scope(*ctx_.device);
   EMBER_CHECK(out.size() == static_cast<size_t>(handle.NumElements()) * DTypeSize(handle.dtype),
               "ToHost: {} bytes for {} elements of {}", out.size(), handle.NumElements(),
               DTypeName(handle.dtype));
   if (out.empty()) return;
+  ctx_.Use(handle);
   const TensorHandle dense = ops_.Contiguous(handle);
   ctx_.staging->Download(AddressOf(dense), out, ctx_.stream->get());
 }

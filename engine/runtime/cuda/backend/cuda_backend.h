@@ -4,8 +4,10 @@
 // generated special kernels. Semantics are the CPU backend's (docs/API.md), results within the
 // last bits of the math functions.
 //
-// One CUDA stream per backend: every kernel, copy and allocation of a device runs in the order
-// it was queued (engine/runtime/cuda/README.md). Synchronize, ToHost and the destructor wait.
+// One CUDA stream per ember stream (backend/stream_set.h): each thread's work runs in the order
+// it was queued, and threads' work side by side; a tensor that crosses streams is ordered by an
+// event (engine/runtime/cuda/README.md, "One stream per ember stream"). Synchronize and ToHost
+// wait for the current stream, the destructor for all of them.
 #pragma once
 
 #include <memory>

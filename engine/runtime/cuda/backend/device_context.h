@@ -1,10 +1,12 @@
-// DeviceContext: what every part of the CUDA backend shares: the device, its one stream, the
-// caching allocator, pinned staging, the kernel cache and cuBLASLt (engine/runtime/cuda/). One
-// per backend; called under the backend's lock (engine/runtime/backend.h), one call at a time.
+// DeviceContext: what every part of the CUDA backend shares: the device, its streams (one per
+// ember stream) and the current one, the caching allocator, pinned staging, the kernel cache
+// and cuBLASLt (engine/runtime/cuda/). One per backend; called under the backend's lock
+// (engine/runtime/backend.h), one call at a time.
 #pragma once
 
 #include <memory>
 
+#include "engine/runtime/cuda/backend/stream_set.h"
 #include "engine/runtime/cuda/cublaslt_api.h"
 #include "engine/runtime/cuda/cuda_buffer.h"
 #include "engine/runtime/cuda/cuda_device.h"
@@ -12,21 +14,32 @@
 #include "engine/runtime/cuda/device_allocator.h"
 #include "engine/runtime/cuda/kernel_cache.h"
 #include "engine/runtime/cuda/pinned_staging.h"
+#include "engine/runtime/cuda/stream_order.h"
 #include "engine/runtime/handle.h"
 
 namespace ember::cuda {
 
 struct DeviceContext {
   std::shared_ptr<CudaDevice> device;
-  std::shared_ptr<CudaStream> stream;
+  std::unique_ptr<StreamSet> streams;
+  // The stream of the ember stream the backend's current call comes from (Backend::SetStream):
+  // every kernel, copy and allocation of the call is queued on it.
+  CudaStream* stream = nullptr;
+  std::unique_ptr<StreamOrder> order;  // hand-offs of buffers between streams
   std::shared_ptr<DeviceAllocator> allocator;
   std::unique_ptr<PinnedStaging> staging;
   std::unique_ptr<KernelCache> kernels;
   std::unique_ptr<BlasLt> blas;  // created on the first float matmul
 
-  // A new contiguous tensor on the device.
+  // A new contiguous tensor on the device, for the current stream.
   TensorHandle NewHandle(const Shape& shape, DType dtype) const {
-    return NewCudaHandle(allocator, shape, dtype);
+    return NewCudaHandle(allocator, stream->get(), shape, dtype);
+  }
+  // Work queued on the current stream from now on may read or write `handle`'s buffer: waits
+  // (on the device) for the stream that used it last, when that is another one.
+  void Use(const TensorHandle& handle) const {
+    if (handle.buffer == nullptr) return;
+    static_cast<CudaBuffer*>(handle.buffer.get())->Use(stream->get(), *order);
   }
   BlasLt& Blas() {
     if (blas == nullptr) blas = std::make_unique<BlasLt>(allocator);
