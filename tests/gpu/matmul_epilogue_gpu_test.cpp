@@ -133,6 +133,38 @@ TEST_P(MatmulEpilogueGpu, MatchesTheCpu) {
 #endif
 }
 
+#ifdef EMBER_WITH_CUDA
+// The choice store and shape classes need no GPU.
+TEST(EpilogueChoiceStore, RemembersPerShapeClassAndNeverAcrossDevices) {
+  cuda::InMemoryEpilogueChoiceStore store;
+  cuda::EpilogueShapeClass h200{.device = "NVIDIA H200/sm_90/cublasLt-13.1.0",
+                                .kind = codegen::BlasEpilogueKind::kBias,
+                                .m_log2 = cuda::CeilLog2(8192),
+                                .n_log2 = cuda::CeilLog2(4096),
+                                .k_log2 = cuda::CeilLog2(4000),
+                                .batch_log2 = cuda::CeilLog2(1)};
+  EXPECT_EQ(h200.m_log2, 13);
+  EXPECT_EQ(h200.k_log2, 12);  // 4000 rounds up to 2^12, with 4096
+  EXPECT_EQ(h200.batch_log2, 0);
+  EXPECT_FALSE(store.Find(h200));
+  store.Remember(h200,
+                 {.variant = cuda::EpilogueVariant::kCublasLt, .cublaslt_ms = 1, .kernel_ms = 2});
+  ASSERT_TRUE(store.Find(h200));
+  EXPECT_EQ(store.Find(h200)->variant, cuda::EpilogueVariant::kCublasLt);
+  cuda::EpilogueShapeClass other = h200;
+  other.device = "NVIDIA H100 80GB HBM3/sm_90/cublasLt-13.1.0";
+  EXPECT_FALSE(store.Find(other));
+  other = h200;
+  other.kind = codegen::BlasEpilogueKind::kBiasRelu;
+  EXPECT_FALSE(store.Find(other));
+  other = h200;
+  other.n_log2 += 1;
+  EXPECT_FALSE(store.Find(other));
+  EXPECT_EQ(h200.ToString(),
+            "NVIDIA H200/sm_90/cublasLt-13.1.0 f32 bias m<=2^13 n<=2^12 k<=2^12 batch<=2^0");
+}
+#endif
+
 INSTANTIATE_TEST_SUITE_P(Variants, MatmulEpilogueGpu,
                          ::testing::Values("cublaslt", "kernel", "auto"),
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
