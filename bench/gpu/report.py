@@ -11,7 +11,11 @@ Targets (the GPU issue):
   2. the same workloads at n = 2^24: ember fused >= 1.2x torch.compile, per call;
   3. softmax and layernorm, at every measured n: ember fused >= 1.2x the better of eager and
      torch.compile, per call;
-  4. matmul + bias + gelu, fused: within 3% of the matmul alone (per call).
+  4. matmul + bias + gelu, fused: within 3% of the matmul alone (per call);
+  5. host time per fused launch on the cache-hit path under 5 us (ember-bench-gpu's
+     host_launch: a tiny synced call less a bare launch + sync round trip).
+Matmul + bias and matmul + bias + relu also appear with each epilogue variant forced (cuBLASLt's
+own epilogue, the generated kernel) beside the engine's measured choice.
 Ratios above 1x mean ember is faster.
 """
 
@@ -74,7 +78,8 @@ def main():
     out.append("- GB/s count each input read once and each output written once; per call = "
                "enqueue + sync on the host clock; back to back = N calls, one sync.\n")
 
-    order = ELEMENTWISE + ROWWISE + ("matmul", "matmul_bias_gelu")
+    order = ELEMENTWISE + ROWWISE + ("matmul", "matmul_bias", "matmul_bias_relu",
+                                     "matmul_bias_gelu")
     keys = sorted({(w, n) for (w, n, _) in list(e) + list(t) if w != "copy"},
                   key=lambda k: (order.index(k[0]) if k[0] in order else len(order), k[1]))
     for mode in ("per_call", "back_to_back"):
@@ -95,11 +100,53 @@ def main():
                 rate += f" ({f[mode + '_tflops']:.1f} TFLOP/s)"
             if f is not None and fm is None:
                 rate = f"not measured ({f.get('skipped') or f.get('error', '')[:60]})"
+            if mode == "back_to_back" and f is not None:
+                explored = get(f.get("back_to_back_engine"), "explorations")
+                if explored:
+                    rate += f" (not steady: {explored} explorations)"
             out.append(f"| {w} | {size_text(n)} | {fmt(fm)} | {rate} | "
                        f"{fmt(ratio(gbps, copy_gbps), '.0%')} | {fmt(um)} | "
                        f"{fmt(ratio(um, fm), '.2f', 'x')} | {fmt(em)} | {fmt(cm)} | "
                        f"{fmt(ratio(cm, fm), '.2f', 'x')} | {fmt(ratio(best, fm), '.2f', 'x')} |")
         out.append("")
+
+    variants = sorted({(w, n) for (w, n, var) in e if var in ("fused-cublaslt", "fused-kernel")})
+    if variants:
+        out.append("### matmul epilogue variants (per call ms / back to back ms)\n")
+        out.append("| workload | engine's choice | fused (chosen) | cuBLASLt epilogue | "
+                   "cuBLASLt + generated kernel |")
+        out.append("|---|---|---|---|---|")
+        for w, n in variants:
+            cells = []
+            for var in ("fused", "fused-cublaslt", "fused-kernel"):
+                r = e.get((w, n, var))
+                cells.append(f"{fmt(get(r, 'per_call_ms'))} / {fmt(get(r, 'back_to_back_ms'))}")
+            choice = get(e.get((w, n, "fused")), "epilogue_choice") or "—"
+            out.append(f"| {w} | {choice} | " + " | ".join(cells) + " |")
+        out.append("")
+
+    host = ember_doc.get("host_launch")
+    if host is not None:
+        out.append("### host time per fused launch (cache-hit path)\n")
+        if "error" in host:
+            out.append(f"not measured: {host['error']}\n")
+        else:
+            b = host.get("breakdown", {})
+            se, qe = host.get("synced_engine", {}), host.get("queued_engine", {})
+            out.append(f"- seed on {host.get('n')} elements, synced after each call: "
+                       f"{fmt(host.get('synced_us_per_call'), '.2f', ' µs')} per call "
+                       f"({se.get('launches')} launches and {se.get('explorations')} explorations "
+                       f"in {se.get('calls')} calls); less a bare launch + sync round trip "
+                       f"({fmt(b.get('bare_launch_sync_us'), '.2f', ' µs')}), plus its "
+                       f"cuLaunchKernel: **{fmt(host.get('us_per_launch'), '.2f', ' µs')} of host "
+                       f"time per fused launch**")
+            out.append(f"- breakdown: PlanTrace + KernelArguments "
+                       f"{fmt(b.get('plan_trace_and_arguments_us'), '.2f', ' µs')}, "
+                       f"cuLaunchKernel {fmt(b.get('cu_launch_kernel_us'), '.2f', ' µs')}, "
+                       f"the engine's rest {fmt(b.get('engine_rest_us'), '.2f', ' µs')}")
+            out.append(f"- {qe.get('calls')} calls queued, one sync: "
+                       f"{fmt(host.get('queued_us_per_call'), '.2f', ' µs')} per call "
+                       f"({qe.get('launches')} launches: the search fuses independent calls)\n")
 
     out.append("### Targets\n")
     out.append("| target | measured | verdict |")
@@ -147,6 +194,9 @@ def main():
     r = ratio(mg, mm)
     m, v = verdict([("epilogue/alone", r)] if r is not None else [], lambda x: x <= 1.03)
     out.append(f"| matmul + bias + gelu within 3% of matmul alone (time ratio) | {m} | {v} |")
+    us = get(host, "us_per_launch") if host is not None else None
+    m, v = verdict([("µs per launch", us)] if us is not None else [], lambda x: x < 5.0)
+    out.append(f"| host time per fused launch on the cache-hit path < 5 µs | {m} | {v} |")
     out.append("")
     print("\n".join(out))
     return 0

@@ -272,7 +272,7 @@ void BlasLt::Matmul(const MatmulArgs& args, CUstream stream) {
   if (HasBias(args.epilogue)) {
     SetDesc(plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, reinterpret_cast<void*>(args.bias));
   }
-  const float alpha = 1.0f;
+  const float alpha = args.alpha;
   const float beta = 0.0f;
   // cudaStream_t and CUstream are the same type (pointers to CUstream_st).
   CheckCublas(

@@ -73,7 +73,7 @@ void CheckCublas(cublasStatus_t status, std::string_view call);
 enum class MatmulEpilogue { kNone, kBias, kRelu, kGelu, kBiasRelu, kBiasGelu };
 
 // One (batched) product, row-major as ember stores it: for b in [0, batch),
-//   C[b] = epilogue(A[b] · B[b] (+ bias)),  A[b] = a + b·batch_stride_a, ...
+//   C[b] = epilogue(alpha · (A[b] · B[b]) (+ bias)),  A[b] = a + b·batch_stride_a, ...
 // Leading dimensions and strides count elements. A batch stride of 0 broadcasts that operand
 // to every batch (not C's).
 struct MatmulArgs {
@@ -93,6 +93,7 @@ struct MatmulArgs {
   int64_t batch_stride_c = 0;  // >= m·ldc when batch > 1.
   MatmulEpilogue epilogue = MatmulEpilogue::kNone;
   CUdeviceptr bias = 0;  // n elements, for kBias, kBiasRelu and kBiasGelu.
+  float alpha = 1.0f;    // scales the product before the bias (f32, as cuBLASLt's scale type)
 };
 
 class BlasLt {

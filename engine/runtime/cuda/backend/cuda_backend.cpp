@@ -16,6 +16,7 @@
 #include "engine/runtime/cpu/kernels.h"
 #include "engine/runtime/cuda/backend/cuda_ops.h"
 #include "engine/runtime/cuda/backend/device_context.h"
+#include "engine/runtime/cuda/backend/matmul_epilogue.h"
 #include "engine/runtime/cuda/backend/trace_launcher.h"
 #include "engine/runtime/cuda/driver_api.h"
 #include "engine/runtime/cuda/nvrtc_api.h"
@@ -131,6 +132,7 @@ class CudaBackend final : public Backend {
   std::string lost_;  // Note [Lost context]: why the context is unusable, once it is
   TraceLauncher launcher_{ctx_};
   CudaOps ops_{ctx_, launcher_};
+  MatmulEpilogues epilogues_{ctx_, ops_, launcher_};
 };
 
 void CudaBackend::UseStream(uint64_t stream) {
@@ -279,20 +281,13 @@ std::vector<TensorHandle> CudaBackend::ExecuteTrace(const FusedLaunch& launch) {
       outputs.push_back(ctx_.NewHandle(out.shape, out.dtype));
     }
   }
-  std::optional<TensorHandle> product;
   if (trace.matmul) {
-    const MatmulStage& m = *trace.matmul;
-    if (m.lhs >= launch.inputs.size() || m.rhs >= launch.inputs.size()) {
-      throw Error("a fused matmul of a missing input");
-    }
-    const TensorIr out{.shape = launch.block_shapes[0], .dtype = m.output.dtype};
-    const TensorHandle* into = matmul_output >= 0 ? &outputs[matmul_output] : nullptr;
-    product = ops_.Matmul(launch.inputs[m.lhs], launch.inputs[m.rhs], out, into);
+    epilogues_.Run(launch, views, outputs, in_place, matmul_output, ctx_.stream->get());
+    return outputs;
   }
   launcher_.Run(trace, {.inputs = launch.inputs,
                         .views = views,
                         .outputs = outputs,
-                        .matmul = product ? &*product : nullptr,
                         .scalars = launch.scalars,
                         .block_shapes = launch.block_shapes});
   return outputs;

@@ -9,6 +9,7 @@
 #include <ember/error.h>
 
 #include "codegen/special_kernels.h"
+#include "engine/core/check.h"
 #include "engine/runtime/cpu/kernels.h"
 #include "engine/runtime/cuda/backend/op_traces.h"
 
@@ -114,13 +115,15 @@ CudaOps::MatrixOperand CudaOps::Operand(const TensorHandle& x, const Shape& shap
 }
 
 TensorHandle CudaOps::Matmul(const TensorHandle& lhs, const TensorHandle& rhs, const TensorIr& out,
-                             const TensorHandle* into) {
+                             const TensorHandle* into, const BlasEpilogue& epilogue) {
   const Shape& o = out.shape;
   const size_t r = o.size();
   const int64_t m = o[r - 2], n = o[r - 1], k = lhs.shape[lhs.shape.size() - 1];
   int64_t batch = 1;
   for (size_t d = 0; d + 2 < r; ++d) batch *= o[d];
   TensorHandle result = into != nullptr ? *into : ctx_.NewHandle(o, out.dtype);
+  EMBER_CHECK(epilogue.kind == MatmulEpilogue::kNone || (IsFloat(out.dtype) && k >= 1),
+              "a cuBLASLt epilogue on a {} matmul with k={}", DTypeName(out.dtype), k);
   if (NumElements(o) == 0) return result;
   Shape lhs_shape(o.begin(), o.end() - 2), rhs_shape = lhs_shape;
   lhs_shape.insert(lhs_shape.end(), {m, k});
@@ -157,7 +160,10 @@ TensorHandle CudaOps::Matmul(const TensorHandle& lhs, const TensorHandle& rhs, c
                       .batch_stride_b = b.batch_stride,
                       .c = AddressOf(result),
                       .ldc = n,
-                      .batch_stride_c = m * n},
+                      .batch_stride_c = m * n,
+                      .epilogue = epilogue.kind,
+                      .bias = epilogue.bias,
+                      .alpha = epilogue.alpha},
                      ctx_.stream->get());
   return result;
 }

@@ -15,6 +15,13 @@
 
 namespace ember::cuda {
 
+// cuBLASLt's own epilogue on a float product (MatmulArgs' epilogue, bias and alpha).
+struct BlasEpilogue {
+  MatmulEpilogue kind = MatmulEpilogue::kNone;
+  CUdeviceptr bias = 0;
+  float alpha = 1.0f;
+};
+
 class CudaOps {
  public:
   CudaOps(DeviceContext& ctx, TraceLauncher& launcher) : ctx_(ctx), launcher_(launcher) {}
@@ -31,8 +38,9 @@ class CudaOps {
   TensorHandle ReduceAll(ReduceStage::Kind kind, const TensorHandle& x, const TensorIr& out);
   // [..., m, k] x [..., k, n], batch dims broadcast. `into`: write there (contiguous, the
   // output's shape and dtype) instead of a new handle.
+  // REQUIRES: `epilogue` is the default unless out.dtype is a float and k >= 1.
   TensorHandle Matmul(const TensorHandle& lhs, const TensorHandle& rhs, const TensorIr& out,
-                      const TensorHandle* into = nullptr);
+                      const TensorHandle* into = nullptr, const BlasEpilogue& epilogue = {});
   TensorHandle Index(bool select, const TensorHandle& x, int64_t dim, const TensorHandle& indices,
                      const TensorIr& out);
   TensorHandle Cat(std::span<const TensorHandle> inputs, int64_t dim, const TensorIr& out);
