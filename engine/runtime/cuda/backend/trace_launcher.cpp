@@ -93,6 +93,17 @@ void TraceLauncher::Launch(CUfunction function, std::vector<uint64_t>& args, int
   ++launches_;
 }
 
+int64_t TraceLauncher::WaveGrid(const Compiled& compiled, const codegen::KernelSpec& spec) {
+  if (compiled.resident_shared != spec.shared_bytes) {
+    int blocks = 0;
+    EMBER_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor, &blocks, compiled.function, spec.threads,
+             static_cast<size_t>(spec.shared_bytes));
+    compiled.resident = blocks;
+    compiled.resident_shared = spec.shared_bytes;
+  }
+  return codegen::WholeWaveGrid(spec.grid, ctx_.device->multiprocessors(), compiled.resident);
+}
+
 void TraceLauncher::Run(const FuseTrace& trace, const TraceTensors& t) {
   codegen::TraceLaunch launch{.trace = &trace};
   for (const TensorHandle& h : t.inputs) launch.inputs.push_back(Bind(h));
@@ -116,7 +127,8 @@ void TraceLauncher::Run(const FuseTrace& trace, const TraceTensors& t) {
   for (size_t k = 0; k < kernels.size(); ++k) {
     std::vector<uint64_t> args = codegen::KernelArguments(launch, plan, kernels[k]->slots);
     const codegen::KernelSpec& spec = plan.kernels[k];
-    Launch(kernels[k]->function, args, spec.grid, spec.threads, spec.shared_bytes);
+    Launch(kernels[k]->function, args, WaveGrid(*kernels[k], spec), spec.threads,
+           spec.shared_bytes);
   }
 }
 
