@@ -229,6 +229,11 @@ inline std::vector<GoldenCase> GoldenCases() {
       {"sum_i32_split",
        [] { return ReduceRows(OpKind::kSumDim, DType::kI32, DType::kI32); },
        {{1, 2}, {2, 100000}}},
+      // Positions past 2^31: 64-bit indices and positions in the accumulator.
+      {"argmax_rows_index64", ArgMaxRows, {{1, 1 << 12}, {2, 1 << 20}}},
+      {"max_i64_rows",
+       [] { return ReduceRows(OpKind::kMaxDim, DType::kI64, DType::kI64); },
+       {{1, 300}, {2, 1000}}},
       // Short rows: a warp's lanes split into row groups of 4.
       {"max_short_rows",
        [] { return ReduceRows(OpKind::kMaxDim, DType::kF32, DType::kF32); },
