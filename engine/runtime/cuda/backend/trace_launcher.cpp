@@ -77,9 +77,15 @@ const TraceLauncher::Compiled& TraceLauncher::Find(const FuseTrace& trace,
     refused_.emplace(key, std::make_pair(std::move(compiled), std::string(e.what())));
     throw;
   }
-  if (spec.shared_bytes > 48 * 1024) {
+  if (spec.mode == codegen::KernelMode::kRow && spec.shared_handover) {
+    // The dynamic size follows the row length, which changes between launches of one compiled
+    // kernel: allow all the device has beside the kernel's static arrays, once.
+    int static_bytes = 0;
+    EMBER_CU(cuFuncGetAttribute, &static_bytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+             compiled.function);
+    const int most = static_cast<int>(ctx_.device->max_shared_memory_per_block_optin());
     EMBER_CU(cuFuncSetAttribute, compiled.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-             spec.shared_bytes);
+             most - static_bytes);
   }
   return compiled_.emplace(key, std::move(compiled))->second;
 }
