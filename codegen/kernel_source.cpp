@@ -17,6 +17,10 @@ namespace ember::codegen {
 namespace {
 
 constexpr std::string_view kEntry = "ember_fused";
+// A row loop runs about kRowVectorsPerThread times (Note [Row geometry], plan_trace.cpp):
+// unrolled, a thread's loads of several vectors are in flight together before the first fold
+// needs one (the fold order, and so the result, stays the loop's).
+constexpr std::string_view kRowUnroll = "#pragma unroll 4\n";
 
 class KernelWriter {
  public:
@@ -126,6 +130,7 @@ class KernelWriter {
       const std::optional<size_t> stage = ctx_.StageFrom(b);
       if (spec_.full[b]) {
         if (stage) s += ctx_.StartAccumulator(*stage, 4);
+        s += kRowUnroll;
         s += fmt::format("    for (idx i = (idx)ember_t * {}; i < L; i += (idx){}) {{\n", w, g * w);
         s += "      const idx pos = u * L + i;\n";
         s += ctx_.Block(b, {.lanes = w, .pos = "pos", .row = "i", .guard = live, .indent = 6});
@@ -195,6 +200,7 @@ class KernelWriter {
     for (uint32_t b = 0; b <= from; ++b) {
       if (!spec_.full.at(b)) throw Error("split rows with a reduced block before the stage");
       if (b == from) s += ctx_.StartAccumulator(stage, 4);
+      s += kRowUnroll;
       s += fmt::format(
           "    for (idx ember_v = lo + (idx)threadIdx.x; ember_v < hi; ember_v += (idx){}) {{\n",
           spec_.threads);

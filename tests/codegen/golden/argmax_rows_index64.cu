@@ -29,6 +29,7 @@ extern "C" __global__ void __launch_bounds__(1024) ember_fused(const Params p) {
   for (idx u = blockIdx.x; u < units; u += gridDim.x) {
     ember_ext<float, idx> acc0;
     ember_start<5>(acc0);
+#pragma unroll 4
     for (idx i = (idx)ember_t * 4; i < L; i += (idx)4096) {
       const idx pos = u * L + i;
       {

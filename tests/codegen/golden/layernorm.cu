@@ -49,6 +49,7 @@ extern "C" __global__ void __launch_bounds__(64) ember_fused(const Params p) {
     float h3_0 = 0;
     double acc0;
     ember_start<1>(acc0);
+#pragma unroll 4
     for (idx i = (idx)ember_t * 4; i < L; i += (idx)256) {
       const idx pos = u * L + i;
       {
@@ -75,6 +76,7 @@ extern "C" __global__ void __launch_bounds__(64) ember_fused(const Params p) {
     }
     double acc1;
     ember_start<1>(acc1);
+#pragma unroll 4
     for (idx i = (idx)ember_t * 4; i < L; i += (idx)256) {
       const idx pos = u * L + i;
       {
@@ -107,6 +109,7 @@ extern "C" __global__ void __launch_bounds__(64) ember_fused(const Params p) {
         h3_0 = v3[0];
       }
     }
+#pragma unroll 4
     for (idx i = (idx)ember_t * 4; i < L; i += (idx)256) {
       const idx pos = u * L + i;
       {

@@ -29,6 +29,7 @@ extern "C" __global__ void __launch_bounds__(128) ember_fused(const Params p) {
   for (idx u = blockIdx.x; u < units; u += gridDim.x) {
     ember_ext<i64, idx> acc0;
     ember_start<3>(acc0);
+#pragma unroll 4
     for (idx i = (idx)ember_t * 2; i < L; i += (idx)256) {
       const idx pos = u * L + i;
       {

@@ -33,6 +33,7 @@ extern "C" __global__ void __launch_bounds__(32) ember_fused(const Params p) {
     const idx u = ember_live ? ember_first + ember_sub : units - 1;
     ember_ext<float, idx> acc0;
     ember_start<3>(acc0);
+#pragma unroll 4
     for (idx i = (idx)ember_t * 4; i < L; i += (idx)16) {
       const idx pos = u * L + i;
       {

@@ -35,6 +35,7 @@ extern "C" __global__ void __launch_bounds__(256) ember_fused(const Params p) {
     const idx hi = lo + chunk < nvec ? lo + chunk : nvec;
     double acc0;
     ember_start<1>(acc0);
+#pragma unroll 4
     for (idx ember_v = lo + (idx)threadIdx.x; ember_v < hi; ember_v += (idx)256) {
       const idx i = ember_v * 8;
       const idx pos = u * L + i;

@@ -43,6 +43,7 @@ extern "C" __global__ void __launch_bounds__(1024) ember_fused(const Params p) {
     float h3_0 = 0;
     ember_ext<float, idx> acc0;
     ember_start<3>(acc0);
+#pragma unroll 4
     for (idx i = (idx)ember_t * 4; i < L; i += (idx)4096) {
       const idx pos = u * L + i;
       {
@@ -69,6 +70,7 @@ extern "C" __global__ void __launch_bounds__(1024) ember_fused(const Params p) {
     }
     double acc1;
     ember_start<0>(acc1);
+#pragma unroll 4
     for (idx i = (idx)ember_t * 4; i < L; i += (idx)4096) {
       const idx pos = u * L + i;
       {
@@ -95,6 +97,7 @@ extern "C" __global__ void __launch_bounds__(1024) ember_fused(const Params p) {
         h3_0 = v0[0];
       }
     }
+#pragma unroll 4
     for (idx i = (idx)ember_t * 4; i < L; i += (idx)4096) {
       const idx pos = u * L + i;
       {
