@@ -6,8 +6,8 @@ namespace ember::codegen {
 // GPU result differs from the CPU's only by the last bits of the math functions:
 //   Note [CPU compute domains] (engine/runtime/cpu/convert.h) for loads and stores;
 //   the kernel table (engine/runtime/cpu/kernels.h, ElementTile) for the ops;
-//   engine/runtime/cpu/reduce_fold.h for reductions (double / wrapping i64 accumulators, NaN
-//   wins in max/min, the first extreme's index).
+//   engine/runtime/cpu/reduce_fold.h for reductions (double / wrapping i64 sums and products,
+//   NaN wins in max/min, the first extreme's index; Note [Reduce accumulators] below).
 // Kept as one raw string so that the golden files show exactly what NVRTC compiles.
 std::string_view CudaPrelude() {
   return R"cuda(#include <cuda_fp16.h>
