@@ -350,8 +350,6 @@ class KernelContext::BodyWriter {
       if (IsExtreme(s.kind)) {
         Emit(Lanes(fmt::format("ember_fold<{}>(acc{}, v{}[l], (idx)({} + l));", op, *stage,
                                kept.value, site_.row)));
-      } else if (f && s.kind != ReduceStage::Kind::kProd && site_.lanes > 1) {
-        Emit(fmt::format("ember_fold_lanes<{}>(acc{}, v{});", site_.lanes, *stage, kept.value));
       } else {
         Emit(Lanes(fmt::format("ember_fold<{}>(acc{}, ({})v{}[l]);", op, *stage,
                                f ? "double" : "i64", kept.value)));

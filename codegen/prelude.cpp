@@ -101,7 +101,12 @@ __device__ __forceinline__ void ember_store(T* p, const T (&in)[W]) {
 // --- reductions (engine/runtime/cpu/reduce_fold.h): op numbers are ReduceStage::Kind's ---
 // Note [Reduce accumulators]. Each op folds in the cheapest state that gives the CPU's result:
 //   Sum, Mean, Prod: the CPU's accumulator alone (double for floats, wrapping i64 for ints);
-//     no index, no "seen" flag (the start value is the identity).
+//     no index, no "seen" flag (the start value is the identity). Every element widens to
+//     double before it is added: f32 partials of a few lanes would round where the row's sum
+//     cancels, and a layernorm whose rows sit far from zero (x = 1000 + noise) then gets
+//     another f32 mean in a few rows in a hundred, an error of 1e-5 norm-wise, the limit of
+//     Note [GPU tolerances] (tests/gpu/gpu_test_util.h); added in double, the mean rounds as
+//     the CPU's does.
 //   Max, Min, ArgMax, ArgMin: ember_ext, the value in its element's domain (float or i64) and
 //     its position along the axis. A float widened to double compares as it does in float, so
 //     folding in float is exact; the position keeps the CPU's order rules where values tie
@@ -145,24 +150,6 @@ __device__ __forceinline__ void ember_fold(ember_ext<A, I>& a, A x, I r) {
   if (a.i < 0 || ember_beats<OP>(x, a.v)) {
     a.v = x;
     a.i = r;
-  }
-}
-// Sum and Mean of W float lanes: their f32 sum joins the double accumulator, one widening
-// and one double add per vector instead of per element. The rounding of a W-term f32 sum is
-// far inside Note [GPU tolerances] (tests/gpu/gpu_test_util.h) even where the row's sum
-// cancels, since it happens before the double accumulation; a partial that is not finite
-// (an overflow, an infinity, a NaN) is redone lane by lane in double, so non-finite results
-// are the CPU's.
-template <int W>
-__device__ __forceinline__ void ember_fold_lanes(double& a, const float (&x)[W]) {
-  float s = x[0];
-#pragma unroll
-  for (int l = 1; l < W; ++l) s += x[l];
-  if (fabsf(s) <= 3.402823466e38f) {
-    a += (double)s;
-  } else {
-#pragma unroll
-    for (int l = 0; l < W; ++l) a += (double)x[l];
   }
 }
 template <int OP, typename A>

@@ -59,7 +59,7 @@ extern "C" __global__ void __launch_bounds__(64) ember_fused(const Params p) {
         { float raw[4]; ember_load<4>(t1 + pos, raw); _Pragma("unroll") for (int l = 0; l < 4; ++l) { v1[l] = ember_f(raw[l]); } }
         float v2[4];
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { v2[l] = (v0[l] + v1[l]); }
-        ember_fold_lanes<4>(acc0, v2);
+        _Pragma("unroll") for (int l = 0; l < 4; ++l) { ember_fold<1>(acc0, (double)v2[l]); }
         ember_store<4>(sh0_0 + i, v2);
       }
     }
@@ -89,7 +89,7 @@ extern "C" __global__ void __launch_bounds__(64) ember_fused(const Params p) {
         float v3[4];
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { v3[l] = (v2[l] * v2[l]); }
         ember_store<4>(sh2_1 + i, v2);
-        ember_fold_lanes<4>(acc1, v3);
+        _Pragma("unroll") for (int l = 0; l < 4; ++l) { ember_fold<1>(acc1, (double)v3[l]); }
       }
     }
     acc1 = ember_group_reduce<1, 64>(acc1, (double*)ember_red);

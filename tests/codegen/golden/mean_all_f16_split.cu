@@ -48,7 +48,7 @@ extern "C" __global__ void __launch_bounds__(256) ember_fused(const Params p) {
         _Pragma("unroll") for (int l = 0; l < 8; ++l) { v2[l] = (v0[l] * v1[l]); }
         float v3[8];
         _Pragma("unroll") for (int l = 0; l < 8; ++l) { v3[l] = ember_f(ember_to_f16(v2[l])); }
-        ember_fold_lanes<8>(acc0, v3);
+        _Pragma("unroll") for (int l = 0; l < 8; ++l) { ember_fold<1>(acc0, (double)v3[l]); }
       }
     }
     acc0 = ember_group_reduce<1, 256>(acc0, (double*)ember_red);

@@ -82,7 +82,7 @@ extern "C" __global__ void __launch_bounds__(1024) ember_fused(const Params p) {
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { v2[l] = (v0[l] - v1[l]); }
         float v3[4];
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { v3[l] = expf(v2[l]); }
-        ember_fold_lanes<4>(acc1, v3);
+        _Pragma("unroll") for (int l = 0; l < 4; ++l) { ember_fold<0>(acc1, (double)v3[l]); }
         { float raw[4]; _Pragma("unroll") for (int l = 0; l < 4; ++l) { raw[l] = ember_to_f32(v3[l]); } ember_store<4>(t3 + pos, raw); }
       }
     }

@@ -46,7 +46,7 @@ extern "C" __global__ void __launch_bounds__(256) ember_fused(const Params p) {
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { v1[l] = __uint_as_float((unsigned)p.s[4]); }
         float v2[4];
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { v2[l] = (v0[l] * v1[l]); }
-        ember_fold_lanes<4>(acc0, v2);
+        _Pragma("unroll") for (int l = 0; l < 4; ++l) { ember_fold<0>(acc0, (double)v2[l]); }
       }
     }
     acc0 = ember_group_reduce<0, 256>(acc0, (double*)ember_red);
