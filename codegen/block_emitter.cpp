@@ -15,6 +15,20 @@ int ReduceOpNumber(ReduceStage::Kind kind) { return static_cast<int>(kind); }
 bool IsArg(ReduceStage::Kind kind) {
   return kind == ReduceStage::Kind::kArgMax || kind == ReduceStage::Kind::kArgMin;
 }
+// Max, Min and the arg ops fold a value with its position (Note [Reduce accumulators],
+// codegen/prelude.cpp); Sum, Mean and Prod the accumulator alone.
+bool IsExtreme(ReduceStage::Kind kind) {
+  switch (kind) {
+    case ReduceStage::Kind::kSum:
+    case ReduceStage::Kind::kMean:
+    case ReduceStage::Kind::kProd: return false;
+    case ReduceStage::Kind::kMax:
+    case ReduceStage::Kind::kMin:
+    case ReduceStage::Kind::kArgMax:
+    case ReduceStage::Kind::kArgMin: return true;
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -332,9 +346,14 @@ class KernelContext::BodyWriter {
       if (s.input.dtype != out.dtype)
         throw Error("a reduce stage reads its input as another dtype");
       const bool f = FloatDomain(out.dtype);
-      Emit(Lanes(fmt::format("ember_fold<{}>(acc{}, ({})v{}[l], (i64)({} + l));",
-                             ReduceOpNumber(s.kind), *stage, f ? "double" : "i64", kept.value,
-                             site_.row)));
+      const int op = ReduceOpNumber(s.kind);
+      if (IsExtreme(s.kind)) {
+        Emit(Lanes(fmt::format("ember_fold<{}>(acc{}, v{}[l], (idx)({} + l));", op, *stage,
+                               kept.value, site_.row)));
+      } else {
+        Emit(Lanes(fmt::format("ember_fold<{}>(acc{}, ({})v{}[l]);", op, *stage,
+                               f ? "double" : "i64", kept.value)));
+      }
     }
     if (h == nullptr) return;
     if (h->dtype != out.dtype)
@@ -462,17 +481,19 @@ std::string KernelContext::Pointers() {
   return s;
 }
 
-std::string KernelContext::SharedArrays() {
+std::string KernelContext::SharedArrays(int rows) {
   std::string s;
   std::string offset = "0";
-  // 8-byte numbers first, so every array stays aligned.
+  // Each array holds `rows` rows of L; a row group takes its own (ember_sub). 8-byte numbers
+  // first, so every array stays aligned.
+  const std::string own = rows > 1 ? " + (idx)ember_sub * L" : "";
   for (bool wide : {true, false}) {
     for (const Handover& h : handovers_) {
       if (h.storage != Handover::Storage::kShared || FloatDomain(h.dtype) == wide) continue;
       const char* type = DomainType(FloatDomain(h.dtype));
-      s += fmt::format("  {}* sh{}_{} = ({}*)(ember_smem + {});\n", type, h.block, h.pos, type,
-                       offset);
-      offset += fmt::format(" + L * {}", wide ? 8 : 4);
+      s += fmt::format("  {}* sh{}_{} = ({}*)(ember_smem + {}){};\n", type, h.block, h.pos, type,
+                       offset, own);
+      offset += fmt::format(" + L * {}", rows * (wide ? 8 : 4));
     }
   }
   return s;
@@ -495,11 +516,17 @@ std::optional<size_t> KernelContext::StageFrom(uint32_t b) const {
   return std::nullopt;
 }
 
+std::string KernelContext::AccumulatorType(size_t stage) const {
+  const ReduceStage& s = trace_.reduces.at(stage);
+  const bool f = FloatDomain(s.input.dtype);
+  if (IsExtreme(s.kind)) return f ? "ember_ext<float, idx>" : "ember_ext<i64, idx>";
+  return f ? "double" : "i64";
+}
+
 std::string KernelContext::StartAccumulator(size_t stage, int indent) {
   const ReduceStage& s = trace_.reduces.at(stage);
-  const char* a = FloatDomain(s.input.dtype) ? "double" : "i64";
-  return fmt::format("{:{}}ember_acc<{}> acc{} = ember_acc_start<{}, {}>();\n", "", indent, a,
-                     stage, ReduceOpNumber(s.kind), a);
+  return fmt::format("{:{}}{} acc{};\n{:{}}ember_start<{}>(acc{});\n", "", indent,
+                     AccumulatorType(stage), stage, "", indent, ReduceOpNumber(s.kind), stage);
 }
 
 std::string KernelContext::FinishAccumulator(size_t stage, bool row, int indent) {
@@ -509,8 +536,8 @@ std::string KernelContext::FinishAccumulator(size_t stage, bool row, int indent)
   const std::string pad(indent, ' ');
   std::string out;
   if (row) {
-    out += fmt::format("{}acc{} = ember_block_reduce<{}>(acc{}, {}, ember_rx);\n", pad, stage, op,
-                       stage, f ? "ember_rd" : "ember_rl");
+    out += fmt::format("{}acc{} = ember_group_reduce<{}, {}>(acc{}, ({}*)ember_red);\n", pad, stage,
+                       op, spec_.group, stage, AccumulatorType(stage));
   }
   // The finished value in its domain, then stored as the stage's output dtype and reloaded.
   std::string value;

@@ -37,15 +37,17 @@ class KernelContext {
   std::string Block(uint32_t b, const BlockSite& site);
   // Declarations of every tensor pointer the bodies used (call after the bodies).
   std::string Pointers();
-  // kRow: the shared-memory arrays of full-block handovers.
-  std::string SharedArrays();
+  // kRow: the shared-memory arrays of full-block handovers, `rows` rows per thread block.
+  std::string SharedArrays(int rows);
   // Per row or column: the variables of reduced-block handovers.
   std::string RegisterHandovers(int indent);
 
   // The reduce stage whose input block `b` writes.
   std::optional<size_t> StageFrom(uint32_t b) const;
+  // The prelude type a stage folds in (Note [Reduce accumulators], codegen/prelude.cpp).
+  std::string AccumulatorType(size_t stage) const;
   std::string StartAccumulator(size_t stage, int indent);
-  // `row`: combine the threads' partials first (kRow).
+  // `row`: combine the partials of the row group's threads first (spec.group of them).
   std::string FinishAccumulator(size_t stage, bool row, int indent);
 
  private:

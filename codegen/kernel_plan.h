@@ -68,9 +68,12 @@ enum class Access : uint8_t {
 
 // How a kernel walks positions (Note [Kernel modes], codegen/trace_kernels.h).
 enum class KernelMode : uint8_t {
-  kBlock,   // one block of the trace over its reference (elementwise, matmul epilogue)
-  kRow,     // every block of a reduce trace, one thread block per row (reduce along the last axis)
-  kColumn,  // every block of a reduce trace, one thread per column (reduce along another axis)
+  kBlock,       // one block of the trace over its reference (elementwise, matmul epilogue)
+  kRow,         // every block of a reduce trace, a group of `group` threads per row (reduce along
+                // the last axis)
+  kColumn,      // every block of a reduce trace, one thread per column (reduce along another axis)
+  kRowPartial,  // split rows, pass 1: the full blocks over one part of a row, one partial each
+  kRowCombine,  // split rows, pass 2: a row's partials combined, then the reduced blocks
 };
 
 // What one slot of Note [Kernel arguments] holds.
@@ -83,6 +86,7 @@ struct Slot {
     kUnits,    // reduce modes: rows (outer positions)
     kLength,   // reduce modes: the reduced axis' length
     kInner,    // reduce modes: positions after the axis
+    kParts,    // split rows: the parts of each row (TracePlan::parts)
     kScalar,   // scalar `index` as the domain of `dtype` would use it in an op
     kFill,     // scalar `index` stored as `dtype` and loaded back (a fused Full)
   };
@@ -110,6 +114,9 @@ struct KernelSpec {
   int width = 1;  // positions a thread handles per step (a vector along the last dim)
   bool index64 = false;
   int threads = 256;
+  // kRow: threads per row (a power of two; threads / group rows per thread block). The split
+  // modes: every thread of the block (one row part per block).
+  int group = 1;
   // [block][kernel tensor]: how each block touches each tensor.
   std::vector<std::vector<Access>> access;
   std::vector<DType> dtypes;  // per kernel tensor
@@ -131,6 +138,9 @@ struct TracePlan {
   std::vector<ScratchSpec> scratch;
   // Scratch buffers kernel tensors refer to start at this index.
   int first_scratch_tensor = 0;
+  // Split rows (kRowPartial then kRowCombine): the parts each row is cut into, one partial
+  // per part; 0 when the plan does not split.
+  int64_t parts = 0;
 };
 
 // The positions of a shape (1 for rank 0).

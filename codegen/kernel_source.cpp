@@ -17,6 +17,10 @@ namespace ember::codegen {
 namespace {
 
 constexpr std::string_view kEntry = "ember_fused";
+// A row loop runs about kRowVectorsPerThread times (Note [Row geometry], plan_trace.cpp):
+// unrolled, a thread's loads of several vectors are in flight together before the first fold
+// needs one (the fold order, and so the result, stays the loop's).
+constexpr std::string_view kRowUnroll = "#pragma unroll 4\n";
 
 class KernelWriter {
  public:
@@ -29,6 +33,8 @@ class KernelWriter {
       case KernelMode::kBlock: body = BlockKernel(); break;
       case KernelMode::kRow: body = RowKernel(); break;
       case KernelMode::kColumn: body = ColumnKernel(); break;
+      case KernelMode::kRowPartial: body = RowPartialKernel(); break;
+      case KernelMode::kRowCombine: body = RowCombineKernel(); break;
     }
     // The pointers' address slots are added here: take the slot list only after them.
     const std::string pointers = ctx_.Pointers();
@@ -91,35 +97,154 @@ class KernelWriter {
     return false;
   }
 
+  // Note [Row geometry] (plan_trace.cpp): groups of G threads per row, R rows per block.
   std::string RowKernel() {
     const int w = spec_.width;
+    const int g = spec_.group;
+    const int rows = spec_.threads / g;
+    if (g < 1 || rows < 1 || rows * g != spec_.threads)
+      throw Error("a row group that splits warps");
     std::string s;
     s += "  extern __shared__ __align__(16) unsigned char ember_smem[];\n";
-    s += "  __shared__ double ember_rd[32];\n  __shared__ i64 ember_rl[32];\n";
-    s += "  __shared__ i64 ember_rx[32];\n";
-    s += "  (void)ember_rd;\n  (void)ember_rl;\n  (void)ember_rx;\n";
+    s += ReduceShared();
     s += ReduceSizes();
-    s += ctx_.SharedArrays();
+    if (rows > 1) s += fmt::format("  const int ember_sub = (int)threadIdx.x / {};\n", g);
+    s += fmt::format("  const int ember_t = (int)threadIdx.x % {};\n", g);
+    s += ctx_.SharedArrays(rows);
     const bool sync = RereadsOutputs();
-    s += "  for (idx u = blockIdx.x; u < units; u += gridDim.x) {\n";
+    std::string live;
+    if (rows > 1) {
+      // Surplus groups of the last iteration redo the last row and store nothing.
+      s += fmt::format(
+          "  for (idx ember_first = (idx)blockIdx.x * {0}; ember_first < units;\n"
+          "       ember_first += (idx)gridDim.x * {0}) {{\n",
+          rows);
+      s += "    const bool ember_live = ember_first + ember_sub < units;\n";
+      s += "    const idx u = ember_live ? ember_first + ember_sub : units - 1;\n";
+      live = "ember_live";
+    } else {
+      s += "  for (idx u = blockIdx.x; u < units; u += gridDim.x) {\n";
+    }
     s += ctx_.RegisterHandovers(4);
     for (uint32_t b = 0; b < trace_.blocks.size(); ++b) {
       const std::optional<size_t> stage = ctx_.StageFrom(b);
       if (spec_.full[b]) {
         if (stage) s += ctx_.StartAccumulator(*stage, 4);
-        s += fmt::format(
-            "    for (idx i = (idx)threadIdx.x * {}; i < L; i += (idx)blockDim.x * {}) {{\n", w, w);
+        s += kRowUnroll;
+        s += fmt::format("    for (idx i = (idx)ember_t * {}; i < L; i += (idx){}) {{\n", w, g * w);
         s += "      const idx pos = u * L + i;\n";
-        s += ctx_.Block(b, {.lanes = w, .pos = "pos", .row = "i", .indent = 6});
+        s += ctx_.Block(b, {.lanes = w, .pos = "pos", .row = "i", .guard = live, .indent = 6});
         s += "    }\n";
         if (stage) s += ctx_.FinishAccumulator(*stage, true, 4);
       } else {
         s += "    {\n      const idx pos = u;\n      (void)pos;\n";
-        s += ctx_.Block(
-            b, {.lanes = 1, .pos = "pos", .row = "0", .guard = "threadIdx.x == 0", .indent = 6});
+        const std::string guard = live.empty() ? "ember_t == 0" : "ember_t == 0 && " + live;
+        s += ctx_.Block(b, {.lanes = 1, .pos = "pos", .row = "0", .guard = guard, .indent = 6});
         s += "    }\n";
         if (stage) throw Error("a reduce stage from a reduced block");
       }
+      if (sync) s += "    __syncthreads();\n";
+    }
+    s += "  }\n";
+    return s;
+  }
+
+  // The block-wide reductions' meeting place (ember_group_reduce): one entry per warp, of the
+  // widest accumulator (ember_ext<i64, long long>).
+  static std::string ReduceShared() {
+    return "  __shared__ __align__(16) unsigned char ember_red[32 * 16];\n"
+           "  (void)ember_smem;\n  (void)ember_red;\n";
+  }
+
+  // Note [Split rows] (plan_trace.cpp): the partials' scratch words, values then positions.
+  std::string PartialPointers(bool written) {
+    const FuseResources& r = trace_.resources;
+    const int first = static_cast<int>(r.inputs.size() + r.views.size() + r.outputs.size());
+    const size_t stage = SplitStage();
+    const bool positions = ctx_.AccumulatorType(stage).starts_with("ember_ext");
+    const char* c = written ? "" : "const ";
+    std::string s;
+    s += fmt::format("  {}i64* ember_pv = ({}i64*){};\n", c, c,
+                     ctx_.S({.kind = Slot::Kind::kAddress, .tensor = first}));
+    if (positions) {
+      s += fmt::format("  {}i64* ember_pi = ({}i64*){};\n", c, c,
+                       ctx_.S({.kind = Slot::Kind::kAddress, .tensor = first + 1}));
+    } else {
+      s += fmt::format("  {}i64* ember_pi = ember_pv;\n", c);
+    }
+    s += fmt::format("  const idx P = (idx){};\n", ctx_.S({.kind = Slot::Kind::kParts}));
+    return s;
+  }
+
+  size_t SplitStage() const {
+    if (trace_.reduces.size() != 1) throw Error("split rows need exactly one reduce stage");
+    return 0;
+  }
+
+  std::string RowPartialKernel() {
+    const int w = spec_.width;
+    const size_t stage = SplitStage();
+    const uint32_t from = trace_.reduces[stage].from;
+    std::string s;
+    s += "  extern __shared__ __align__(16) unsigned char ember_smem[];\n";
+    s += ReduceShared();
+    s += ReduceSizes();
+    s += PartialPointers(true);
+    s += fmt::format("  const idx nvec = L / {};\n", w);
+    s += "  const idx chunk = (nvec + P - 1) / P;\n";
+    s += "  for (idx ember_part = blockIdx.x; ember_part < units * P; ember_part += gridDim.x) {\n";
+    s += "    const idx u = ember_part / P;\n";
+    s += "    const idx lo = (ember_part % P) * chunk;\n";
+    s += "    const idx hi = lo + chunk < nvec ? lo + chunk : nvec;\n";
+    const bool sync = RereadsOutputs();
+    for (uint32_t b = 0; b <= from; ++b) {
+      if (!spec_.full.at(b)) throw Error("split rows with a reduced block before the stage");
+      if (b == from) s += ctx_.StartAccumulator(stage, 4);
+      s += kRowUnroll;
+      s += fmt::format(
+          "    for (idx ember_v = lo + (idx)threadIdx.x; ember_v < hi; ember_v += (idx){}) {{\n",
+          spec_.threads);
+      s += fmt::format("      const idx i = ember_v * {};\n", w);
+      s += "      const idx pos = u * L + i;\n";
+      s += ctx_.Block(b, {.lanes = w, .pos = "pos", .row = "i", .indent = 6});
+      s += "    }\n";
+      if (sync) s += "    __syncthreads();\n";
+    }
+    s += fmt::format("    acc{0} = ember_group_reduce<{1}, {2}>(acc{0}, ({3}*)ember_red);\n", stage,
+                     static_cast<int>(trace_.reduces[stage].kind), spec_.group,
+                     ctx_.AccumulatorType(stage));
+    s += fmt::format(
+        "    if (threadIdx.x == 0) ember_put(ember_pv, ember_pi, (i64)ember_part, acc{});\n",
+        stage);
+    s += "  }\n";
+    return s;
+  }
+
+  std::string RowCombineKernel() {
+    const size_t stage = SplitStage();
+    const uint32_t from = trace_.reduces[stage].from;
+    const int op = static_cast<int>(trace_.reduces[stage].kind);
+    std::string s;
+    s += "  extern __shared__ __align__(16) unsigned char ember_smem[];\n";
+    s += ReduceShared();
+    s += ReduceSizes();
+    s += PartialPointers(false);
+    const bool sync = RereadsOutputs();
+    s += "  for (idx u = blockIdx.x; u < units; u += gridDim.x) {\n";
+    s += ctx_.RegisterHandovers(4);
+    s += ctx_.StartAccumulator(stage, 4);
+    s += fmt::format("    for (idx q = threadIdx.x; q < P; q += (idx){}) {{\n", spec_.threads);
+    s += fmt::format("      {} x;\n", ctx_.AccumulatorType(stage));
+    s += "      ember_get(x, ember_pv, ember_pi, (i64)(u * P + q));\n";
+    s += fmt::format("      acc{0} = ember_combine<{1}>(acc{0}, x);\n", stage, op);
+    s += "    }\n";
+    s += ctx_.FinishAccumulator(stage, true, 4);
+    for (uint32_t b = from + 1; b < trace_.blocks.size(); ++b) {
+      if (spec_.full.at(b)) throw Error("split rows with a full block after the stage");
+      s += "    {\n      const idx pos = u;\n      (void)pos;\n";
+      s += ctx_.Block(
+          b, {.lanes = 1, .pos = "pos", .row = "0", .guard = "threadIdx.x == 0", .indent = 6});
+      s += "    }\n";
       if (sync) s += "    __syncthreads();\n";
     }
     s += "  }\n";
@@ -208,6 +333,7 @@ std::vector<uint64_t> KernelArguments(const TraceLaunch& launch, const TracePlan
         values.push_back(static_cast<uint64_t>(v));
         break;
       }
+      case Slot::Kind::kParts: values.push_back(static_cast<uint64_t>(plan.parts)); break;
       case Slot::Kind::kScalar:
         values.push_back(ScalarSlotValue(launch.scalars.at(slot.index), slot.dtype, false));
         break;

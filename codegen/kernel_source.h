@@ -7,13 +7,24 @@
 //            element), then a scalar tail. Linear tensors move as vectors; the others index
 //            through coordinates. Elementwise traces run one such kernel per block, in order;
 //            a matmul trace runs its epilogue block so, reading the product as a tensor.
-//   kRow     a reduce along the last axis: one thread block per row (a grid-stride loop over
-//            rows) runs every block of the trace in order. Full blocks loop over the row in
-//            vectors; each reduce stage folds per thread, then across the block; reduced
-//            blocks run on every thread (their values are then registers every thread has)
-//            and only thread 0 stores. Values full blocks hand over stay in shared memory, so
-//            softmax and layernorm read and write their data once; a row too long for it
-//            uses scratch buffers.
+//   kRow     a reduce along the last axis: each row gets a group of G threads (a power of two
+//            sized to the row, Note [Row geometry] in plan_trace.cpp); short rows share a
+//            thread block, R = threads / G rows of it, and every block walks the same row
+//            iterations (surplus groups redo the last row and store nothing), so barriers and
+//            shuffles stay legal. The group runs every block of the trace in order. Full
+//            blocks loop over the row in vectors; each reduce stage folds per thread in the
+//            op's own accumulator (Note [Reduce accumulators], prelude.cpp), then across the
+//            group (shuffles, and shared memory past a warp); reduced blocks run on every
+//            thread of the group (their values are then registers each thread has) and only
+//            its first thread stores. Values full blocks hand over stay in shared memory, a
+//            row per group, so softmax and layernorm read and write their data once; a row too
+//            long for it uses scratch buffers (one row per block then).
+//   kRowPartial, kRowCombine
+//            few long rows and one reduce stage after full blocks that hand nothing to each
+//            other (Note [Split rows], plan_trace.cpp; ReduceAll is one row): the first kernel
+//            cuts each row into TracePlan::parts, a thread block folds one part and writes its
+//            partial accumulator to scratch; the second combines a row's partials in one block
+//            and runs the reduced blocks.
 //   kColumn  a reduce along another axis: one thread per column (outer x inner), looping
 //            along the axis in order, so the fold order is the CPU's. Full-block handovers go
 //            through scratch buffers.

@@ -19,6 +19,14 @@ constexpr int kBlockThreads = 256;
 constexpr int64_t kBlocksPerMultiprocessor = 16;
 // Shared memory kept back from handover arrays for the reduction's partials.
 constexpr int kReduceSharedBytes = 1024;
+// kRow (Note [Row geometry]): the vectors each thread of a row group aims to take per block of
+// the trace, the threads of a thread block holding several rows, and the dynamic shared
+// memory such a block may take (more would cost resident blocks, not save work).
+constexpr int64_t kRowVectorsPerThread = 4;
+constexpr int kRowBlockThreads = 256;
+constexpr int64_t kRowSharedPerBlock = 48 * 1024;
+// Split rows: blocks per multiprocessor the partial pass aims to fill.
+constexpr int64_t kSplitBlocksPerMultiprocessor = 8;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -258,9 +266,9 @@ class Planner {
     // Headroom for the position of the last thread's vector past the end.
     spec.index64 = largest + 64 * 1024 > std::numeric_limits<int32_t>::max();
     std::string& s = spec.signature;
-    s = fmt::format("mode={} block={} width={} index64={} threads={} shared={}",
+    s = fmt::format("mode={} block={} width={} index64={} threads={} group={} shared={}",
                     static_cast<int>(spec.mode), spec.block, spec.width, spec.index64, spec.threads,
-                    spec.shared_handover);
+                    spec.group, spec.shared_handover);
     for (size_t b = 0; b < spec.access.size(); ++b) {
       s += fmt::format(" b{}:", b);
       for (Access a : spec.access[b]) s += static_cast<char>('0' + static_cast<int>(a));
@@ -323,6 +331,28 @@ class Planner {
     }
   }
 
+  // Note [Row geometry]
+  // A kRow kernel gives each row a group of G threads, G the smallest power of two (at most
+  // 1024) that leaves each thread kRowVectorsPerThread vectors or fewer, so the reductions,
+  // whose cost grows with G and not with the row, stay small beside the row's work: rows of
+  // 4096 f32 get 256 threads, rows of 512 get 32 (a warp: shuffles only), rows of 64 get 4.
+  // Groups smaller than kRowBlockThreads share a thread block (R = 256 / G rows each, fewer
+  // where their shared-memory rows would pass kRowSharedPerBlock). All threads of a block walk
+  // the same row iterations: the last iteration's surplus groups recompute the last row and
+  // store nothing, so __syncthreads and full-warp shuffles stay legal. Several rows per block
+  // need every full-block handover in shared memory (scratch handovers would be written by the
+  // surplus groups too).
+  //
+  // Note [Split rows]
+  // When the rows are too few to fill the device (fewer than its multiprocessors) and long,
+  // and the trace is one reduce stage over full blocks that hand nothing to each other (a
+  // one-op reduce, or a fused prologue: CudaOps::ReduceAll reduces [1, n] so), the plan cuts
+  // each row into `parts` and runs two kernels: kRowPartial folds one part per thread block
+  // and writes its partial accumulator (8-byte words in scratch), kRowCombine combines a row's
+  // partials in a block and runs the reduced blocks. This lives in the plan rather than a
+  // special kernel so that a fused prologue, every dtype and every reduce op get it from the
+  // same lowering as kRow (the partials fold exactly as kRow's threads do; Sum and Mean add
+  // them in double, within Note [GPU tolerances]).
   void PlanReduce() {
     const ReduceLayout layout = MakeReduceLayout(launch_);
     const Shape& full_shape = launch_.block_shapes[trace_.reduces.front().from];
@@ -330,8 +360,11 @@ class Planner {
     KernelSpec spec{.mode = row ? KernelMode::kRow : KernelMode::kColumn};
     // Shared memory for the full blocks' handovers, when a row of them fits.
     int handover_bytes = 0;
+    bool full_handovers = false;
     for (const Handover& h : FindHandovers(trace_, KernelMode::kRow, true, layout.full)) {
-      if (h.storage == Handover::Storage::kShared) handover_bytes += DomainBytes(h.dtype);
+      if (h.storage != Handover::Storage::kShared) continue;
+      handover_bytes += DomainBytes(h.dtype);
+      full_handovers = true;
     }
     const int64_t shared = layout.length * handover_bytes;
     spec.shared_handover = row && shared + kReduceSharedBytes <= launch_.limits.max_shared_memory;
@@ -351,20 +384,32 @@ class Planner {
     }
     spec.width = row ? ChooseWidth(full_touched, full_shape, layout.length, true) : 1;
     spec.full = layout.full;
+    CheckOutputReads(layout);
+    const int64_t sms = launch_.limits.multiprocessors;
+    const int64_t vectors = CeilDiv(layout.length, spec.width);
+    if (row && !full_handovers && SplitsRows(layout, vectors)) {
+      PlanSplit(std::move(spec), layout, vectors, full_shape);
+      return;
+    }
     spec.access.resize(trace_.blocks.size());
     for (uint32_t b = 0; b < trace_.blocks.size(); ++b) {
       SetAccess(spec, b, launch_.block_shapes[b], layout.full[b] ? spec.width : 1);
     }
-    CheckOutputReads(layout);
-    const int64_t sms = launch_.limits.multiprocessors;
     if (row) {
-      const int64_t vectors = CeilDiv(layout.length, spec.width);
-      int threads = 32;
-      while (threads < 512 && threads < vectors) threads *= 2;
-      spec.threads = threads;
-      spec.grid = std::clamp<int64_t>(layout.units, 1, sms * 64);
-      spec.shared_bytes =
-          spec.shared_handover ? static_cast<int>(shared) + kReduceSharedBytes : kReduceSharedBytes;
+      const int64_t budget = std::min<int64_t>(
+          kRowSharedPerBlock, launch_.limits.max_shared_memory - kReduceSharedBytes);
+      const RowGeometry g =
+          ChooseRowGeometry({.vectors = vectors,
+                             .units = layout.units,
+                             .row_shared_bytes = spec.shared_handover ? shared : 0,
+                             .shared_budget = budget,
+                             .multiprocessors = sms,
+                             .multi_row = !full_handovers || spec.shared_handover});
+      spec.group = g.group;
+      spec.threads = g.threads;
+      const int64_t rows_per_block = g.threads / g.group;
+      spec.grid = std::clamp<int64_t>(CeilDiv(layout.units, rows_per_block), 1, sms * 64);
+      spec.shared_bytes = spec.shared_handover ? static_cast<int>(rows_per_block * shared) : 0;
     } else {
       spec.threads = kBlockThreads;
       spec.grid = std::clamp<int64_t>(CeilDiv(layout.units * layout.inner, spec.threads), 1,
@@ -373,6 +418,56 @@ class Planner {
     }
     FinishSpec(spec, {Positions(full_shape)});
     plan_.kernels.push_back(std::move(spec));
+  }
+
+  // Note [Split rows]: few rows, long ones, one stage after the full blocks and only reduced
+  // blocks after it.
+  bool SplitsRows(const ReduceLayout& layout, int64_t vectors) const {
+    if (trace_.reduces.size() != 1) return false;
+    if (layout.units >= launch_.limits.multiprocessors) return false;
+    if (vectors < 2 * kRowBlockThreads * kRowVectorsPerThread) return false;
+    const uint32_t from = trace_.reduces.front().from;
+    for (uint32_t b = 0; b < trace_.blocks.size(); ++b) {
+      if (layout.full[b] != (b <= from)) return false;
+    }
+    return true;
+  }
+
+  void PlanSplit(KernelSpec spec, const ReduceLayout& layout, int64_t vectors,
+                 const Shape& full_shape) {
+    const int64_t sms = launch_.limits.multiprocessors;
+    const int64_t by_work = CeilDiv(vectors, kRowBlockThreads * kRowVectorsPerThread);
+    const int64_t by_device = CeilDiv(sms * kSplitBlocksPerMultiprocessor, layout.units);
+    plan_.parts = std::max<int64_t>(2, std::min(by_work, by_device));
+    const int64_t partials = layout.units * plan_.parts;
+    // Values, then positions for the ops that keep one (8-byte words, ember_put).
+    const ReduceStage::Kind kind = trace_.reduces.front().kind;
+    const bool positions = kind != ReduceStage::Kind::kSum && kind != ReduceStage::Kind::kMean &&
+                           kind != ReduceStage::Kind::kProd;
+    std::vector<Shape> shapes;
+    for (int k = 0; k < (positions ? 2 : 1); ++k) {
+      plan_.scratch.push_back({.dtype = DType::kI64, .positions = partials});
+      shapes.push_back({partials});
+    }
+    AddScratchTensors(shapes);
+    spec.access.resize(trace_.blocks.size());
+    for (uint32_t b = 0; b < trace_.blocks.size(); ++b) {
+      SetAccess(spec, b, launch_.block_shapes[b], layout.full[b] ? spec.width : 1);
+    }
+    KernelSpec partial = spec;
+    partial.mode = KernelMode::kRowPartial;
+    partial.threads = partial.group = kRowBlockThreads;
+    partial.grid = std::clamp<int64_t>(partials, 1, sms * 64);
+    FinishSpec(partial, {Positions(full_shape)});
+    KernelSpec combine = std::move(spec);
+    combine.mode = KernelMode::kRowCombine;
+    int threads = 32;
+    while (threads < kRowBlockThreads && threads < plan_.parts) threads *= 2;
+    combine.threads = combine.group = threads;
+    combine.grid = std::clamp<int64_t>(layout.units, 1, sms * 64);
+    FinishSpec(combine, {Positions(full_shape)});
+    plan_.kernels.push_back(std::move(partial));
+    plan_.kernels.push_back(std::move(combine));
   }
 
   // A block may re-read an output an earlier block wrote only where the same row (kRow) or
@@ -492,6 +587,27 @@ ReduceLayout MakeReduceLayout(const TraceLaunch& launch) {
     layout.full.push_back(shape == full);
   }
   return layout;
+}
+
+RowGeometry ChooseRowGeometry(const RowShape& r) {
+  int group = 1;
+  while (group < 1024 && group * kRowVectorsPerThread < r.vectors) group *= 2;
+  if (!r.multi_row) {
+    group = std::max(group, 32);
+    return {.group = group, .threads = group};
+  }
+  // Whole warps: the shuffles name all 32 lanes.
+  const int64_t least = 32 / std::min(group, 32);
+  int64_t rows = std::max(1, kRowBlockThreads / group);
+  while (rows > least && rows * r.row_shared_bytes > r.shared_budget) rows /= 2;
+  // Fewer rows per block while the blocks would not give every multiprocessor a few.
+  while (rows > least && CeilDiv(r.units, rows) < r.multiprocessors * 4) rows /= 2;
+  return {.group = group, .threads = static_cast<int>(std::max(rows, least) * group)};
+}
+
+int64_t WholeWaveGrid(int64_t grid, int64_t multiprocessors, int resident_blocks) {
+  if (resident_blocks <= 0 || multiprocessors <= 0) return grid;
+  return std::clamp<int64_t>(grid, 1, multiprocessors * resident_blocks);
 }
 
 TracePlan PlanTrace(const TraceLaunch& launch) {

@@ -6,8 +6,8 @@ namespace ember::codegen {
 // GPU result differs from the CPU's only by the last bits of the math functions:
 //   Note [CPU compute domains] (engine/runtime/cpu/convert.h) for loads and stores;
 //   the kernel table (engine/runtime/cpu/kernels.h, ElementTile) for the ops;
-//   engine/runtime/cpu/reduce_fold.h for reductions (double / wrapping i64 accumulators, NaN
-//   wins in max/min, the first extreme's index).
+//   engine/runtime/cpu/reduce_fold.h for reductions (double / wrapping i64 sums and products,
+//   NaN wins in max/min, the first extreme's index; Note [Reduce accumulators] below).
 // Kept as one raw string so that the golden files show exactly what NVRTC compiles.
 std::string_view CudaPrelude() {
   return R"cuda(#include <cuda_fp16.h>
@@ -99,11 +99,23 @@ __device__ __forceinline__ void ember_store(T* p, const T (&in)[W]) {
 }
 
 // --- reductions (engine/runtime/cpu/reduce_fold.h): op numbers are ReduceStage::Kind's ---
-// A partial result; index < 0 means it has seen no value yet.
-template <typename A>
-struct ember_acc {
+// Note [Reduce accumulators]. Each op folds in the cheapest state that gives the CPU's result:
+//   Sum, Mean, Prod: the CPU's accumulator alone (double for floats, wrapping i64 for ints);
+//     no index, no "seen" flag (the start value is the identity). Every element widens to
+//     double before it is added: f32 partials of a few lanes would round where the row's sum
+//     cancels, and a layernorm whose rows sit far from zero (x = 1000 + noise) then gets
+//     another f32 mean in a few rows in a hundred, an error of 1e-5 norm-wise, the limit of
+//     Note [GPU tolerances] (tests/gpu/gpu_test_util.h); added in double, the mean rounds as
+//     the CPU's does.
+//   Max, Min, ArgMax, ArgMin: ember_ext, the value in its element's domain (float or i64) and
+//     its position along the axis. A float widened to double compares as it does in float, so
+//     folding in float is exact; the position keeps the CPU's order rules where values tie
+//     (the first NaN, the first extreme, and so -0 against +0), and index < 0 means no value
+//     yet (an empty axis gives 0, as the CPU's Finish does).
+template <typename A, typename I>
+struct ember_ext {
   A v;
-  i64 i;
+  I i;
 };
 template <typename A>
 __device__ __forceinline__ bool ember_isnan(A x) { return x != x; }
@@ -113,13 +125,6 @@ __device__ __forceinline__ bool ember_beats(A x, A best) {
   if (ember_isnan(x)) return true;
   return (OP == 3 || OP == 5) ? x > best : x < best;
 }
-template <int OP, typename A>
-__device__ __forceinline__ ember_acc<A> ember_acc_start() {
-  ember_acc<A> a;
-  a.v = OP == 2 ? (A)1 : (A)0;
-  a.i = -1;
-  return a;
-}
 template <typename A>
 __device__ __forceinline__ A ember_wrap_add(A a, A b) { return a + b; }
 template <>
@@ -128,74 +133,141 @@ template <typename A>
 __device__ __forceinline__ A ember_wrap_mul(A a, A b) { return a * b; }
 template <>
 __device__ __forceinline__ i64 ember_wrap_mul<i64>(i64 a, i64 b) { return ember_mul(a, b); }
+
 template <int OP, typename A>
-__device__ __forceinline__ void ember_fold(ember_acc<A>& a, A x, i64 r) {
-  if (OP == 0 || OP == 1) {
-    a.v = ember_wrap_add(a.v, x);
-    a.i = 0;
-  } else if (OP == 2) {
-    a.v = ember_wrap_mul(a.v, x);
-    a.i = 0;
-  } else if (a.i < 0 || ember_beats<OP>(x, a.v)) {
+__device__ __forceinline__ void ember_start(A& a) { a = OP == 2 ? (A)1 : (A)0; }
+template <int OP, typename A, typename I>
+__device__ __forceinline__ void ember_start(ember_ext<A, I>& a) {
+  a.v = (A)0;
+  a.i = (I)-1;
+}
+template <int OP, typename A>
+__device__ __forceinline__ void ember_fold(A& a, A x) {
+  a = OP == 2 ? ember_wrap_mul(a, x) : ember_wrap_add(a, x);
+}
+template <int OP, typename A, typename I>
+__device__ __forceinline__ void ember_fold(ember_ext<A, I>& a, A x, I r) {
+  if (a.i < 0 || ember_beats<OP>(x, a.v)) {
     a.v = x;
     a.i = r;
   }
 }
 template <int OP, typename A>
-__device__ __forceinline__ ember_acc<A> ember_combine(ember_acc<A> a, ember_acc<A> b) {
+__device__ __forceinline__ A ember_combine(A a, A b) {
+  return OP == 2 ? ember_wrap_mul(a, b) : ember_wrap_add(a, b);
+}
+// Commutative (ties go to the lower position), so every lane of a butterfly ends with the
+// same bits.
+template <int OP, typename A, typename I>
+__device__ __forceinline__ ember_ext<A, I> ember_combine(ember_ext<A, I> a, ember_ext<A, I> b) {
   if (b.i < 0) return a;
   if (a.i < 0) return b;
-  if (OP == 0 || OP == 1) { a.v = ember_wrap_add(a.v, b.v); return a; }
-  if (OP == 2) { a.v = ember_wrap_mul(a.v, b.v); return a; }
   if (ember_beats<OP>(b.v, a.v)) return b;
   if (ember_beats<OP>(a.v, b.v)) return a;
   return b.i < a.i ? b : a;  // equal (or both NaN): the first one
 }
-// Combines every thread's partial; every thread gets the result. Uses `sv`/`si` (32 each).
-template <int OP, typename A>
-__device__ ember_acc<A> ember_block_reduce(ember_acc<A> a, A* sv, i64* si) {
+__device__ __forceinline__ float ember_shfl_xor(float v, int o) {
+  return __shfl_xor_sync(0xffffffffu, v, o);
+}
+__device__ __forceinline__ double ember_shfl_xor(double v, int o) {
+  return __shfl_xor_sync(0xffffffffu, v, o);
+}
+__device__ __forceinline__ i64 ember_shfl_xor(i64 v, int o) {
+  return __shfl_xor_sync(0xffffffffu, v, o);
+}
+__device__ __forceinline__ int ember_shfl_xor(int v, int o) {
+  return __shfl_xor_sync(0xffffffffu, v, o);
+}
+template <typename A, typename I>
+__device__ __forceinline__ ember_ext<A, I> ember_shfl_xor(ember_ext<A, I> a, int o) {
+  a.v = ember_shfl_xor(a.v, o);
+  a.i = ember_shfl_xor(a.i, o);
+  return a;
+}
+// Combines the partials of the G threads of a row group (G a power of two; groups are G
+// consecutive threads, aligned); every thread of the group gets the result. Groups of up to
+// 32 stay inside a warp (shuffles only); larger ones meet in `sv` (one entry per warp of the
+// block). REQUIRES: every thread of the block calls it (it may __syncthreads).
+template <int OP, int G, typename T>
+__device__ __forceinline__ T ember_group_reduce(T a, T* sv) {
+  constexpr int kLanes = G < 32 ? G : 32;
 #pragma unroll
-  for (int o = 16; o > 0; o >>= 1) {
-    ember_acc<A> b;
-    b.v = __shfl_down_sync(0xffffffffu, a.v, o);
-    b.i = __shfl_down_sync(0xffffffffu, a.i, o);
-    a = ember_combine<OP>(a, b);
-  }
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int warps = (blockDim.x + 31) >> 5;
-  if (lane == 0) { sv[warp] = a.v; si[warp] = a.i; }
-  __syncthreads();
-  if (warp == 0) {
-    a = ember_acc_start<OP, A>();
-    if (lane < warps) { a.v = sv[lane]; a.i = si[lane]; }
+  for (int o = kLanes / 2; o > 0; o >>= 1) a = ember_combine<OP>(a, ember_shfl_xor(a, o));
+  if constexpr (G > 32) {
+    constexpr int kWarps = G / 32;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    if (lane == 0) sv[warp] = a;
+    __syncthreads();
+    // Every warp of the group combines the group's warps itself: no broadcast round.
+    a = sv[(warp / kWarps) * kWarps + lane % kWarps];
 #pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
-      ember_acc<A> b;
-      b.v = __shfl_down_sync(0xffffffffu, a.v, o);
-      b.i = __shfl_down_sync(0xffffffffu, a.i, o);
-      a = ember_combine<OP>(a, b);
-    }
-    if (lane == 0) { sv[0] = a.v; si[0] = a.i; }
+    for (int o = kWarps / 2; o > 0; o >>= 1) a = ember_combine<OP>(a, ember_shfl_xor(a, o));
+    __syncthreads();  // sv is reused by the next reduction
   }
-  __syncthreads();
-  a.v = sv[0];
-  a.i = si[0];
-  __syncthreads();  // sv/si are reused by the next reduction
   return a;
 }
 // The finished value (reduce_fold.h's Finish); an empty axis gives what the CPU gives.
 template <int OP>
-__device__ __forceinline__ float ember_finish_f(ember_acc<double> a, i64 length) {
-  if (OP == 1) return (float)(a.v / (double)length);
-  return a.i < 0 && OP != 0 && OP != 2 ? 0.0f : (float)a.v;
+__device__ __forceinline__ float ember_finish_f(double a, i64 length) {
+  return OP == 1 ? (float)(a / (double)length) : (float)a;
+}
+template <int OP, typename I>
+__device__ __forceinline__ float ember_finish_f(ember_ext<float, I> a, i64 length) {
+  return a.i < 0 ? 0.0f : a.v;
 }
 template <int OP>
-__device__ __forceinline__ i64 ember_finish_i(ember_acc<i64> a, i64 length) {
-  if (OP == 1) return length == 0 ? 0 : a.v / length;
-  return a.i < 0 && OP != 0 && OP != 2 ? 0 : a.v;
+__device__ __forceinline__ i64 ember_finish_i(i64 a, i64 length) {
+  if (OP == 1) return length == 0 ? 0 : a / length;
+  return a;
 }
-template <typename A>
-__device__ __forceinline__ i64 ember_finish_index(ember_acc<A> a) { return a.i < 0 ? 0 : a.i; }
+template <int OP, typename I>
+__device__ __forceinline__ i64 ember_finish_i(ember_ext<i64, I> a, i64 length) {
+  return a.i < 0 ? 0 : a.v;
+}
+template <typename A, typename I>
+__device__ __forceinline__ i64 ember_finish_index(ember_ext<A, I> a) {
+  return a.i < 0 ? 0 : (i64)a.i;
+}
+// A row's partial through 8-byte scratch words (kRowPartial -> kRowCombine): the value's bits,
+// and for ember_ext its position in a second buffer.
+__device__ __forceinline__ void ember_put(i64* v, i64* ix, i64 k, double a) {
+  (void)ix;
+  v[k] = __double_as_longlong(a);
+}
+__device__ __forceinline__ void ember_put(i64* v, i64* ix, i64 k, i64 a) {
+  (void)ix;
+  v[k] = a;
+}
+template <typename I>
+__device__ __forceinline__ void ember_put(i64* v, i64* ix, i64 k, ember_ext<float, I> a) {
+  v[k] = (i64)__float_as_uint(a.v);
+  ix[k] = (i64)a.i;
+}
+template <typename I>
+__device__ __forceinline__ void ember_put(i64* v, i64* ix, i64 k, ember_ext<i64, I> a) {
+  v[k] = a.v;
+  ix[k] = (i64)a.i;
+}
+__device__ __forceinline__ void ember_get(double& a, const i64* v, const i64* ix, i64 k) {
+  (void)ix;
+  a = __longlong_as_double(v[k]);
+}
+__device__ __forceinline__ void ember_get(i64& a, const i64* v, const i64* ix, i64 k) {
+  (void)ix;
+  a = v[k];
+}
+template <typename I>
+__device__ __forceinline__ void ember_get(ember_ext<float, I>& a, const i64* v, const i64* ix,
+                                          i64 k) {
+  a.v = __uint_as_float((unsigned)v[k]);
+  a.i = (I)ix[k];
+}
+template <typename I>
+__device__ __forceinline__ void ember_get(ember_ext<i64, I>& a, const i64* v, const i64* ix,
+                                          i64 k) {
+  a.v = v[k];
+  a.i = (I)ix[k];
+}
 )cuda";
 }
 

@@ -176,6 +176,14 @@ inline FuseTrace ArgMaxRows() {
                      ir::ReduceDim(OpKind::kArgMax, Rw(1, kRows), 1, Out(2, kRow, DType::kI64))});
 }
 
+// x * s reduced along the last axis: a fused prologue and one reduce stage (the shape of
+// CudaOps::ReduceDim's and ReduceAll's traces, with one op before the stage).
+inline FuseTrace ReduceRows(OpKind kind, DType in, DType out) {
+  ReduceFuser f(kUnlimited);
+  return TraceOf(f, {ir::Scalar(OpKind::kMulScalar, Ro(0, kRows, in), P(0), Out(1, kRows, in)),
+                     ir::ReduceDim(kind, Rw(1, kRows, in), 1, Out(2, kRow, out))});
+}
+
 // a x b + bias, then gelu by erf.
 inline FuseTrace MatmulBiasGelu() {
   MatmulFuser f(kUnlimited);
@@ -208,6 +216,28 @@ inline std::vector<GoldenCase> GoldenCases() {
       {"sum_axis0", SumAxis0, {{1, 300}, {2, 500}}},
       {"argmax_rows", ArgMaxRows, {{1, 100}, {2, 33}}},
       {"matmul_bias_gelu", MatmulBiasGelu, {{1, 256}, {2, 128}, {3, 512}}},
+      // Note [Split rows]: one row (ReduceAll's [1, n]) and a few long ones.
+      {"sum_all_split",
+       [] { return ReduceRows(OpKind::kSumDim, DType::kF32, DType::kF32); },
+       {{1, 1}, {2, 1 << 22}}},
+      {"mean_all_f16_split",
+       [] { return ReduceRows(OpKind::kMeanDim, DType::kF16, DType::kF16); },
+       {{1, 1}, {2, 3 << 20}}},
+      {"argmax_long_rows_split",
+       [] { return ReduceRows(OpKind::kArgMax, DType::kF32, DType::kI64); },
+       {{1, 4}, {2, 1 << 18}}},
+      {"sum_i32_split",
+       [] { return ReduceRows(OpKind::kSumDim, DType::kI32, DType::kI32); },
+       {{1, 2}, {2, 100000}}},
+      // Positions past 2^31: 64-bit indices and positions in the accumulator.
+      {"argmax_rows_index64", ArgMaxRows, {{1, 1 << 12}, {2, 1 << 20}}},
+      {"max_i64_rows",
+       [] { return ReduceRows(OpKind::kMaxDim, DType::kI64, DType::kI64); },
+       {{1, 300}, {2, 1000}}},
+      // Short rows: a warp's lanes split into row groups of 4.
+      {"max_short_rows",
+       [] { return ReduceRows(OpKind::kMaxDim, DType::kF32, DType::kF32); },
+       {{1, 1000}, {2, 64}}},
   };
 }
 

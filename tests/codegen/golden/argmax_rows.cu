@@ -9,28 +9,32 @@
 //   reduce ArgMax axis 1 of b0.v0:f32 -> l0:i64 (acc f32)
 //   block 1 over [1,0]:
 //     write out0:i64 = Assign(l0:i64)
-// kernel 0: grid 100 x 64 threads, 1024 bytes of shared memory
+// kernel 0: grid 50 x 32 threads, 0 bytes of shared memory
 // <prelude: codegen/prelude.cpp>
 
-// mode=1 block=0 width=1 index64=false threads=64 shared=true b0:10 b1:01 dt:ae ua:11 full:10
+// mode=1 block=0 width=1 index64=false threads=32 group=16 shared=true b0:10 b1:01 dt:ae ua:11 full:10
 struct Params { unsigned long long s[5]; };
 typedef int idx;
 
-extern "C" __global__ void __launch_bounds__(64) ember_fused(const Params p) {
+extern "C" __global__ void __launch_bounds__(32) ember_fused(const Params p) {
   const float* __restrict__ t0 = (const float*)p.s[3];
   i64* __restrict__ t1 = (i64*)p.s[4];
   extern __shared__ __align__(16) unsigned char ember_smem[];
-  __shared__ double ember_rd[32];
-  __shared__ i64 ember_rl[32];
-  __shared__ i64 ember_rx[32];
-  (void)ember_rd;
-  (void)ember_rl;
-  (void)ember_rx;
+  __shared__ __align__(16) unsigned char ember_red[32 * 16];
+  (void)ember_smem;
+  (void)ember_red;
   const idx units = (idx)p.s[0];
   const idx L = (idx)p.s[1];
-  for (idx u = blockIdx.x; u < units; u += gridDim.x) {
-    ember_acc<double> acc0 = ember_acc_start<5, double>();
-    for (idx i = (idx)threadIdx.x * 1; i < L; i += (idx)blockDim.x * 1) {
+  const int ember_sub = (int)threadIdx.x / 16;
+  const int ember_t = (int)threadIdx.x % 16;
+  for (idx ember_first = (idx)blockIdx.x * 2; ember_first < units;
+       ember_first += (idx)gridDim.x * 2) {
+    const bool ember_live = ember_first + ember_sub < units;
+    const idx u = ember_live ? ember_first + ember_sub : units - 1;
+    ember_ext<float, idx> acc0;
+    ember_start<5>(acc0);
+#pragma unroll 4
+    for (idx i = (idx)ember_t * 1; i < L; i += (idx)16) {
       const idx pos = u * L + i;
       {
         float v0[1];
@@ -39,10 +43,10 @@ extern "C" __global__ void __launch_bounds__(64) ember_fused(const Params p) {
         { const int l = 0; v1[l] = __uint_as_float((unsigned)p.s[2]); }
         float v2[1];
         { const int l = 0; v2[l] = (v0[l] * v1[l]); }
-        { const int l = 0; ember_fold<5>(acc0, (double)v2[l], (i64)(i + l)); }
+        { const int l = 0; ember_fold<5>(acc0, v2[l], (idx)(i + l)); }
       }
     }
-    acc0 = ember_block_reduce<5>(acc0, ember_rd, ember_rx);
+    acc0 = ember_group_reduce<5, 16>(acc0, (ember_ext<float, idx>*)ember_red);
     const i64 rs0 = ember_finish_index(acc0);
     {
       const idx pos = u;
@@ -50,7 +54,7 @@ extern "C" __global__ void __launch_bounds__(64) ember_fused(const Params p) {
       {
         i64 v0[1];
         { const int l = 0; v0[l] = rs0; }
-        if (threadIdx.x == 0) {
+        if (ember_t == 0 && ember_live) {
         { const int l = 0; t1[pos + l] = ember_to_i64(v0[l]); }
         }
       }

@@ -24,33 +24,33 @@
 //   block 4 over [1,2]:
 //     op    l0:f32 = Div(b2.v1:f32, b3.v0:f32)
 //     write out0:f32 = Assign(l0:f32)
-// kernel 0: grid 512 x 256 threads, 9216 bytes of shared memory
+// kernel 0: grid 512 x 64 threads, 8192 bytes of shared memory
 // <prelude: codegen/prelude.cpp>
 
-// mode=1 block=0 width=4 index64=false threads=256 shared=true b0:220 b1:000 b2:000 b3:000 b4:002 dt:aaa ua:111 full:10101
+// mode=1 block=0 width=4 index64=false threads=64 group=64 shared=true b0:220 b1:000 b2:000 b3:000 b4:002 dt:aaa ua:111 full:10101
 struct Params { unsigned long long s[6]; };
 typedef int idx;
 
-extern "C" __global__ void __launch_bounds__(256) ember_fused(const Params p) {
+extern "C" __global__ void __launch_bounds__(64) ember_fused(const Params p) {
   const float* __restrict__ t0 = (const float*)p.s[3];
   const float* __restrict__ t1 = (const float*)p.s[4];
   float* __restrict__ t2 = (float*)p.s[5];
   extern __shared__ __align__(16) unsigned char ember_smem[];
-  __shared__ double ember_rd[32];
-  __shared__ i64 ember_rl[32];
-  __shared__ i64 ember_rx[32];
-  (void)ember_rd;
-  (void)ember_rl;
-  (void)ember_rx;
+  __shared__ __align__(16) unsigned char ember_red[32 * 16];
+  (void)ember_smem;
+  (void)ember_red;
   const idx units = (idx)p.s[0];
   const idx L = (idx)p.s[1];
+  const int ember_t = (int)threadIdx.x % 64;
   float* sh0_0 = (float*)(ember_smem + 0);
   float* sh2_1 = (float*)(ember_smem + 0 + L * 4);
   for (idx u = blockIdx.x; u < units; u += gridDim.x) {
     float h1_0 = 0;
     float h3_0 = 0;
-    ember_acc<double> acc0 = ember_acc_start<1, double>();
-    for (idx i = (idx)threadIdx.x * 4; i < L; i += (idx)blockDim.x * 4) {
+    double acc0;
+    ember_start<1>(acc0);
+#pragma unroll 4
+    for (idx i = (idx)ember_t * 4; i < L; i += (idx)256) {
       const idx pos = u * L + i;
       {
         float v0[4];
@@ -59,11 +59,11 @@ extern "C" __global__ void __launch_bounds__(256) ember_fused(const Params p) {
         { float raw[4]; ember_load<4>(t1 + pos, raw); _Pragma("unroll") for (int l = 0; l < 4; ++l) { v1[l] = ember_f(raw[l]); } }
         float v2[4];
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { v2[l] = (v0[l] + v1[l]); }
-        _Pragma("unroll") for (int l = 0; l < 4; ++l) { ember_fold<1>(acc0, (double)v2[l], (i64)(i + l)); }
+        _Pragma("unroll") for (int l = 0; l < 4; ++l) { ember_fold<1>(acc0, (double)v2[l]); }
         ember_store<4>(sh0_0 + i, v2);
       }
     }
-    acc0 = ember_block_reduce<1>(acc0, ember_rd, ember_rx);
+    acc0 = ember_group_reduce<1, 64>(acc0, (double*)ember_red);
     const float rs0 = ember_finish_f<1>(acc0, (i64)L);
     {
       const idx pos = u;
@@ -74,8 +74,10 @@ extern "C" __global__ void __launch_bounds__(256) ember_fused(const Params p) {
         h1_0 = v0[0];
       }
     }
-    ember_acc<double> acc1 = ember_acc_start<1, double>();
-    for (idx i = (idx)threadIdx.x * 4; i < L; i += (idx)blockDim.x * 4) {
+    double acc1;
+    ember_start<1>(acc1);
+#pragma unroll 4
+    for (idx i = (idx)ember_t * 4; i < L; i += (idx)256) {
       const idx pos = u * L + i;
       {
         float v0[4];
@@ -87,10 +89,10 @@ extern "C" __global__ void __launch_bounds__(256) ember_fused(const Params p) {
         float v3[4];
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { v3[l] = (v2[l] * v2[l]); }
         ember_store<4>(sh2_1 + i, v2);
-        _Pragma("unroll") for (int l = 0; l < 4; ++l) { ember_fold<1>(acc1, (double)v3[l], (i64)(i + l)); }
+        _Pragma("unroll") for (int l = 0; l < 4; ++l) { ember_fold<1>(acc1, (double)v3[l]); }
       }
     }
-    acc1 = ember_block_reduce<1>(acc1, ember_rd, ember_rx);
+    acc1 = ember_group_reduce<1, 64>(acc1, (double*)ember_red);
     const float rs1 = ember_finish_f<1>(acc1, (i64)L);
     {
       const idx pos = u;
@@ -107,7 +109,8 @@ extern "C" __global__ void __launch_bounds__(256) ember_fused(const Params p) {
         h3_0 = v3[0];
       }
     }
-    for (idx i = (idx)threadIdx.x * 4; i < L; i += (idx)blockDim.x * 4) {
+#pragma unroll 4
+    for (idx i = (idx)ember_t * 4; i < L; i += (idx)256) {
       const idx pos = u * L + i;
       {
         float v0[4];

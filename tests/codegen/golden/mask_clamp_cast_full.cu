@@ -19,7 +19,7 @@
 // kernel 0: grid 1 x 256 threads, 0 bytes of shared memory
 // <prelude: codegen/prelude.cpp>
 
-// mode=0 block=0 width=8 index64=false threads=256 shared=false b0:222 dt:abd ua:111 full:1
+// mode=0 block=0 width=8 index64=false threads=256 group=1 shared=false b0:222 dt:abd ua:111 full:1
 struct Params { unsigned long long s[9]; };
 typedef int idx;
 

@@ -19,7 +19,7 @@
 // kernel 0: grid 128 x 256 threads, 0 bytes of shared memory
 // <prelude: codegen/prelude.cpp>
 
-// mode=0 block=0 width=4 index64=false threads=256 shared=false b0:00422 dt:aaaaa ua:11111 full:1
+// mode=0 block=0 width=4 index64=false threads=256 group=1 shared=false b0:00422 dt:aaaaa ua:11111 full:1
 struct Params { unsigned long long s[11]; };
 typedef int idx;
 

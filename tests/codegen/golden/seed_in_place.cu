@@ -16,7 +16,7 @@
 // kernel 0: grid 4 x 256 threads, 0 bytes of shared memory
 // <prelude: codegen/prelude.cpp>
 
-// mode=0 block=0 width=4 index64=false threads=256 shared=false b0:2222 dt:aaaa ua:0110 full:1
+// mode=0 block=0 width=4 index64=false threads=256 group=1 shared=false b0:2222 dt:aaaa ua:0110 full:1
 struct Params { unsigned long long s[6]; };
 typedef int idx;
 

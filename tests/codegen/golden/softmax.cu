@@ -19,32 +19,32 @@
 //   block 4 over [1,2]:
 //     op    l0:f32 = Div(b2.v0:f32, b3.v0:f32)
 //     write out0:f32 = Assign(l0:f32)
-// kernel 0: grid 512 x 512 threads, 33792 bytes of shared memory
+// kernel 0: grid 512 x 256 threads, 32768 bytes of shared memory
 // <prelude: codegen/prelude.cpp>
 
-// mode=1 block=0 width=4 index64=false threads=512 shared=true b0:20 b1:00 b2:00 b3:00 b4:02 dt:aa ua:11 full:10101
+// mode=1 block=0 width=4 index64=false threads=256 group=256 shared=true b0:20 b1:00 b2:00 b3:00 b4:02 dt:aa ua:11 full:10101
 struct Params { unsigned long long s[5]; };
 typedef int idx;
 
-extern "C" __global__ void __launch_bounds__(512) ember_fused(const Params p) {
+extern "C" __global__ void __launch_bounds__(256) ember_fused(const Params p) {
   const float* __restrict__ t0 = (const float*)p.s[3];
   float* __restrict__ t1 = (float*)p.s[4];
   extern __shared__ __align__(16) unsigned char ember_smem[];
-  __shared__ double ember_rd[32];
-  __shared__ i64 ember_rl[32];
-  __shared__ i64 ember_rx[32];
-  (void)ember_rd;
-  (void)ember_rl;
-  (void)ember_rx;
+  __shared__ __align__(16) unsigned char ember_red[32 * 16];
+  (void)ember_smem;
+  (void)ember_red;
   const idx units = (idx)p.s[0];
   const idx L = (idx)p.s[1];
+  const int ember_t = (int)threadIdx.x % 256;
   float* sh0_0 = (float*)(ember_smem + 0);
   float* sh2_0 = (float*)(ember_smem + 0 + L * 4);
   for (idx u = blockIdx.x; u < units; u += gridDim.x) {
     float h1_0 = 0;
     float h3_0 = 0;
-    ember_acc<double> acc0 = ember_acc_start<3, double>();
-    for (idx i = (idx)threadIdx.x * 4; i < L; i += (idx)blockDim.x * 4) {
+    ember_ext<float, idx> acc0;
+    ember_start<3>(acc0);
+#pragma unroll 4
+    for (idx i = (idx)ember_t * 4; i < L; i += (idx)1024) {
       const idx pos = u * L + i;
       {
         float v0[4];
@@ -53,11 +53,11 @@ extern "C" __global__ void __launch_bounds__(512) ember_fused(const Params p) {
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { v1[l] = __uint_as_float((unsigned)p.s[2]); }
         float v2[4];
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { v2[l] = (v0[l] * v1[l]); }
-        _Pragma("unroll") for (int l = 0; l < 4; ++l) { ember_fold<3>(acc0, (double)v2[l], (i64)(i + l)); }
+        _Pragma("unroll") for (int l = 0; l < 4; ++l) { ember_fold<3>(acc0, v2[l], (idx)(i + l)); }
         ember_store<4>(sh0_0 + i, v2);
       }
     }
-    acc0 = ember_block_reduce<3>(acc0, ember_rd, ember_rx);
+    acc0 = ember_group_reduce<3, 256>(acc0, (ember_ext<float, idx>*)ember_red);
     const float rs0 = ember_finish_f<3>(acc0, (i64)L);
     {
       const idx pos = u;
@@ -68,8 +68,10 @@ extern "C" __global__ void __launch_bounds__(512) ember_fused(const Params p) {
         h1_0 = v0[0];
       }
     }
-    ember_acc<double> acc1 = ember_acc_start<0, double>();
-    for (idx i = (idx)threadIdx.x * 4; i < L; i += (idx)blockDim.x * 4) {
+    double acc1;
+    ember_start<0>(acc1);
+#pragma unroll 4
+    for (idx i = (idx)ember_t * 4; i < L; i += (idx)1024) {
       const idx pos = u * L + i;
       {
         float v0[4];
@@ -80,11 +82,11 @@ extern "C" __global__ void __launch_bounds__(512) ember_fused(const Params p) {
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { v2[l] = (v0[l] - v1[l]); }
         float v3[4];
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { v3[l] = expf(v2[l]); }
-        _Pragma("unroll") for (int l = 0; l < 4; ++l) { ember_fold<0>(acc1, (double)v3[l], (i64)(i + l)); }
+        _Pragma("unroll") for (int l = 0; l < 4; ++l) { ember_fold<0>(acc1, (double)v3[l]); }
         ember_store<4>(sh2_0 + i, v3);
       }
     }
-    acc1 = ember_block_reduce<0>(acc1, ember_rd, ember_rx);
+    acc1 = ember_group_reduce<0, 256>(acc1, (double*)ember_red);
     const float rs1 = ember_finish_f<0>(acc1, (i64)L);
     {
       const idx pos = u;
@@ -95,7 +97,8 @@ extern "C" __global__ void __launch_bounds__(512) ember_fused(const Params p) {
         h3_0 = v0[0];
       }
     }
-    for (idx i = (idx)threadIdx.x * 4; i < L; i += (idx)blockDim.x * 4) {
+#pragma unroll 4
+    for (idx i = (idx)ember_t * 4; i < L; i += (idx)1024) {
       const idx pos = u * L + i;
       {
         float v0[4];

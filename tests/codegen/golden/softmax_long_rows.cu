@@ -19,32 +19,32 @@
 //   block 4 over [1,2]:
 //     op    l0:f32 = Div(b2.v0:f32, b3.v0:f32)
 //     write out0:f32 = Assign(l0:f32)
-// kernel 0: grid 4 x 512 threads, 1024 bytes of shared memory
+// kernel 0: grid 4 x 1024 threads, 0 bytes of shared memory
 // <prelude: codegen/prelude.cpp>
 
-// mode=1 block=0 width=4 index64=false threads=512 shared=false b0:2020 b1:0000 b2:0022 b3:0000 b4:0202 dt:aaaa ua:1111 full:10101
+// mode=1 block=0 width=4 index64=false threads=1024 group=1024 shared=false b0:2020 b1:0000 b2:0022 b3:0000 b4:0202 dt:aaaa ua:1111 full:10101
 struct Params { unsigned long long s[7]; };
 typedef int idx;
 
-extern "C" __global__ void __launch_bounds__(512) ember_fused(const Params p) {
+extern "C" __global__ void __launch_bounds__(1024) ember_fused(const Params p) {
   const float* __restrict__ t0 = (const float*)p.s[3];
   float* __restrict__ t1 = (float*)p.s[4];
   float* __restrict__ t2 = (float*)p.s[5];
   float* __restrict__ t3 = (float*)p.s[6];
   extern __shared__ __align__(16) unsigned char ember_smem[];
-  __shared__ double ember_rd[32];
-  __shared__ i64 ember_rl[32];
-  __shared__ i64 ember_rx[32];
-  (void)ember_rd;
-  (void)ember_rl;
-  (void)ember_rx;
+  __shared__ __align__(16) unsigned char ember_red[32 * 16];
+  (void)ember_smem;
+  (void)ember_red;
   const idx units = (idx)p.s[0];
   const idx L = (idx)p.s[1];
+  const int ember_t = (int)threadIdx.x % 1024;
   for (idx u = blockIdx.x; u < units; u += gridDim.x) {
     float h1_0 = 0;
     float h3_0 = 0;
-    ember_acc<double> acc0 = ember_acc_start<3, double>();
-    for (idx i = (idx)threadIdx.x * 4; i < L; i += (idx)blockDim.x * 4) {
+    ember_ext<float, idx> acc0;
+    ember_start<3>(acc0);
+#pragma unroll 4
+    for (idx i = (idx)ember_t * 4; i < L; i += (idx)4096) {
       const idx pos = u * L + i;
       {
         float v0[4];
@@ -53,11 +53,11 @@ extern "C" __global__ void __launch_bounds__(512) ember_fused(const Params p) {
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { v1[l] = __uint_as_float((unsigned)p.s[2]); }
         float v2[4];
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { v2[l] = (v0[l] * v1[l]); }
-        _Pragma("unroll") for (int l = 0; l < 4; ++l) { ember_fold<3>(acc0, (double)v2[l], (i64)(i + l)); }
+        _Pragma("unroll") for (int l = 0; l < 4; ++l) { ember_fold<3>(acc0, v2[l], (idx)(i + l)); }
         { float raw[4]; _Pragma("unroll") for (int l = 0; l < 4; ++l) { raw[l] = ember_to_f32(v2[l]); } ember_store<4>(t2 + pos, raw); }
       }
     }
-    acc0 = ember_block_reduce<3>(acc0, ember_rd, ember_rx);
+    acc0 = ember_group_reduce<3, 1024>(acc0, (ember_ext<float, idx>*)ember_red);
     const float rs0 = ember_finish_f<3>(acc0, (i64)L);
     {
       const idx pos = u;
@@ -68,8 +68,10 @@ extern "C" __global__ void __launch_bounds__(512) ember_fused(const Params p) {
         h1_0 = v0[0];
       }
     }
-    ember_acc<double> acc1 = ember_acc_start<0, double>();
-    for (idx i = (idx)threadIdx.x * 4; i < L; i += (idx)blockDim.x * 4) {
+    double acc1;
+    ember_start<0>(acc1);
+#pragma unroll 4
+    for (idx i = (idx)ember_t * 4; i < L; i += (idx)4096) {
       const idx pos = u * L + i;
       {
         float v0[4];
@@ -80,11 +82,11 @@ extern "C" __global__ void __launch_bounds__(512) ember_fused(const Params p) {
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { v2[l] = (v0[l] - v1[l]); }
         float v3[4];
         _Pragma("unroll") for (int l = 0; l < 4; ++l) { v3[l] = expf(v2[l]); }
-        _Pragma("unroll") for (int l = 0; l < 4; ++l) { ember_fold<0>(acc1, (double)v3[l], (i64)(i + l)); }
+        _Pragma("unroll") for (int l = 0; l < 4; ++l) { ember_fold<0>(acc1, (double)v3[l]); }
         { float raw[4]; _Pragma("unroll") for (int l = 0; l < 4; ++l) { raw[l] = ember_to_f32(v3[l]); } ember_store<4>(t3 + pos, raw); }
       }
     }
-    acc1 = ember_block_reduce<0>(acc1, ember_rd, ember_rx);
+    acc1 = ember_group_reduce<0, 1024>(acc1, (double*)ember_red);
     const float rs1 = ember_finish_f<0>(acc1, (i64)L);
     {
       const idx pos = u;
@@ -95,7 +97,8 @@ extern "C" __global__ void __launch_bounds__(512) ember_fused(const Params p) {
         h3_0 = v0[0];
       }
     }
-    for (idx i = (idx)threadIdx.x * 4; i < L; i += (idx)blockDim.x * 4) {
+#pragma unroll 4
+    for (idx i = (idx)ember_t * 4; i < L; i += (idx)4096) {
       const idx pos = u * L + i;
       {
         float v0[4];

@@ -13,7 +13,7 @@
 // kernel 0: grid 2 x 256 threads, 0 bytes of shared memory
 // <prelude: codegen/prelude.cpp>
 
-// mode=2 block=0 width=1 index64=false threads=256 shared=false b0:10 b1:01 dt:aa ua:11 full:10
+// mode=2 block=0 width=1 index64=false threads=256 group=1 shared=false b0:10 b1:01 dt:aa ua:11 full:10
 struct Params { unsigned long long s[6]; };
 typedef int idx;
 
@@ -27,7 +27,8 @@ extern "C" __global__ void __launch_bounds__(256) ember_fused(const Params p) {
   for (idx col = (idx)blockIdx.x * blockDim.x + threadIdx.x; col < columns;
        col += (idx)gridDim.x * blockDim.x) {
     const idx u = col / inner, j = col % inner;
-    ember_acc<double> acc0 = ember_acc_start<0, double>();
+    double acc0;
+    ember_start<0>(acc0);
     for (idx a = 0; a < L; ++a) {
       const idx pos = (u * L + a) * inner + j;
       {
@@ -35,7 +36,7 @@ extern "C" __global__ void __launch_bounds__(256) ember_fused(const Params p) {
         { const int l = 0; v0[l] = ember_f(t0[pos + l]); }
         float v1[1];
         { const int l = 0; v1[l] = expf(v0[l]); }
-        { const int l = 0; ember_fold<0>(acc0, (double)v1[l], (i64)(a + l)); }
+        { const int l = 0; ember_fold<0>(acc0, (double)v1[l]); }
       }
     }
     const float rs0 = ember_finish_f<0>(acc0, (i64)L);

@@ -76,7 +76,9 @@ TensorHandle CudaOps::ReduceDim(ReduceStage::Kind kind, const TensorHandle& x, i
 
 TensorHandle CudaOps::ReduceAll(ReduceStage::Kind kind, const TensorHandle& x,
                                 const TensorIr& out) {
-  // All elements as one row of a [1, n] tensor, reduced along its last axis.
+  // All elements as one row of a [1, n] tensor, reduced along its last axis. The planner runs
+  // a long row as partials of many blocks and a combine (Note [Split rows],
+  // codegen/plan_trace.cpp), so the whole device takes part.
   const TensorHandle row = Reshape(x, {1, x.NumElements()});
   TensorHandle result = ctx_.NewHandle(out.shape, out.dtype);
   const TensorHandle as_row = Reshaped(result, {1, 1});

@@ -77,9 +77,15 @@ const TraceLauncher::Compiled& TraceLauncher::Find(const FuseTrace& trace,
     refused_.emplace(key, std::make_pair(std::move(compiled), std::string(e.what())));
     throw;
   }
-  if (spec.shared_bytes > 48 * 1024) {
+  if (spec.mode == codegen::KernelMode::kRow && spec.shared_handover) {
+    // The dynamic size follows the row length, which changes between launches of one compiled
+    // kernel: allow all the device has beside the kernel's static arrays, once.
+    int static_bytes = 0;
+    EMBER_CU(cuFuncGetAttribute, &static_bytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+             compiled.function);
+    const int most = static_cast<int>(ctx_.device->max_shared_memory_per_block_optin());
     EMBER_CU(cuFuncSetAttribute, compiled.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-             spec.shared_bytes);
+             most - static_bytes);
   }
   return compiled_.emplace(key, std::move(compiled))->second;
 }
@@ -91,6 +97,17 @@ void TraceLauncher::Launch(CUfunction function, std::vector<uint64_t>& args, int
   EMBER_CU(cuLaunchKernel, function, blocks, 1, 1, static_cast<unsigned>(threads), 1, 1,
            static_cast<unsigned>(shared_bytes), ctx_.stream->get(), params, nullptr);
   ++launches_;
+}
+
+int64_t TraceLauncher::WaveGrid(const Compiled& compiled, const codegen::KernelSpec& spec) {
+  if (compiled.resident_shared != spec.shared_bytes) {
+    int blocks = 0;
+    EMBER_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor, &blocks, compiled.function, spec.threads,
+             static_cast<size_t>(spec.shared_bytes));
+    compiled.resident = blocks;
+    compiled.resident_shared = spec.shared_bytes;
+  }
+  return codegen::WholeWaveGrid(spec.grid, ctx_.device->multiprocessors(), compiled.resident);
 }
 
 void TraceLauncher::Run(const FuseTrace& trace, const TraceTensors& t) {
@@ -116,7 +133,8 @@ void TraceLauncher::Run(const FuseTrace& trace, const TraceTensors& t) {
   for (size_t k = 0; k < kernels.size(); ++k) {
     std::vector<uint64_t> args = codegen::KernelArguments(launch, plan, kernels[k]->slots);
     const codegen::KernelSpec& spec = plan.kernels[k];
-    Launch(kernels[k]->function, args, spec.grid, spec.threads, spec.shared_bytes);
+    Launch(kernels[k]->function, args, WaveGrid(*kernels[k], spec), spec.threads,
+           spec.shared_bytes);
   }
 }
 

@@ -48,7 +48,13 @@ class TraceLauncher {
     std::string signature;
     CUfunction function = nullptr;
     std::vector<codegen::Slot> slots;
+    // The blocks of it one multiprocessor holds with `resident_shared` bytes of dynamic shared
+    // memory (the last launch's; asked again when it changes).
+    mutable int resident_shared = -1;
+    mutable int resident = 0;
   };
+  // The grid of `spec` in whole waves (codegen::WholeWaveGrid) for `compiled`.
+  int64_t WaveGrid(const Compiled& compiled, const codegen::KernelSpec& spec);
   const Compiled& Find(const FuseTrace& trace, const codegen::KernelSpec& spec);
   void Launch(CUfunction function, std::vector<uint64_t>& args, int64_t grid, int threads,
               int shared_bytes);
