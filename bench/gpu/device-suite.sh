@@ -38,6 +38,8 @@ build_suite() {
     ember_codegen_tests ember-lab ember-plans ember-bench-gpu
   rm -rf "$bundle"
   mkdir -p "$bundle/bin" "$bundle/lib"
+  # The tree the bundle was built from (the GPU machine's copy of the tree has no history).
+  git -C "$repo" describe --always --dirty >"$bundle/COMMIT" 2>/dev/null || echo unknown >"$bundle/COMMIT"
   for b in "${binaries[@]}"; do
     cp "$build/$b" "$bundle/bin/"
     strip "$bundle/bin/$(basename "$b")"
@@ -92,13 +94,14 @@ run_suite() {
   export PYTHONUNBUFFERED=1
   local work
   work="$(mktemp -d)"
-  trap 'rm -rf "$work"' EXIT
+  # Expanded now: `work` is local and gone when the EXIT trap runs.
+  trap "rm -rf '$work'" EXIT
   cd "$work"  # the engine's and the tests' files go here, not into the repository
 
   {
     echo "# GPU suite results"
     echo
-    echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ); commit: $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ); commit: $(cat "$bundle/COMMIT" 2>/dev/null || echo unknown)"
     echo "- host: $(uname -srm), $(nproc) cores"
     echo "- GPUs (nvidia-smi -L):"
     echo

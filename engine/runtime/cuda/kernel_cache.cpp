@@ -77,6 +77,9 @@ std::optional<KernelCache::Entry> KernelCache::TryLoad(const KernelSource& kerne
                                                        std::string* why) const {
   Entry entry{.kernel = kernel};
   CUresult result = Driver().cuModuleLoadData(&entry.module, cubin.data());
+  // A lost context (an earlier kernel faulted) is not this image's fault: it is thrown as the
+  // driver's error, so the backend sees the loss (Note [Lost context], cuda_backend.cpp).
+  if (LosesContext(result)) CheckCu(result, "cuModuleLoadData");
   if (result != CUDA_SUCCESS) {
     *why = fmt::format("cuModuleLoadData: {}", CuResultText(result));
     return std::nullopt;
