@@ -17,7 +17,7 @@ namespace ember::codegen {
 namespace {
 
 constexpr std::string_view kEntry = "ember_fused";
-// A row loop runs about kRowVectorsPerThread times (Note [Row geometry], plan_trace.cpp):
+// A row loop runs about kRowVectorsPerThread times (Note [Row geometry], launch_geometry.h):
 // unrolled, a thread's loads of several vectors are in flight together before the first fold
 // needs one (the fold order, and so the result, stays the loop's).
 constexpr std::string_view kRowUnroll = "#pragma unroll 4\n";
@@ -97,7 +97,7 @@ class KernelWriter {
     return false;
   }
 
-  // Note [Row geometry] (plan_trace.cpp): groups of G threads per row, R rows per block.
+  // Note [Row geometry] (launch_geometry.h): groups of G threads per row, R rows per block.
   std::string RowKernel() {
     const int w = spec_.width;
     const int g = spec_.group;

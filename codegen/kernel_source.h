@@ -8,7 +8,7 @@
 //            through coordinates. Elementwise traces run one such kernel per block, in order;
 //            a matmul trace runs its epilogue block so, reading the product as a tensor.
 //   kRow     a reduce along the last axis: each row gets a group of G threads (a power of two
-//            sized to the row, Note [Row geometry] in plan_trace.cpp); short rows share a
+//            sized to the row, Note [Row geometry] in launch_geometry.h); short rows share a
 //            thread block, R = threads / G rows of it, and every block walks the same row
 //            iterations (surplus groups redo the last row and store nothing), so barriers and
 //            shuffles stay legal. The group runs every block of the trace in order. Full

@@ -19,12 +19,6 @@ constexpr int kBlockThreads = 256;
 constexpr int64_t kBlocksPerMultiprocessor = 16;
 // Shared memory kept back from handover arrays for the reduction's partials.
 constexpr int kReduceSharedBytes = 1024;
-// kRow (Note [Row geometry]): the vectors each thread of a row group aims to take per block of
-// the trace, the threads of a thread block holding several rows, and the dynamic shared
-// memory such a block may take (more would cost resident blocks, not save work).
-constexpr int64_t kRowVectorsPerThread = 4;
-constexpr int kRowBlockThreads = 256;
-constexpr int64_t kRowSharedPerBlock = 48 * 1024;
 // Split rows: blocks per multiprocessor the partial pass aims to fill.
 constexpr int64_t kSplitBlocksPerMultiprocessor = 8;
 
@@ -331,17 +325,7 @@ class Planner {
     }
   }
 
-  // Note [Row geometry]
-  // A kRow kernel gives each row a group of G threads, G the smallest power of two (at most
-  // 1024) that leaves each thread kRowVectorsPerThread vectors or fewer, so the reductions,
-  // whose cost grows with G and not with the row, stay small beside the row's work: rows of
-  // 4096 f32 get 256 threads, rows of 512 get 32 (a warp: shuffles only), rows of 64 get 4.
-  // Groups smaller than kRowBlockThreads share a thread block (R = 256 / G rows each, fewer
-  // where their shared-memory rows would pass kRowSharedPerBlock). All threads of a block walk
-  // the same row iterations: the last iteration's surplus groups recompute the last row and
-  // store nothing, so __syncthreads and full-warp shuffles stay legal. Several rows per block
-  // need every full-block handover in shared memory (scratch handovers would be written by the
-  // surplus groups too).
+  // Row groups: Note [Row geometry] (launch_geometry.h).
   //
   // Note [Split rows]
   // When the rows are too few to fill the device (fewer than its multiprocessors) and long,
@@ -587,27 +571,6 @@ ReduceLayout MakeReduceLayout(const TraceLaunch& launch) {
     layout.full.push_back(shape == full);
   }
   return layout;
-}
-
-RowGeometry ChooseRowGeometry(const RowShape& r) {
-  int group = 1;
-  while (group < 1024 && group * kRowVectorsPerThread < r.vectors) group *= 2;
-  if (!r.multi_row) {
-    group = std::max(group, 32);
-    return {.group = group, .threads = group};
-  }
-  // Whole warps: the shuffles name all 32 lanes.
-  const int64_t least = 32 / std::min(group, 32);
-  int64_t rows = std::max(1, kRowBlockThreads / group);
-  while (rows > least && rows * r.row_shared_bytes > r.shared_budget) rows /= 2;
-  // Fewer rows per block while the blocks would not give every multiprocessor a few.
-  while (rows > least && CeilDiv(r.units, rows) < r.multiprocessors * 4) rows /= 2;
-  return {.group = group, .threads = static_cast<int>(std::max(rows, least) * group)};
-}
-
-int64_t WholeWaveGrid(int64_t grid, int64_t multiprocessors, int resident_blocks) {
-  if (resident_blocks <= 0 || multiprocessors <= 0) return grid;
-  return std::clamp<int64_t>(grid, 1, multiprocessors * resident_blocks);
 }
 
 TracePlan PlanTrace(const TraceLaunch& launch) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "codegen/kernel_plan.h"
+#include "codegen/launch_geometry.h"
 
 namespace ember::codegen {
 
@@ -35,29 +36,6 @@ struct ReduceLayout {
   int64_t axis = -1;
   std::vector<bool> full;  // per block
 };
-
-// What a kRow kernel's geometry depends on (Note [Row geometry], plan_trace.cpp).
-struct RowShape {
-  int64_t vectors = 0;           // vectors along a row
-  int64_t units = 0;             // rows
-  int64_t row_shared_bytes = 0;  // a row's shared-memory handovers
-  int64_t shared_budget = 0;     // the most of them a block takes
-  int64_t multiprocessors = 1;
-  bool multi_row = true;  // rows may share a block (no scratch handovers)
-};
-// Threads per row (`group`, a power of two) and per thread block.
-struct RowGeometry {
-  int group = 32;
-  int threads = 32;
-};
-RowGeometry ChooseRowGeometry(const RowShape& shape);
-
-// The grid of a grid-stride kernel (every generated kernel is one) in whole waves: at most the
-// blocks the device holds at once, `resident_blocks` per multiprocessor (the backend asks the
-// driver once the kernel is compiled; <= 0: unknown, `grid` unchanged). A grid that is not a
-// whole number of waves leaves multiprocessors idle during its last one; a grid of one full
-// wave whose threads loop does not.
-int64_t WholeWaveGrid(int64_t grid, int64_t multiprocessors, int resident_blocks);
 
 // Throws ember::Error (the caller runs the ops unfused) for a launch the generator cannot
 // serve: mismatched counts, shapes that do not broadcast, a layout outside Note [Kernel modes].
