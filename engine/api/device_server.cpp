@@ -150,6 +150,9 @@ Stats DeviceServer::GetStats() {
   stats.fused_executions = executed.fused_executions;
   stats.unfused_operations = executed.unfused_operations;
   stats.launches = executed.launches;
+  const KernelCounters kernels = backend_->kernel_counters();
+  stats.kernels_compiled = kernels.compiled;
+  stats.compile_ms = kernels.compile_ms;
   if (backing_ != nullptr) {
     const BackingCounters stored = backing_->counters();
     stats.plans_loaded_from_sqlite = stored.plans_loaded - stored.plans_loaded_from_shm;

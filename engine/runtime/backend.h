@@ -22,6 +22,13 @@ namespace ember {
 // its last occurrence. None for a Drop (it frees its input itself).
 std::vector<TensorHandle> TakeInputs(const OperationIr& op, HandleContainer& handles);
 
+// What a backend's kernel compiler did since it started (zeros for a backend without
+// generated kernels: the CPU interprets fused traces).
+struct KernelCounters {
+  uint64_t compiled = 0;  // kernels compiled (NVRTC)
+  double compile_ms = 0;  // wall time spent compiling them
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -61,6 +68,8 @@ class Backend {
   // Ember stream `stream` is forgotten (its thread is gone and nothing of it is queued): what
   // the backend kept for it may serve another one.
   virtual void ReleaseStream(uint64_t /*stream*/) {}
+
+  virtual KernelCounters kernel_counters() const { return {}; }
 
   // Waits for all work submitted from the current stream (a no-op for synchronous backends),
   // including the work of other streams it waits for.

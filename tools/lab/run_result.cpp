@@ -58,6 +58,8 @@ nlohmann::json ToJson(const RunResult& r) {
           {"fused_executions", s.fused_executions},
           {"unfused_operations", s.unfused_operations},
           {"launches", s.launches},
+          {"kernels_compiled", s.kernels_compiled},
+          {"compile_ms", s.compile_ms},
           {"engine_start_ms", r.engine_start_ms},
           {"time_to_first_result_ms", r.time_to_first_result_ms},
           {"total_ms", r.total_ms},
@@ -92,6 +94,8 @@ RunResult RunResultFromJson(const nlohmann::json& j) {
   s.fused_executions = j.at("fused_executions").get<uint64_t>();
   s.unfused_operations = j.at("unfused_operations").get<uint64_t>();
   s.launches = j.at("launches").get<uint64_t>();
+  s.kernels_compiled = j.at("kernels_compiled").get<uint64_t>();
+  s.compile_ms = j.at("compile_ms").get<double>();
   r.engine_start_ms = j.at("engine_start_ms").get<double>();
   r.time_to_first_result_ms = j.at("time_to_first_result_ms").get<double>();
   r.total_ms = j.at("total_ms").get<double>();

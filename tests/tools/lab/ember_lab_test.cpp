@@ -238,7 +238,8 @@ TEST(EmberLab, TableOutputNamesEveryFigure) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   for (const char* figure :
        {"steps", "explorations", "cache hits", "plans published", "fused executions", "launches",
-        "time to first result", "steady state per step", "max relative error"}) {
+        "kernels compiled", "time to first result", "steady state per step",
+        "max relative error"}) {
     EXPECT_NE(run.out.find(figure), std::string::npos) << figure;
   }
   EXPECT_EQ(run.out.find("\033["), std::string::npos) << "color on a pipe";

@@ -28,6 +28,10 @@ struct Stats {
   // process found itself (the memory tier).
   uint64_t cache_hits_from_shm = 0;
   uint64_t cache_hits_from_sqlite = 0;
+  // Generated kernels (zero on the CPU, which interprets fused traces): compiled by this
+  // process, and the wall time spent compiling them. A steady state compiles nothing.
+  uint64_t kernels_compiled = 0;
+  double compile_ms = 0;
 };
 
 // Counters of `device` (all threads). A device that was never used reports zeros; a released

@@ -87,6 +87,10 @@ class CudaBackend final : public Backend {
     Guarded([&] { UseStream(stream); });
   }
   void ReleaseStream(uint64_t stream) override;
+  KernelCounters kernel_counters() const override {
+    const KernelCache::Stats k = ctx_.kernels->stats();
+    return {.compiled = k.compiled, .compile_ms = k.compile_ms};
+  }
   void Synchronize() override {
     Guarded([&] {
       ScopedContext scope(*ctx_.device);
