@@ -54,10 +54,6 @@ bool HasRelu(BlasEpilogueKind kind) {
   return kind == BlasEpilogueKind::kRelu || kind == BlasEpilogueKind::kBiasRelu;
 }
 
-codegen::BoundTensor Bound(const TensorHandle& h) {
-  return {.dtype = h.dtype, .shape = h.shape, .strides = h.strides};
-}
-
 std::string RuleText(const ReluRule& r) {
   return fmt::format("NaN -> {}, -0 -> {}", r.keeps_nan ? "NaN" : "+0",
                      r.keeps_negative_zero ? "-0" : "+0");
@@ -290,8 +286,8 @@ void MatmulEpilogues::Run(const FusedLaunch& launch, std::span<const TensorHandl
   if (mode == EpilogueMode::kKernel) return kernel();
 
   codegen::TraceLaunch bound{.trace = &trace};
-  for (const TensorHandle& h : launch.inputs) bound.inputs.push_back(Bound(h));
-  for (const TensorHandle& h : outputs) bound.outputs.push_back(Bound(h));
+  for (const TensorHandle& h : launch.inputs) bound.inputs.push_back(Bind(h));
+  for (const TensorHandle& h : outputs) bound.outputs.push_back(Bind(h));
   bound.scalars = launch.scalars;
   bound.block_shapes = launch.block_shapes;
   codegen::BlasEpilogueResult result = codegen::MatchBlasEpilogue(bound);

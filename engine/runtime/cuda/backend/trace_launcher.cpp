@@ -23,14 +23,14 @@ void MixArg(uint64_t& h, const FuseArg& a) {
              static_cast<uint64_t>(a.pos) << 16 | static_cast<uint64_t>(a.block) << 40);
 }
 
+}  // namespace
+
 codegen::BoundTensor Bind(const TensorHandle& h) {
   if (h.buffer == nullptr || h.buffer->backend() != "cuda" || h.strides.size() != h.shape.size()) {
     throw Error("a fused tensor is not a CUDA tensor");
   }
   return {.dtype = h.dtype, .shape = h.shape, .strides = h.strides, .address = AddressOf(h)};
 }
-
-}  // namespace
 
 uint64_t TraceHash(const FuseTrace& trace) {
   uint64_t h = 0;

@@ -19,6 +19,10 @@
 
 namespace ember::cuda {
 
+// A CUDA tensor as the code generator sees it (codegen::BoundTensor). Throws ember::Error for
+// a handle that is not a CUDA tensor.
+codegen::BoundTensor Bind(const TensorHandle& h);
+
 // The tensors of one trace launch, every one already allocated (TraceLaunch's numbering).
 struct TraceTensors {
   std::span<const TensorHandle> inputs;
