@@ -32,7 +32,8 @@ Status PlanRepository::GetKernel(EnvironmentRowId environment, const KernelKey& 
   Status s = RunWithBusyRetry(db(), "loading a compiled kernel", [&]() -> Status {
     SqliteStatement select;
     if (Status r = db().Prepare(
-            "SELECT id, plan_id, binary, checksum FROM kernels WHERE environment_id = ?1 AND "
+            "SELECT id, plan_id, binary, checksum, name, source, options FROM kernels WHERE "
+            "environment_id = ?1 AND "
             "source_hash = ?2 AND arch = ?3 AND compiler_version = ?4",
             "loading a compiled kernel", &select);
         !r.ok()) {
@@ -49,6 +50,9 @@ Status PlanRepository::GetKernel(EnvironmentRowId environment, const KernelKey& 
     out->key = key;
     out->binary = select.ColumnBlob(2);
     out->checksum = FromColumn(select.ColumnInt64(3));
+    out->text = {.name = select.ColumnText(4),
+                 .source = select.ColumnText(5),
+                 .options = select.ColumnText(6)};
     return Status::Ok();
   });
   if (!s.ok()) return s;

@@ -79,18 +79,32 @@ struct KernelKey {
   bool operator==(const KernelKey&) const = default;
 };
 
+// What a kernel was compiled from (kept beside the binary so it can be read and rebuilt).
+struct KernelText {
+  std::string name;     // The extern "C" function.
+  std::string source;   // CUDA C++.
+  std::string options;  // The compile options, as one line.
+
+  bool operator==(const KernelText&) const = default;
+};
+
 struct NewKernel {
   KernelKey key;
   Blob binary;
-  std::optional<PlanRowId> plan_id;  // The plan it was compiled for, if any.
+  std::optional<PlanRowId> plan_id;  // The plan it was compiled for, if any (linked to it).
+  KernelText text;
+  // An existing row with the same key is replaced (its binary was refused by the driver or
+  // was for another device) instead of winning.
+  bool replace = false;
 };
 
 struct StoredKernel {
   KernelRowId id = 0;
-  std::optional<PlanRowId> plan_id;
+  std::optional<PlanRowId> plan_id;  // The plan it was first compiled for.
   KernelKey key;
   Blob binary;
   uint64_t checksum = 0;
+  KernelText text;
 };
 
 // One plan of a Publish batch, with its triggers and the kernels compiled for it (their plan_id

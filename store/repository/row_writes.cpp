@@ -133,33 +133,7 @@ Status AppendTriggerRows(SqliteDatabase& db, PlanRowId plan, std::span<const Tri
 Status InsertKernelRow(SqliteDatabase& db, EnvironmentRowId environment, const NewKernel& kernel,
                        std::optional<PlanRowId> plan_id, int64_t now, KernelRowId* id,
                        bool* added) {
-  SqliteStatement insert;
-  if (Status s = db.Prepare(
-          "INSERT INTO kernels (environment_id, plan_id, source_hash, arch, compiler_version, "
-          "binary, checksum, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
-          "ON CONFLICT (environment_id, source_hash, arch, compiler_version) DO NOTHING",
-          "storing a compiled kernel", &insert);
-      !s.ok()) {
-    return s;
-  }
-  insert.BindInt64(1, environment);
-  if (plan_id.has_value()) {
-    insert.BindInt64(2, *plan_id);
-  } else {
-    insert.BindNull(2);
-  }
-  insert.BindBlob(3, kernel.key.source_hash);
-  insert.BindText(4, kernel.key.arch);
-  insert.BindText(5, kernel.key.compiler_version);
-  insert.BindBlob(6, kernel.binary);
-  insert.BindInt64(7, ToColumn(KernelChecksum(kernel.binary)));
-  insert.BindInt64(8, now);
-  if (Status s = insert.Run(); !s.ok()) return s;
-  *added = db.changes() == 1;
-  if (*added) {
-    *id = db.last_insert_rowid();
-    return Status::Ok();
-  }
+  // Inside the caller's write transaction nobody else writes, so looking first is race-free.
   SqliteStatement existing;
   if (Status s = db.Prepare(
           "SELECT id FROM kernels WHERE environment_id = ?1 AND source_hash = ?2 AND arch = ?3 "
@@ -172,14 +146,56 @@ Status InsertKernelRow(SqliteDatabase& db, EnvironmentRowId environment, const N
   existing.BindBlob(2, kernel.key.source_hash);
   existing.BindText(3, kernel.key.arch);
   existing.BindText(4, kernel.key.compiler_version);
-  bool row = false;
-  if (Status s = existing.Step(&row); !s.ok()) return s;
-  if (!row) {
-    return Status::Corruption(fmt::format(
-        "plan database {}: a kernel insert conflicted but no kernel has its key", db.path()));
+  bool found = false;
+  if (Status s = existing.Step(&found); !s.ok()) return s;
+  *added = !found;
+  if (found) *id = existing.ColumnInt64(0);
+
+  if (!found || kernel.replace) {
+    SqliteStatement write;
+    if (Status s = db.Prepare(
+            found ? "UPDATE kernels SET binary = ?6, checksum = ?7, created = ?8, name = ?9, "
+                    "source = ?10, options = ?11 WHERE id = ?12"
+                  : "INSERT INTO kernels (environment_id, plan_id, source_hash, arch, "
+                    "compiler_version, binary, checksum, created, name, source, options) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            "storing a compiled kernel", &write);
+        !s.ok()) {
+      return s;
+    }
+    if (found) {
+      write.BindInt64(12, *id);
+    } else {
+      write.BindInt64(1, environment);
+      if (plan_id.has_value()) {
+        write.BindInt64(2, *plan_id);
+      } else {
+        write.BindNull(2);
+      }
+      write.BindBlob(3, kernel.key.source_hash);
+      write.BindText(4, kernel.key.arch);
+      write.BindText(5, kernel.key.compiler_version);
+    }
+    write.BindBlob(6, kernel.binary);
+    write.BindInt64(7, ToColumn(KernelChecksum(kernel.binary)));
+    write.BindInt64(8, now);
+    write.BindText(9, kernel.text.name);
+    write.BindText(10, kernel.text.source);
+    write.BindText(11, kernel.text.options);
+    if (Status s = write.Run(); !s.ok()) return s;
+    if (!found) *id = db.last_insert_rowid();
   }
-  *id = existing.ColumnInt64(0);
-  return Status::Ok();
+  if (!plan_id.has_value()) return Status::Ok();
+  SqliteStatement link;
+  if (Status s =
+          db.Prepare("INSERT OR IGNORE INTO plan_kernels (plan_id, kernel_id) VALUES (?1, ?2)",
+                     "linking a kernel to its plan", &link);
+      !s.ok()) {
+    return s;
+  }
+  link.BindInt64(1, *plan_id);
+  link.BindInt64(2, *id);
+  return link.Run();
 }
 
 }  // namespace ember

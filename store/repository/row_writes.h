@@ -50,8 +50,9 @@ Status InsertPlanRow(SqliteDatabase& db, EnvironmentRowId environment, const New
 Status AppendTriggerRows(SqliteDatabase& db, PlanRowId plan, std::span<const TriggerRow> triggers,
                          size_t* added);
 
-// Inserts `kernel`, with `plan_id` in place of kernel.plan_id; an existing row with the same key
-// wins. *added tells which happened.
+// Inserts `kernel`, with `plan_id` in place of kernel.plan_id, and links it to that plan
+// (plan_kernels); an existing row with the same key wins, unless kernel.replace, which puts
+// this binary and text in it. *added tells whether a row was inserted.
 Status InsertKernelRow(SqliteDatabase& db, EnvironmentRowId environment, const NewKernel& kernel,
                        std::optional<PlanRowId> plan_id, int64_t now, KernelRowId* id, bool* added);
 

@@ -1,5 +1,5 @@
-// Schema fixtures (migrations/README.md rule 5): tests/data/plans-v1.db is a
-// small database written at schema version 1. Every later binary must open a copy, migrate it
+// Schema fixtures (migrations/README.md rule 5): tests/data/plans-vN.db is a
+// small database written at schema version N. Every later binary must open a copy, migrate it
 // and read back what the generator below put in.
 //
 // To (re)generate a fixture — only when a new schema version lands, never to "fix" a failing
@@ -39,7 +39,11 @@ std::string DataDir() {
 
 EnvironmentFingerprint FixtureEnvironment() { return SampleEnvironment("Fixture CPU"); }
 
-NewKernel FixtureKernel() { return SampleKernel("fixture-src"); }
+NewKernel FixtureKernel() {
+  NewKernel kernel = SampleKernel("fixture-src");
+  kernel.text = {.name = "fixture_kernel", .source = "// fixture source", .options = "-arch=sm_90"};
+  return kernel;
+}
 
 // The content of every fixture: three plans (two under first op 7, one under 9) with
 // triggers, a quarantined plan, a workload with a cap, counters and plan use, and a kernel.
@@ -135,6 +139,8 @@ TEST_P(SqliteFixture, OldSchemaOpensMigratesAndReads) {
   ASSERT_TRUE(repo->GetKernel(env, FixtureKernel().key, &kernel).ok());
   EXPECT_EQ(kernel.binary, FixtureKernel().binary);
   EXPECT_EQ(kernel.plan_id, std::optional<PlanRowId>(1));
+  // Version 1 had no kernel text: migrated rows read back empty.
+  EXPECT_EQ(kernel.text, version >= 2 ? FixtureKernel().text : KernelText());
 
   // And it takes new writes.
   InsertResult inserted;
@@ -146,10 +152,13 @@ TEST_P(SqliteFixture, OldSchemaOpensMigratesAndReads) {
   EXPECT_EQ(raw.Int("SELECT hits FROM plans WHERE id = 1"), 2);
   EXPECT_EQ(raw.Int("SELECT hits FROM plan_usage WHERE plan_id = 1"), 2);
   EXPECT_EQ(raw.Int("SELECT count(*) FROM environments"), 1);
+  // The fixture's kernel is linked to the plan it was compiled for (0002 fills plan_kernels
+  // from kernels.plan_id).
+  EXPECT_EQ(raw.Int("SELECT count(*) FROM plan_kernels WHERE plan_id = 1"), 1);
 }
 
 // One entry per landed schema version.
-INSTANTIATE_TEST_SUITE_P(LandedSchemas, SqliteFixture, testing::Values(1),
+INSTANTIATE_TEST_SUITE_P(LandedSchemas, SqliteFixture, testing::Values(1, 2),
                          [](const testing::TestParamInfo<int>& schema) {
                            return "v" + std::to_string(schema.param);
                          });

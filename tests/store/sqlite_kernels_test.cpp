@@ -103,5 +103,48 @@ TEST_F(SqliteKernels, KernelForAPlanNamesItAndAMissingPlanIsRefused) {
   EXPECT_EQ(repo_->PutKernel(env_, orphan, &id).code(), Status::Code::kInvalidArgument);
 }
 
+TEST_F(SqliteKernels, TwoPlansThatGenerateTheSameSourceShareOneKernelRow) {
+  InsertResult first;
+  InsertResult second;
+  ASSERT_TRUE(repo_->InsertPlan(env_, SamplePlan(1), &first).ok());
+  ASSERT_TRUE(repo_->InsertPlan(env_, SamplePlan(2), &second).ok());
+  NewKernel kernel = SampleKernel("shared-src");
+  kernel.text = {.name = "k", .source = "// the source", .options = "-arch=sm_90"};
+  kernel.plan_id = first.plan_id;
+  KernelRowId a = 0;
+  ASSERT_TRUE(repo_->PutKernel(env_, kernel, &a).ok());
+  kernel.plan_id = second.plan_id;
+  KernelRowId b = 0;
+  bool added = true;
+  ASSERT_TRUE(repo_->PutKernel(env_, kernel, &b, &added).ok());
+  EXPECT_FALSE(added);
+  EXPECT_EQ(a, b);
+  RawDb raw(path_);
+  EXPECT_EQ(raw.Int("SELECT count(*) FROM kernels"), 1);
+  EXPECT_EQ(raw.Int("SELECT count(*) FROM plan_kernels WHERE kernel_id = " + std::to_string(a)), 2);
+  StoredKernel stored;
+  ASSERT_TRUE(repo_->GetKernel(env_, kernel.key, &stored).ok());
+  EXPECT_EQ(stored.plan_id, first.plan_id);  // The plan it was first compiled for.
+  EXPECT_EQ(stored.text, kernel.text);
+}
+
+TEST_F(SqliteKernels, ReplaceOverwritesTheBinaryOfTheSameKey) {
+  KernelRowId first = 0;
+  ASSERT_TRUE(repo_->PutKernel(env_, SampleKernel("src", "sm_90", "old"), &first).ok());
+  NewKernel fresh = SampleKernel("src", "sm_90", "new binary");
+  fresh.replace = true;
+  fresh.text.source = "// rebuilt";
+  KernelRowId second = 0;
+  bool added = true;
+  ASSERT_TRUE(repo_->PutKernel(env_, fresh, &second, &added).ok());
+  EXPECT_FALSE(added);
+  EXPECT_EQ(second, first);
+  StoredKernel stored;
+  ASSERT_TRUE(repo_->GetKernel(env_, fresh.key, &stored).ok());
+  EXPECT_EQ(stored.binary, BytesOf("new binary"));
+  EXPECT_EQ(stored.checksum, KernelChecksum(fresh.binary));
+  EXPECT_EQ(stored.text.source, "// rebuilt");
+}
+
 }  // namespace
 }  // namespace ember

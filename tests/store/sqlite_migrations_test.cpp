@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <random>
 
+#include <fmt/format.h>
+
 #include "engine/core/log.h"
 #include "store/database/migrations.h"
 #include "store/database/plan_database.h"
@@ -74,16 +76,17 @@ TEST_F(SqliteMigrations, NewDatabaseGetsEveryMigrationOnceAndRecordsIt) {
 
   RawDb raw(path_);
   EXPECT_THAT(raw.Column("SELECT version || ':' || name FROM schema_migrations ORDER BY version"),
-              ElementsAre("1:plan_store"));
+              ElementsAre("1:plan_store", "2:plan_kernels"));
   EXPECT_GT(raw.Int("SELECT applied_at FROM schema_migrations WHERE version = 1"),
             1'600'000'000'000);
   EXPECT_EQ(raw.Int("PRAGMA application_id"), kPlanDbApplicationId);
   EXPECT_THAT(raw.Column("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"),
-              ElementsAre("environments", "kernels", "plan_usage", "plans", "schema_migrations",
-                          "triggers", "workloads"));
+              ElementsAre("environments", "kernels", "plan_kernels", "plan_usage", "plans",
+                          "schema_migrations", "triggers", "workloads"));
   EXPECT_THAT(raw.Column("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE "
                          "'sqlite_autoindex%' ORDER BY name"),
-              ElementsAre("kernels_by_plan", "plan_usage_by_plan", "plans_by_first_op"));
+              ElementsAre("kernels_by_plan", "plan_kernels_by_kernel", "plan_usage_by_plan",
+                          "plans_by_first_op"));
 }
 
 TEST_F(SqliteMigrations, ReopeningAppliesNothingAndKeepsData) {
@@ -115,7 +118,8 @@ TEST_F(SqliteMigrations, NewerSchemaOpensReadOnlyAndRefusesWritesWithoutTouching
     ASSERT_TRUE(open.ok()) << open.ToString();
     EXPECT_FALSE(repo->writable());
     EXPECT_THAT(repo->database().read_only_reason(), HasSubstr("schema version 99"));
-    EXPECT_THAT(repo->database().read_only_reason(), HasSubstr("this binary's 1"));
+    EXPECT_THAT(repo->database().read_only_reason(),
+                HasSubstr(fmt::format("this binary's {}", LatestSchemaVersion())));
     EXPECT_THAT(log.messages(), SizeIs(1));
     EXPECT_THAT(log.messages()[0], HasSubstr("newer"));
 
@@ -150,7 +154,8 @@ TEST_F(SqliteMigrations, NewerSchemaInWalModeIsNotModifiedEither) {
   MakePopulated();
   {
     RawDb raw(path_);
-    raw.Exec("INSERT INTO schema_migrations VALUES (2, 'next', 0)");
+    raw.Exec(fmt::format("INSERT INTO schema_migrations VALUES ({}, 'next', 0)",
+                         LatestSchemaVersion() + 1));
   }
   ASSERT_EQ(test::ReadFile(path_)[18], 2);  // Still a WAL database.
   const FileSnapshot before = FileSnapshot::Of(path_);
