@@ -126,6 +126,26 @@ Status PersistentPlans::Open(const PersistentPlansOptions& options,
       Warn("shm-off:" + options.path, fmt::format("shared-memory tier off: {}", s.message()));
     }
   }
+  std::string untrusted;
+  const bool trusted = PersistentKernels::FileTrustedForKernels(
+      options.path, options.allow_shared_writable, &untrusted);
+  if (!trusted) {
+    Warn("kernels-untrusted:" + options.path,
+         fmt::format("plan database {}: compiled kernels are neither loaded from it nor stored "
+                     "in it ({}): a kernel binary is code, and allow_shared_writable widens the "
+                     "trust of plans only",
+                     options.path, untrusted));
+  }
+  PersistentPlans* self = plans.get();
+  const bool shm_kernels = !options.allow_shared_writable;
+  plans->kernels_ = std::make_unique<PersistentKernels>(
+      PersistentKernels::Options{.environment = plans->environment_,
+                                 .database_path = options.path,
+                                 .trusted = trusted,
+                                 .shm_wait_ms = options.shm_wait_ms},
+      [self] { return self->reads_failed_ ? nullptr : self->reader_.get(); },
+      [self, shm_kernels] { return shm_kernels ? self->tier_.get() : nullptr; },
+      [self](NewKernel kernel) { self->KeepKernel(std::move(kernel)); });
   *out = std::move(plans);
   return Status::Ok();
 }
@@ -258,7 +278,11 @@ size_t PersistentPlans::ClaimOrWait(const OperationIr& first, uint64_t hash, con
 }
 
 void PersistentPlans::PublishShared(uint64_t hash, const Hash128& key, const ExecutionPlan& plan) {
-  const std::vector<uint8_t> encoded = EncodePlan(plan);
+  PublishShared(hash, key, EncodePlan(plan));
+}
+
+void PersistentPlans::PublishShared(uint64_t hash, const Hash128& key,
+                                    std::span<const uint8_t> encoded) {
   switch (tier_->Publish(hash, key, encoded)) {
     case SharedPlanTier::PublishOutcome::kPublished: return;
     case SharedPlanTier::PublishOutcome::kFull:
@@ -308,6 +332,11 @@ void PersistentPlans::OnPlanAdded(PlanId id, const ExecutionPlan& plan, double e
   PublishItem item = ItemFor(plan);
   item.plan.explore_ms = explore_ms;
   known_.emplace(item.plan.plan_key, id);
+  if (kernels_attached_) {
+    PublishPending();  // (a plan that never ran: not expected, but never lost)
+    pending_ = PendingPlan{.id = id, .item = std::move(item), .encoded = EncodePlan(plan)};
+    return;
+  }
   if (tier_ != nullptr) {
     // Siblings see it now, before the write-behind below commits it.
     PublishShared(item.plan.first_op_hash, item.plan.plan_key, plan);
@@ -320,9 +349,46 @@ void PersistentPlans::OnTriggerAdded(PlanId id, const ExecutionPlan& plan,
                                      const ExecutionTrigger& trigger) {
   // A sibling's trigger read from the segment: it publishes and writes its own.
   if (applying_shared_) return;
+  if (pending_.has_value() && pending_->id == id) {
+    pending_->item.triggers.push_back(EncodeTrigger(trigger));
+    pending_->encoded = EncodePlan(plan);
+    return;
+  }
   writer_->AppendTrigger(id, EncodeTrigger(trigger));
   // Siblings that load or refresh this plan get the trigger from its newer version.
   if (tier_ != nullptr) PublishShared(FirstOpHash(plan.operations), PlanKey(plan.operations), plan);
+}
+
+KernelStore* PersistentPlans::AttachKernels() {
+  kernels_attached_ = true;
+  return kernels_.get();
+}
+
+void PersistentPlans::OnPlanRunning(PlanId id) { running_ = id; }
+
+void PersistentPlans::OnPlanRan(PlanId id) {
+  running_.reset();
+  if (pending_.has_value() && pending_->id == id) PublishPending();
+}
+
+void PersistentPlans::KeepKernel(NewKernel kernel) {
+  if (running_.has_value() && pending_.has_value() && pending_->id == *running_) {
+    pending_->item.kernels.push_back(std::move(kernel));
+    return;
+  }
+  writer_->Kernel(running_, std::move(kernel));
+}
+
+void PersistentPlans::PublishPending() {
+  if (!pending_.has_value()) return;
+  PendingPlan pending = std::move(*pending_);
+  pending_.reset();
+  if (tier_ != nullptr) {
+    const uint64_t hash = pending.item.plan.first_op_hash;
+    PublishShared(hash, pending.item.plan.plan_key, pending.encoded);
+    if (tier_ != nullptr) tier_->Release(hash);
+  }
+  writer_->Publish(pending.id, std::move(pending.item));
 }
 
 void PersistentPlans::SetTier(PlanId id, Tier tier) {
@@ -354,17 +420,20 @@ void PersistentPlans::OnUnfusedRun() {
 }
 
 void PersistentPlans::Flush() {
+  PublishPending();
   // A sync ends every exploration in flight, so no claim of this process is still needed.
   if (tier_ != nullptr) tier_->ReleaseAll();
   writer_->Flush();
 }
 
 void PersistentPlans::FlushForSync() {
+  PublishPending();
   if (tier_ != nullptr) tier_->ReleaseAll();
   writer_->FlushDurable();
 }
 
 void PersistentPlans::Close() {
+  PublishPending();
   if (tier_ != nullptr) tier_->ReleaseAll();
   // Every connection closed: the last one to close in any process has SQLite remove the -wal
   // and -shm, so no log is left to be replayed onto another file (Note [Write-ahead log

@@ -31,6 +31,7 @@
 #include "engine/core/status.h"
 #include "engine/stream/plan_backing.h"
 #include "store/codec/environment_fingerprint.h"
+#include "store/persistent_kernels.h"
 #include "store/repository/plan_repository.h"
 #include "store/repository/plan_writer.h"
 #include "store/shm/shared_plan_tier.h"
@@ -64,6 +65,9 @@ class PersistentPlans final : public PlanBacking {
   void OnTriggerAdded(PlanId id, const ExecutionPlan& plan,
                       const ExecutionTrigger& trigger) override;
   void OnHit(PlanId id) override;
+  KernelStore* AttachKernels() override;
+  void OnPlanRunning(PlanId id) override;
+  void OnPlanRan(PlanId id) override;
   bool ExplorationAllowed() override;
   void OnExploration() override;
   void OnUnfusedRun() override;
@@ -83,6 +87,12 @@ class PersistentPlans final : public PlanBacking {
   size_t LoadShared(const OperationIr& first, uint64_t hash, const AddPlan& add,
                     const AddTrigger* add_trigger);
   void PublishShared(uint64_t hash, const Hash128& key, const ExecutionPlan& plan);
+  void PublishShared(uint64_t hash, const Hash128& key, std::span<const uint8_t> encoded);
+  // A compiled kernel (PersistentKernels' `keep`): into the pending plan's publication when
+  // its first run compiled it, else to the writer, linked to the running plan if any.
+  void KeepKernel(NewKernel kernel);
+  // Publishes the pending plan (shared tier, claim released, writer), if there is one.
+  void PublishPending();
   // The segment was found inconsistent or unusable: reopen it (a bounded number of times),
   // else go on without it.
   void OnSharedFailure(const Status& status);
@@ -131,6 +141,21 @@ class PersistentPlans final : public PlanBacking {
   bool applying_shared_ = false;
   std::atomic<uint64_t> loaded_from_shm_{0};
   std::atomic<uint64_t> shm_skipped_{0};
+
+  // Compiled kernels (Note [Stored kernels], persistent_kernels.h); attached once a backend
+  // that compiles kernels asked for them.
+  std::unique_ptr<PersistentKernels> kernels_;
+  bool kernels_attached_ = false;
+  // With kernels attached, a new plan waits here until its first run ends, gathering the
+  // kernels that run compiles, then is published whole: siblings waiting on its claim get the
+  // plan and its binaries together, and SQLite gets both in one transaction.
+  struct PendingPlan {
+    PlanId id = 0;
+    PublishItem item;
+    std::vector<uint8_t> encoded;  // EncodePlan of its latest version, for the shared tier
+  };
+  std::optional<PendingPlan> pending_;
+  std::optional<PlanId> running_;
 };
 
 // The executable's file name (the default workload name, EMBER_WORKLOAD unset).

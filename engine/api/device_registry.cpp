@@ -80,7 +80,12 @@ std::shared_ptr<DeviceServer> ServerFor(Device device) {
       static std::once_flag registered;
       std::call_once(registered, [] { std::atexit(FlushPlanDatabasesAtExit); });
     }
-    slot = std::make_shared<DeviceServer>(device, MakeBackend(device), std::move(fusers),
+    std::unique_ptr<Backend> backend = MakeBackend(device);
+    // Kernels compiled on this device are kept with its plans (Note [Stored kernels]).
+    if (backing != nullptr && backend->compiles_kernels()) {
+      backend->UseKernelStore(backing->AttachKernels());
+    }
+    slot = std::make_shared<DeviceServer>(device, std::move(backend), std::move(fusers),
                                           SettingsFromConfig(), std::move(backing));
   }
   return slot;

@@ -153,6 +153,9 @@ Stats DeviceServer::GetStats() {
   const KernelCounters kernels = backend_->kernel_counters();
   stats.kernels_compiled = kernels.compiled;
   stats.compile_ms = kernels.compile_ms;
+  stats.kernels_loaded_from_sqlite = kernels.loaded_from_sqlite;
+  stats.kernels_loaded_from_shm = kernels.loaded_from_shm;
+  stats.kernels_rebuilt = kernels.rebuilt;
   if (backing_ != nullptr) {
     const BackingCounters stored = backing_->counters();
     stats.plans_loaded_from_sqlite = stored.plans_loaded - stored.plans_loaded_from_shm;

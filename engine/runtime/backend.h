@@ -13,6 +13,7 @@
 #include "engine/ir/operation_ir.h"
 #include "engine/runtime/fused_launch.h"
 #include "engine/runtime/handle_container.h"
+#include "engine/runtime/kernel_store.h"
 
 namespace ember {
 
@@ -25,8 +26,11 @@ std::vector<TensorHandle> TakeInputs(const OperationIr& op, HandleContainer& han
 // What a backend's kernel compiler did since it started (zeros for a backend without
 // generated kernels: the CPU interprets fused traces).
 struct KernelCounters {
-  uint64_t compiled = 0;  // kernels compiled (NVRTC)
-  double compile_ms = 0;  // wall time spent compiling them
+  uint64_t compiled = 0;            // kernels compiled (NVRTC)
+  double compile_ms = 0;            // wall time spent compiling them
+  uint64_t loaded_from_shm = 0;     // kernels loaded from the plan database's shared tier
+  uint64_t loaded_from_sqlite = 0;  // kernels loaded from the plan database
+  uint64_t rebuilt = 0;             // stored kernels refused (damaged, another GPU) and compiled
 };
 
 class Backend {
@@ -70,6 +74,12 @@ class Backend {
   virtual void ReleaseStream(uint64_t /*stream*/) {}
 
   virtual KernelCounters kernel_counters() const { return {}; }
+  // Whether this backend compiles kernels (then it takes a KernelStore).
+  virtual bool compiles_kernels() const { return false; }
+  // Keeps compiled kernels in `store` from now on (null: in memory only). The composition root
+  // hands it the plan database's store before the first op. `store` must outlive the backend
+  // or be replaced first.
+  virtual void UseKernelStore(KernelStore* /*store*/) {}
 
   // Waits for all work submitted from the current stream (a no-op for synchronous backends),
   // including the work of other streams it waits for.

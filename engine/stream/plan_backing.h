@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 
+#include "engine/runtime/kernel_store.h"
 #include "engine/stream/plan.h"
 
 namespace ember {
@@ -54,6 +55,16 @@ class PlanBacking {
   virtual void OnTriggerAdded(PlanId id, const ExecutionPlan& plan,
                               const ExecutionTrigger& trigger) = 0;
   virtual void OnHit(PlanId id) = 0;
+
+  // The store of compiled kernels, for a backend that compiles them (Backend::UseKernelStore),
+  // or null. Asking for it says that plans' runs compile kernels: from then on a new plan is
+  // published (to the shared tier and the database) when its first run ends, with the kernels
+  // that run compiled, in one transaction.
+  virtual KernelStore* AttachKernels() { return nullptr; }
+  // Plan `id` starts / ended a run (also one that threw); kernels compiled in between were
+  // compiled for it.
+  virtual void OnPlanRunning(PlanId /*id*/) {}
+  virtual void OnPlanRan(PlanId /*id*/) {}
 
   // Whether the workload may explore once more, and that it did.
   virtual bool ExplorationAllowed() = 0;

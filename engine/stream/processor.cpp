@@ -44,7 +44,7 @@ void Processor::Process(StreamSegment& segment, ExecutionPlanStore& store, Execu
         ++counters_.cache_hits;
         store.RecordHit(action.plan);
         if (mode == ExecutionMode::kSync) store.AddTrigger(action.plan, ExecutionTrigger::OnSync());
-        ExecuteThenReset(store, segment, [&] { segment.Execute(action.plan, store); });
+        ExecuteThenReset(store, segment, [&] { RunPlan(segment, store, action.plan); });
         break;
       }
     }
@@ -72,7 +72,7 @@ void Processor::Explore(StreamSegment& segment, ExecutionPlanStore& store, Execu
       const double explore_ms = std::chrono::duration<double, std::milli>(exploring_).count();
       const PlanId id = OnExplorationCompleted(segment.operations(), store,
                                                std::move(result.optimization), mode, explore_ms);
-      ExecuteThenReset(store, segment, [&] { segment.Execute(id, store); });
+      ExecuteThenReset(store, segment, [&] { RunPlan(segment, store, id); });
       return;
     }
     case Exploration::Kind::kContinue:
@@ -86,6 +86,21 @@ void Processor::Explore(StreamSegment& segment, ExecutionPlanStore& store, Execu
                        [&] { segment.ExecuteUnfused(std::move(result.optimization)); });
       return;
   }
+}
+
+void Processor::RunPlan(StreamSegment& segment, ExecutionPlanStore& store, PlanId id) {
+  PlanBacking* backing = store.backing();
+  if (backing == nullptr) return segment.Execute(id, store);
+  // The backing hears the end of the run also when it throws (its kernels are then the ones
+  // that compiled before the failure).
+  struct Ran {
+    PlanBacking* backing;
+    PlanId id;
+    ~Ran() { backing->OnPlanRan(id); }
+  };
+  backing->OnPlanRunning(id);
+  const Ran ran{backing, id};
+  segment.Execute(id, store);
 }
 
 void Processor::ExecuteThenReset(ExecutionPlanStore& store, StreamSegment& segment,

@@ -57,6 +57,8 @@ class Processor {
  private:
   void Explore(StreamSegment& segment, ExecutionPlanStore& store, ExecutionMode mode);
   void Reset(ExecutionPlanStore& store, std::span<const OperationIr> ops);
+  // Runs plan `id` on the segment, between the backing's OnPlanRunning and OnPlanRan.
+  static void RunPlan(StreamSegment& segment, ExecutionPlanStore& store, PlanId id);
   // Runs `execute` (an execution of the segment's head), then resets for the remaining ops,
   // also when the execution throws.
   void ExecuteThenReset(ExecutionPlanStore& store, StreamSegment& segment,

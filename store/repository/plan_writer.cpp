@@ -63,6 +63,11 @@ void PlanWriter::Publish(PlanId id, PublishItem item) {
 void PlanWriter::AppendTrigger(PlanId id, TriggerRow trigger) {
   Enqueue({.kind = Message::Kind::kTrigger, .id = id, .trigger = std::move(trigger)});
 }
+void PlanWriter::Kernel(std::optional<PlanId> plan, NewKernel kernel) {
+  Message m{.kind = Message::Kind::kKernel, .id = plan.value_or(0), .has_plan = plan.has_value()};
+  m.item.kernels.push_back(std::move(kernel));
+  Enqueue(std::move(m));
+}
 void PlanWriter::Adopt(PlanId id, PublishItem item) {
   Enqueue({.kind = Message::Kind::kAdopt, .id = id, .item = std::move(item)});
 }
@@ -186,6 +191,16 @@ void PlanWriter::Apply(std::vector<Message>& batch) {
         if (row != rows_.end()) triggers.triggers.push_back({row->second, {std::move(m.trigger)}});
         break;
       }
+      case Message::Kind::kKernel: {
+        // A plan without a row (a key collision, kept in memory only) links to nothing.
+        auto row = m.has_plan ? rows_.find(m.id) : rows_.end();
+        for (NewKernel& kernel : m.item.kernels) {
+          kernel.plan_id =
+              row != rows_.end() ? std::optional<PlanRowId>(row->second) : std::nullopt;
+          triggers.kernels.push_back(std::move(kernel));
+        }
+        break;
+      }
       case Message::Kind::kHit: {
         ++counters.hits;
         auto row = rows_.find(m.id);
@@ -209,9 +224,9 @@ void PlanWriter::Apply(std::vector<Message>& batch) {
       case Message::Kind::kCheckpoint: break;
     }
   }
-  if (!triggers.triggers.empty()) {
+  if (!triggers.triggers.empty() || !triggers.kernels.empty()) {
     PublishResult ignored;
-    if (!Check(repository_->Publish(triggers, &ignored), "appending triggers")) return;
+    if (!Check(repository_->Publish(triggers, &ignored), "appending triggers and kernels")) return;
   }
   if (!hits.empty() && !Check(repository_->RecordHits(hits, workload_), "recording hits")) return;
   if (explorations > 0) {

@@ -26,6 +26,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -53,6 +54,9 @@ class PlanWriter {
   // (its finder died before its write-behind committed).
   void Adopt(PlanId id, PublishItem item);
   void AppendTrigger(PlanId id, TriggerRow trigger);
+  // A compiled kernel, linked to plan `plan` (its row, once known) or to none. A new plan's
+  // first kernels travel in its PublishItem instead, so that they commit with it.
+  void Kernel(std::optional<PlanId> plan, NewKernel kernel);
   void Hit(PlanId id);
   void Exploration();
   void UnfusedRun();
@@ -85,7 +89,8 @@ class PlanWriter {
       kExploration,
       kUnfused,
       kQuarantine,
-      kCheckpoint
+      kCheckpoint,
+      kKernel
     };
     Kind kind;
     PlanId id = 0;
@@ -93,6 +98,7 @@ class PlanWriter {
     PublishItem item;
     TriggerRow trigger;
     std::string reason;
+    bool has_plan = false;  // kKernel: whether `id` names the plan it is linked to
   };
 
   std::unique_ptr<PlanRepository> repository_;

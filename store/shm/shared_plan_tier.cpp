@@ -82,6 +82,7 @@ Status SharedPlanTier::ListKeys(const std::string& database_path, std::string_vi
     if (Status s = WalkChain(*segment, head, 0,
                              [&](uint64_t, const shm::EntryHeader& header) {
                                const Hash128 key = KeyOf(header.plan_key);
+                               if (header.kind != shm::kPlanEntry) return true;
                                if (seen.insert(key).second) keys->push_back(key);
                                return true;
                              });
@@ -99,6 +100,57 @@ SharedPlanTier::~SharedPlanTier() { ReleaseAll(); }
 
 SharedPlanTier::PublishOutcome SharedPlanTier::Publish(uint64_t first_op_hash, const Hash128& key,
                                                        std::span<const uint8_t> encoded_plan) {
+  return PublishEntry(first_op_hash, key, shm::kPlanEntry, encoded_plan);
+}
+
+uint64_t SharedPlanTier::KernelChainHash(uint64_t key_hash) {
+  // Any fixed bijection that is not the identity: "EMBRKRNL" mixed in, then one XXH3 round.
+  const uint64_t salted = key_hash ^ 0x4c4e524b52424d45ULL;
+  return XXH3_64bits(&salted, sizeof(salted));
+}
+
+SharedPlanTier::PublishOutcome SharedPlanTier::PublishKernel(uint64_t key_hash,
+                                                             std::span<const uint8_t> binary) {
+  return PublishEntry(KernelChainHash(key_hash), Hash128{.low = key_hash, .high = 0},
+                      shm::kKernelEntry, binary);
+}
+
+Status SharedPlanTier::LookupKernel(uint64_t key_hash, std::vector<uint8_t>* binary, bool* found) {
+  *found = false;
+  binary->clear();
+  if (broken()) return Status::Unavailable("the shared plan segment is marked broken");
+  const uint64_t chain = KernelChainHash(key_hash);
+  const uint64_t first = segment_->bucket(chain).load(std::memory_order_acquire);
+  const Status s =
+      WalkChain(*segment_, first, 0, [&](uint64_t offset, const shm::EntryHeader& header) {
+        const Hash128 key = KeyOf(header.plan_key);
+        if (header.kind != shm::kKernelEntry || header.first_op_hash != chain ||
+            key.low != key_hash || key.high != 0) {
+          return true;
+        }
+        const size_t entry_bytes = sizeof(shm::EntryHeader) + header.payload_bytes;
+        std::vector<uint8_t> copy(entry_bytes);
+        std::memcpy(copy.data(), segment_->at(offset), entry_bytes);
+        if (EntryChecksum(copy.data(), copy.size()) != header.checksum) {
+          ++corrupt_entries_;
+          return true;  // an older copy may still be whole
+        }
+        copy.erase(copy.begin(), copy.begin() + sizeof(shm::EntryHeader));
+        *binary = std::move(copy);
+        *found = true;
+        return false;  // the newest whole copy wins
+      });
+  if (!s.ok()) {
+    binary->clear();
+    *found = false;
+    segment_->MarkBroken();
+  }
+  return s;
+}
+
+SharedPlanTier::PublishOutcome SharedPlanTier::PublishEntry(uint64_t first_op_hash,
+                                                            const Hash128& key, shm::EntryKind kind,
+                                                            std::span<const uint8_t> encoded_plan) {
   if (broken()) return PublishOutcome::kBroken;
   const size_t entry_bytes = sizeof(shm::EntryHeader) + encoded_plan.size();
   if (encoded_plan.size() > UINT32_MAX) return PublishOutcome::kFull;
@@ -112,7 +164,7 @@ SharedPlanTier::PublishOutcome SharedPlanTier::Publish(uint64_t first_op_hash, c
   std::memcpy(header->plan_key, &key.low, 8);
   std::memcpy(header->plan_key + 8, &key.high, 8);
   header->payload_bytes = static_cast<uint32_t>(encoded_plan.size());
-  header->reserved = 0;
+  header->kind = kind;
   uint8_t* payload = entry + sizeof(shm::EntryHeader);
   const size_t half = encoded_plan.size() / 2;
   std::memcpy(payload, encoded_plan.data(), half);
@@ -160,7 +212,10 @@ Status SharedPlanTier::Lookup(uint64_t first_op_hash, std::vector<Entry>* out, u
   const Status s =
       WalkChain(*segment_, first, since, [&](uint64_t offset, const shm::EntryHeader& header) {
         const Hash128 key = KeyOf(header.plan_key);
-        if (header.first_op_hash != first_op_hash || seen.contains(key)) return true;
+        if (header.kind != shm::kPlanEntry || header.first_op_hash != first_op_hash ||
+            seen.contains(key)) {
+          return true;
+        }
         // Checked on a private copy: what is decoded is exactly what was verified.
         const size_t entry_bytes = sizeof(shm::EntryHeader) + header.payload_bytes;
         std::vector<uint8_t> copy(entry_bytes);

@@ -34,6 +34,12 @@
 //     dying claimer wakes nobody). Claims are advisory:
 //     a lost race means two workers explore, never a wrong result. A claim also expires after
 //     kClaimTtl, so a live but stuck owner cannot hold it forever.
+//   * Note [Shared kernels]: compiled kernel binaries are entries too (kind kKernelEntry),
+//     chained under KernelChainHash(key) and published the moment a worker compiled or read
+//     one, so K workers on one GPU host compile each kernel once between them. A worker about
+//     to compile claims the chain hash, and a sibling that needs the same kernel waits for the
+//     binary as for a plan (the same slots, futex and bounds). A kernel binary is code: the
+//     plan database's rules decide whether this tier carries any (persistent_kernels.h).
 //   * The segment answers for SQLite: whoever reads a first op from SQLite (because the segment
 //     had nothing for it) publishes what it read, and every plan found by exploring is
 //     published, so a first op the segment knows needs no SQLite read. Full is not an error: a
@@ -104,6 +110,16 @@ class SharedPlanTier {
   static Status ListKeys(const std::string& database_path, std::string_view environment,
                          std::vector<Hash128>* keys, bool allow_shared_writable = false);
 
+  // --- Kernel binaries (Note [Shared kernels]) ---------------------------------------------------
+  // The chain (and claim) hash of the kernel whose key hashes to `key_hash`: a plan's first-op
+  // hash and a kernel's never meet by design, only by a 64-bit accident, and entry kinds keep
+  // even that apart.
+  static uint64_t KernelChainHash(uint64_t key_hash);
+  PublishOutcome PublishKernel(uint64_t key_hash, std::span<const uint8_t> binary);
+  // The newest binary published under `key_hash` (checksum verified); *found says whether
+  // there is one. Corruption when the segment is inconsistent (it is then marked broken).
+  Status LookupKernel(uint64_t key_hash, std::vector<uint8_t>* binary, bool* found);
+
   // Whether anything is published for `first_op_hash` (entry headers only, no copy).
   bool HasEntries(uint64_t first_op_hash) const;
 
@@ -130,6 +146,8 @@ class SharedPlanTier {
   void Step(PublishStep step) {
     if (publish_hook_) publish_hook_(step);
   }
+  PublishOutcome PublishEntry(uint64_t chain_hash, const Hash128& key, shm::EntryKind kind,
+                              std::span<const uint8_t> payload);
   // Moves the wake word and wakes the processes sleeping in WaitForSibling.
   void WakeSleepers();
   // The live claim on `first_op_hash` by another process, or -1.

@@ -12,7 +12,8 @@ namespace ember::shm {
 
 // "EMBRSHMS" read as a little-endian integer.
 inline constexpr uint64_t kSegmentMagic = 0x534d485352424d45ULL;
-inline constexpr uint32_t kSegmentLayoutVersion = 1;
+// 2: entries have a kind (plans and kernel binaries, EntryKind).
+inline constexpr uint32_t kSegmentLayoutVersion = 2;
 inline constexpr uint32_t kBucketCount = 4096;  // first-op hash chains; a power of two
 inline constexpr uint32_t kClaimSlots = 256;
 inline constexpr uint64_t kEntryAlignment = 64;  // entries start on cache lines
@@ -62,14 +63,19 @@ struct alignas(32) ClaimSlot {
   uint64_t reserved;
 };
 
-// One published plan. Immutable once linked into its bucket.
+enum EntryKind : uint32_t {
+  kPlanEntry = 0,    // payload: an encoded plan (EncodePlan); chained by its first op's hash
+  kKernelEntry = 1,  // payload: a compiled kernel; chained by KernelChainHash of its key
+};
+
+// One published plan or kernel. Immutable once linked into its bucket.
 struct alignas(8) EntryHeader {
-  uint64_t next;      // offset of the next (older) entry of the bucket; 0 ends the chain
-  uint64_t checksum;  // XXH3-64 of every byte after this field up to the end of the payload
-  uint64_t first_op_hash;
-  uint8_t plan_key[16];
-  uint32_t payload_bytes;  // the encoded plan (EncodePlan) that follows this header
-  uint32_t reserved;
+  uint64_t next;           // offset of the next (older) entry of the bucket; 0 ends the chain
+  uint64_t checksum;       // XXH3-64 of every byte after this field up to the end of the payload
+  uint64_t first_op_hash;  // the chain's hash: a plan's first op, or a kernel's chain hash
+  uint8_t plan_key[16];    // a plan's key; a kernel's key hash in the low half, high half 0
+  uint32_t payload_bytes;  // the payload that follows this header
+  uint32_t kind;           // EntryKind
 };
 
 inline constexpr size_t kBucketsOffset = sizeof(SegmentHeader);

@@ -78,6 +78,19 @@ std::string Check(const RunResult& r, const Style& style) {
   return r.Passed() ? value + " " + style.Good("ok") : value + " " + style.Bad("FAIL");
 }
 
+// "12 (8 from shm, 4 from sqlite)", "0"; refused stored binaries, when any, after them.
+std::string KernelsLoaded(const RunResult& r) {
+  const Stats& s = r.stats;
+  const uint64_t loaded = s.kernels_loaded_from_shm + s.kernels_loaded_from_sqlite;
+  std::string text = Count(loaded);
+  if (loaded > 0) {
+    text += " (" + Count(s.kernels_loaded_from_shm) + " from shm, " +
+            Count(s.kernels_loaded_from_sqlite) + " from sqlite)";
+  }
+  if (s.kernels_rebuilt > 0) text += "; " + Count(s.kernels_rebuilt) + " rebuilt";
+  return text;
+}
+
 // The summary rows, figure name first; shared by the single and the side-by-side tables.
 std::vector<std::pair<std::string, std::string>> SummaryRows(const RunResult& r,
                                                              const Style& style) {
@@ -92,6 +105,7 @@ std::vector<std::pair<std::string, std::string>> SummaryRows(const RunResult& r,
       {"launches", Count(r.stats.launches)},
       {"kernels compiled",
        Count(r.stats.kernels_compiled) + " (" + FormatMs(r.stats.compile_ms) + ")"},
+      {"kernels loaded", KernelsLoaded(r)},
       {"engine start", FormatMs(r.engine_start_ms)},
       {"plan load time", FormatMs(r.stats.plan_load_ms)},
       {"time to first result", FormatMs(r.time_to_first_result_ms)},

@@ -60,6 +60,9 @@ nlohmann::json ToJson(const RunResult& r) {
           {"launches", s.launches},
           {"kernels_compiled", s.kernels_compiled},
           {"compile_ms", s.compile_ms},
+          {"kernels_loaded_from_sqlite", s.kernels_loaded_from_sqlite},
+          {"kernels_loaded_from_shm", s.kernels_loaded_from_shm},
+          {"kernels_rebuilt", s.kernels_rebuilt},
           {"engine_start_ms", r.engine_start_ms},
           {"time_to_first_result_ms", r.time_to_first_result_ms},
           {"total_ms", r.total_ms},
@@ -96,6 +99,9 @@ RunResult RunResultFromJson(const nlohmann::json& j) {
   s.launches = j.at("launches").get<uint64_t>();
   s.kernels_compiled = j.at("kernels_compiled").get<uint64_t>();
   s.compile_ms = j.at("compile_ms").get<double>();
+  s.kernels_loaded_from_sqlite = j.at("kernels_loaded_from_sqlite").get<uint64_t>();
+  s.kernels_loaded_from_shm = j.at("kernels_loaded_from_shm").get<uint64_t>();
+  s.kernels_rebuilt = j.at("kernels_rebuilt").get<uint64_t>();
   r.engine_start_ms = j.at("engine_start_ms").get<double>();
   r.time_to_first_result_ms = j.at("time_to_first_result_ms").get<double>();
   r.total_ms = j.at("total_ms").get<double>();

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include "ember/error.h"
+#include "engine/core/log.h"
+#include "engine/runtime/cuda/cubin_header.h"
 #include "engine/runtime/cuda/driver_api.h"
 #include "engine/runtime/cuda/nvrtc_api.h"
 
@@ -29,8 +31,8 @@ void HashField(XXH3_state_t* state, std::string_view field) {
 
 // The key is never forced to 0 by EMBER_HASH_ZERO: a KernelStore answers Load by key alone.
 // The in-memory lookup below confirms by source, so a collision there is harmless.
-KernelKey MakeKernelKey(const KernelSource& kernel, std::string_view options_text,
-                        std::string_view arch, std::string_view compiler) {
+KernelBinaryKey MakeKernelKey(const KernelSource& kernel, std::string_view options_text,
+                              std::string_view arch, std::string_view compiler) {
   XXH3_state_t* state = XXH3_createState();
   XXH3_64bits_reset(state);
   const std::string version = std::to_string(kKernelKeyVersion);
@@ -49,6 +51,7 @@ KernelCache::KernelCache(std::shared_ptr<CudaDevice> device, KernelStore* store,
       store_(store),
       extra_options_(std::move(extra_options)),
       arch_(device_->arch()),
+      sm_(ArchSmVersion(arch_)),
       compiler_(NvrtcCompilerId()),
       options_text_(CompileOptionsText(arch_, extra_options_)) {}
 
@@ -63,7 +66,12 @@ KernelCache::~KernelCache() {
   }
 }
 
-KernelKey KernelCache::KeyOf(const KernelSource& kernel) const {
+void KernelCache::SetStore(KernelStore* store) {
+  std::lock_guard lock(mutex_);
+  store_ = store;
+}
+
+KernelBinaryKey KernelCache::KeyOf(const KernelSource& kernel) const {
   return MakeKernelKey(kernel, options_text_, arch_, compiler_);
 }
 
@@ -93,8 +101,47 @@ std::optional<KernelCache::Entry> KernelCache::TryLoad(const KernelSource& kerne
   return entry;
 }
 
+std::optional<KernelCache::Entry> KernelCache::TryStored(const KernelSource& kernel,
+                                                         std::span<const char> cubin,
+                                                         std::string* why) const {
+  const std::optional<int> sm = CubinSmVersion(cubin);
+  if (!sm.has_value()) {
+    *why = "not a CUDA ELF image";
+    return std::nullopt;
+  }
+  if (sm != sm_) {
+    *why = fmt::format("built for sm_{}, the device is {}", *sm, arch_);
+    return std::nullopt;
+  }
+  return TryLoad(kernel, cubin, why);
+}
+
+KernelCache::Entry KernelCache::Compile(const KernelSource& kernel, const KernelBinaryKey& key,
+                                        bool replace) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<char> cubin;
+  try {
+    cubin = CompileToCubin(kernel.source, kernel.name + ".cu", arch_, extra_options_);
+  } catch (...) {
+    if (store_ != nullptr) store_->Abandon(key);
+    throw;
+  }
+  stats_.compile_ms +=
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  ++stats_.compiled;
+  std::string why;
+  std::optional<Entry> entry = TryLoad(kernel, cubin, &why);
+  if (!entry) {
+    if (store_ != nullptr) store_->Abandon(key);
+    throw Error(
+        fmt::format("kernel {} compiled for {} but did not load: {}", kernel.name, arch_, why));
+  }
+  if (store_ != nullptr) store_->Save(key, cubin, kernel, options_text_, replace);
+  return std::move(*entry);
+}
+
 CUfunction KernelCache::Get(const KernelSource& kernel) {
-  const KernelKey key = KeyOf(kernel);
+  const KernelBinaryKey key = KeyOf(kernel);
   std::lock_guard lock(mutex_);
   std::vector<Entry>& bucket = entries_[key.hash];
   for (const Entry& entry : bucket) {
@@ -105,31 +152,31 @@ CUfunction KernelCache::Get(const KernelSource& kernel) {
   }
 
   ScopedContext scoped(*device_);
-  std::string why;
+  bool replace = false;
   if (store_ != nullptr) {
-    if (std::optional<std::vector<char>> cubin = store_->Load(key)) {
-      if (std::optional<Entry> entry = TryLoad(kernel, *cubin, &why)) {
-        ++stats_.loaded_from_store;
-        bucket.push_back(std::move(*entry));
-        return bucket.back().function;
+    KernelStore::Lookup found = store_->Load(key);
+    switch (found.outcome) {
+      case KernelStore::Lookup::Outcome::kMissing: break;
+      case KernelStore::Lookup::Outcome::kDamaged: ++stats_.rebuilt; break;
+      case KernelStore::Lookup::Outcome::kFound: {
+        std::string why;
+        if (std::optional<Entry> entry = TryStored(kernel, found.binary, &why)) {
+          ++(found.tier == KernelStore::Tier::kShm ? stats_.loaded_from_shm
+                                                   : stats_.loaded_from_sqlite);
+          bucket.push_back(std::move(*entry));
+          return bucket.back().function;
+        }
+        ++stats_.rebuilt;
+        replace = true;
+        LogFusion(LogLevel::kBasic, [&] {
+          return fmt::format("[kernel] stored binary of {} not used ({}); compiling it again",
+                             kernel.name, why);
+        });
+        break;
       }
-      ++stats_.store_rejected;
     }
   }
-
-  const auto start = std::chrono::steady_clock::now();
-  const std::vector<char> cubin =
-      CompileToCubin(kernel.source, kernel.name + ".cu", arch_, extra_options_);
-  stats_.compile_ms +=
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  ++stats_.compiled;
-  std::optional<Entry> entry = TryLoad(kernel, cubin, &why);
-  if (!entry) {
-    throw Error(
-        fmt::format("kernel {} compiled for {} but did not load: {}", kernel.name, arch_, why));
-  }
-  if (store_ != nullptr) store_->Save(key, cubin, kernel);
-  bucket.push_back(std::move(*entry));
+  bucket.push_back(Compile(kernel, key, replace));
   return bucket.back().function;
 }
 

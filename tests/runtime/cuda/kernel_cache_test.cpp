@@ -5,6 +5,7 @@
 
 #include <map>
 
+#include "engine/core/log.h"
 #include "engine/runtime/cuda/kernel_cache.h"
 #include "engine/runtime/cuda/nvrtc_api.h"
 #include "tests/runtime/cuda/cuda_test_util.h"
@@ -22,23 +23,32 @@ extern "C" __global__ void ember_test_fill(float* out, float value, int n) {
 // A KernelStore in memory, counting its calls.
 class FakeStore final : public KernelStore {
  public:
-  std::optional<std::vector<char>> Load(const KernelKey& key) override {
+  Lookup Load(const KernelBinaryKey& key) override {
     ++loads;
+    if (damaged) return {.outcome = Lookup::Outcome::kDamaged};
     auto it = cubins.find(key.hash);
-    if (it == cubins.end() || it->second.first != key) return std::nullopt;
-    return it->second.second;
+    if (it == cubins.end() || it->second.first != key) return {};
+    return {.outcome = Lookup::Outcome::kFound, .tier = tier, .binary = it->second.second};
   }
-  void Save(const KernelKey& key, std::span<const char> cubin,
-            const KernelSource& kernel) override {
+  void Save(const KernelBinaryKey& key, std::span<const char> cubin, const KernelSource& kernel,
+            std::string_view options, bool replace) override {
     ++saves;
     saved_names.push_back(kernel.name);
+    saved_options = std::string(options);
+    last_replace = replace;
     cubins[key.hash] = {key, std::vector<char>(cubin.begin(), cubin.end())};
   }
+  void Abandon(const KernelBinaryKey&) override { ++abandoned; }
 
-  std::map<uint64_t, std::pair<KernelKey, std::vector<char>>> cubins;
+  std::map<uint64_t, std::pair<KernelBinaryKey, std::vector<char>>> cubins;
   std::vector<std::string> saved_names;
+  std::string saved_options;
+  Tier tier = Tier::kSqlite;
+  bool damaged = false;
+  bool last_replace = false;
   int loads = 0;
   int saves = 0;
+  int abandoned = 0;
 };
 
 class KernelCacheTest : public testing::CudaTest {
@@ -69,7 +79,7 @@ TEST_F(KernelCacheTest, CompilesLaunchesAndHitsMemoryTheSecondTime) {
   const KernelCache::Stats stats = cache.stats();
   EXPECT_EQ(stats.compiled, 1u);
   EXPECT_EQ(stats.memory_hits, 1u);
-  EXPECT_EQ(stats.loaded_from_store, 0u);
+  EXPECT_EQ(stats.loaded_from_sqlite + stats.loaded_from_shm, 0u);
   EXPECT_GT(stats.compile_ms, 0.0);
 }
 
@@ -87,22 +97,66 @@ TEST_F(KernelCacheTest, StoreIsSavedToThenLoadedFromByAFreshCache) {
   EXPECT_EQ(store.loads, 2);
   EXPECT_EQ(store.saves, 1);
   const KernelCache::Stats stats = fresh.stats();
-  EXPECT_EQ(stats.loaded_from_store, 1u);
+  EXPECT_EQ(stats.loaded_from_sqlite, 1u);
   EXPECT_EQ(stats.compiled, 0u);
   EXPECT_EQ(Fill(function, -1.0f, 5), (std::vector<float>{-1, 0, 1, 2, 3}));
+  EXPECT_EQ(store.saved_options, fresh.options_text());
+
+  store.tier = KernelStore::Tier::kShm;
+  KernelCache from_shm(device_, &store);
+  from_shm.Get(kFill);
+  EXPECT_EQ(from_shm.stats().loaded_from_shm, 1u);
+  EXPECT_EQ(from_shm.stats().compiled, 0u);
 }
 
-TEST_F(KernelCacheTest, BadCubinFromTheStoreIsRecompiledAndSavedAgain) {
+TEST_F(KernelCacheTest, BadCubinFromTheStoreIsRecompiledAndReplaced) {
   FakeStore store;
   KernelCache cache(device_, &store);
-  const KernelKey key = cache.KeyOf(kFill);
+  const KernelBinaryKey key = cache.KeyOf(kFill);
   store.cubins[key.hash] = {key, std::vector<char>(256, 'x')};
   const CUfunction function = cache.Get(kFill);
   const KernelCache::Stats stats = cache.stats();
-  EXPECT_EQ(stats.store_rejected, 1u);
+  EXPECT_EQ(stats.rebuilt, 1u);
   EXPECT_EQ(stats.compiled, 1u);
   EXPECT_EQ(store.saves, 1);
+  EXPECT_TRUE(store.last_replace);
   EXPECT_EQ(Fill(function, 0.5f, 3), (std::vector<float>{0.5f, 1.5f, 2.5f}));
+}
+
+// A real cubin for another GPU under this device's key (a database copied from another
+// machine, a mislabelled row) is never handed to the driver: it is compiled again.
+TEST_F(KernelCacheTest, ACubinForAnotherArchitectureIsNeverLoaded) {
+  FakeStore store;
+  KernelCache cache(device_, &store);
+  const KernelBinaryKey key = cache.KeyOf(kFill);
+  const std::string other = device_->arch() == "sm_80" ? "sm_90" : "sm_80";
+  store.cubins[key.hash] = {key, CompileToCubin(kFill.source, "fill.cu", other, {})};
+  ScopedLogCapture log(LogLevel::kBasic);
+  const CUfunction function = cache.Get(kFill);
+  EXPECT_EQ(cache.stats().rebuilt, 1u);
+  EXPECT_EQ(cache.stats().loaded_from_sqlite, 0u);
+  EXPECT_TRUE(store.last_replace);
+  ASSERT_FALSE(log.messages().empty());
+  EXPECT_THAT(log.messages()[0], ::testing::HasSubstr("built for " + other));
+  EXPECT_EQ(Fill(function, 1.0f, 2), (std::vector<float>{1.0f, 2.0f}));
+}
+
+TEST_F(KernelCacheTest, ADamagedStoredBinaryIsCountedAndCompiledAgain) {
+  FakeStore store;
+  store.damaged = true;
+  KernelCache cache(device_, &store);
+  cache.Get(kFill);
+  EXPECT_EQ(cache.stats().rebuilt, 1u);
+  EXPECT_EQ(cache.stats().compiled, 1u);
+  EXPECT_FALSE(store.last_replace);  // The damaged row is already gone.
+}
+
+TEST_F(KernelCacheTest, AKernelThatDoesNotCompileIsAbandonedInTheStore) {
+  FakeStore store;
+  KernelCache cache(device_, &store);
+  EXPECT_THROW(cache.Get({.name = "broken", .source = "this is not CUDA"}), Error);
+  EXPECT_EQ(store.abandoned, 1);
+  EXPECT_EQ(store.saves, 0);
 }
 
 TEST_F(KernelCacheTest, MissingFunctionNameThrows) {

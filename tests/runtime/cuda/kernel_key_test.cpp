@@ -17,8 +17,8 @@ TEST(KernelKey, SameInputsSameKey) {
 }
 
 TEST(KernelKey, ArchOptionsSourceNameAndCompilerEachChangeTheKey) {
-  const KernelKey base = MakeKernelKey(kKernel, kOptions, "sm_90", "nvrtc-13.0");
-  const KernelKey other_arch = MakeKernelKey(kKernel, kOptions, "sm_80", "nvrtc-13.0");
+  const KernelBinaryKey base = MakeKernelKey(kKernel, kOptions, "sm_90", "nvrtc-13.0");
+  const KernelBinaryKey other_arch = MakeKernelKey(kKernel, kOptions, "sm_80", "nvrtc-13.0");
   EXPECT_NE(other_arch, base);
   EXPECT_NE(other_arch.hash, base.hash);
   EXPECT_EQ(other_arch.arch, "sm_80");
@@ -28,7 +28,7 @@ TEST(KernelKey, ArchOptionsSourceNameAndCompilerEachChangeTheKey) {
   EXPECT_NE(MakeKernelKey(other_source, kOptions, "sm_90", "nvrtc-13.0").hash, base.hash);
   const KernelSource other_name = {.name = "ember_j", .source = kKernel.source};
   EXPECT_NE(MakeKernelKey(other_name, kOptions, "sm_90", "nvrtc-13.0").hash, base.hash);
-  const KernelKey other_compiler = MakeKernelKey(kKernel, kOptions, "sm_90", "nvrtc-13.1");
+  const KernelBinaryKey other_compiler = MakeKernelKey(kKernel, kOptions, "sm_90", "nvrtc-13.1");
   EXPECT_NE(other_compiler.hash, base.hash);
   EXPECT_NE(other_compiler, base);
 }

@@ -32,6 +32,12 @@ struct Stats {
   // process, and the wall time spent compiling them. A steady state compiles nothing.
   uint64_t kernels_compiled = 0;
   double compile_ms = 0;
+  // Kernels loaded instead of compiled, by where the binary came from (a warm GPU start loads
+  // every kernel and compiles none), and stored binaries that were refused (damaged, built for
+  // another GPU, refused by the driver) and compiled again, replacing the stored copy.
+  uint64_t kernels_loaded_from_sqlite = 0;
+  uint64_t kernels_loaded_from_shm = 0;
+  uint64_t kernels_rebuilt = 0;
 };
 
 // Counters of `device` (all threads). A device that was never used reports zeros; a released

@@ -89,8 +89,14 @@ class CudaBackend final : public Backend {
   void ReleaseStream(uint64_t stream) override;
   KernelCounters kernel_counters() const override {
     const KernelCache::Stats k = ctx_.kernels->stats();
-    return {.compiled = k.compiled, .compile_ms = k.compile_ms};
+    return {.compiled = k.compiled,
+            .compile_ms = k.compile_ms,
+            .loaded_from_shm = k.loaded_from_shm,
+            .loaded_from_sqlite = k.loaded_from_sqlite,
+            .rebuilt = k.rebuilt};
   }
+  bool compiles_kernels() const override { return true; }
+  void UseKernelStore(KernelStore* store) override { ctx_.kernels->SetStore(store); }
   void Synchronize() override {
     Guarded([&] {
       ScopedContext scope(*ctx_.device);
