@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <nlohmann/json.hpp>
 
 #include <ember/ember.h>
@@ -164,6 +165,61 @@ TEST(LabGpu, DefaultColdThenWarmOnCuda) {
   ExpectCorrect(r["warm"]);
   EXPECT_EQ(r["cold"]["device"], cuda.ToString());
   EXPECT_EQ(r["warm"]["explorations"].get<int>(), 0);
+  EXPECT_GT(r["cold"]["kernels_compiled"].get<int>(), 0);
+  EXPECT_EQ(r["warm"]["kernels_compiled"].get<int>(), 0) << r["warm"].dump(2);
+}
+
+// Issue 16: a warm start in a new process explores nothing and compiles nothing (every kernel
+// comes from the database), and computes exactly what the cold run computed.
+TEST(LabGpu, AWarmTransformerCompilesNothingAndMatchesTheColdRun) {
+  EMBER_LAB_CUDA_OR_SKIP(cuda);
+  test::TempDir dir;
+  const std::vector<std::string> args = {"transformer",        "--device", "cuda", "--db",
+                                         dir.File("plans.db"), "--steps",  "3"};
+  const nlohmann::json cold = RunLabJson(dir, args);
+  ExpectCorrect(cold);
+  EXPECT_GT(cold["kernels_compiled"].get<int>(), 0);
+  EXPECT_EQ(cold["kernels_loaded_from_sqlite"].get<int>(), 0);
+  const nlohmann::json warm = RunLabJson(dir, args);
+  ExpectCorrect(warm);
+  EXPECT_EQ(warm["explorations"].get<int>(), 0);
+  EXPECT_EQ(warm["kernels_compiled"].get<int>(), 0) << warm.dump(2);
+  EXPECT_EQ(warm["kernels_rebuilt"].get<int>(), 0);
+  EXPECT_GT(warm["kernels_loaded_from_sqlite"].get<int>(), 0);
+  // The same kernels on the same inputs: the same error against the reference, bit for bit.
+  EXPECT_EQ(warm["max_rel_error"], cold["max_rel_error"]);
+  EXPECT_EQ(warm["fused_executions"], cold["fused_executions"]);
+}
+
+// Four workers on one fresh database and one GPU compile each kernel once between them: the
+// kernels they compiled add up to the distinct kernels the database ends up with.
+TEST(LabGpu, FourWorkersCompileEachKernelOnceBetweenThem) {
+  EMBER_LAB_CUDA_OR_SKIP(cuda);
+  test::TempDir dir;
+  const std::string db = dir.File("plans.db");
+  const nlohmann::json r = RunLabJson(
+      dir, {"workers", "4", "transformer", "--device", "cuda", "--db", db, "--steps", "3"});
+  SharedSegment::RemoveAll(db);
+  ASSERT_EQ(r["workers"].size(), 4u) << r.dump();
+  int compiled = 0;
+  int loaded = 0;
+  for (const auto& w : r["workers"]) {
+    ExpectCorrect(w);
+    compiled += w["kernels_compiled"].get<int>();
+    loaded += w["kernels_loaded_from_shm"].get<int>() + w["kernels_loaded_from_sqlite"].get<int>();
+  }
+  sqlite3* handle = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* count = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(handle, "SELECT count(*) FROM kernels", -1, &count, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(count), SQLITE_ROW);
+  const int stored = sqlite3_column_int(count, 0);
+  sqlite3_finalize(count);
+  sqlite3_close(handle);
+  EXPECT_GT(stored, 0);
+  EXPECT_EQ(compiled, stored) << r.dump(2);
+  EXPECT_GE(loaded, 3 * stored);  // the three others loaded every one of them
 }
 
 TEST(LabGpu, DynamicHonoursTheCapOnCuda) {

@@ -233,7 +233,7 @@ void PrintWorkers(const std::vector<RunResult>& workers, const Style& style) {
                           .c_str());
   std::printf("  plans: %s   workload: %s\n\n", first.database.c_str(), first.workload.c_str());
   Table table({"worker", "explored", "hits: mem", "shm", "sqlite", "loaded: shm", "sqlite",
-               "first result", "total", "max error"});
+               "kernels: compiled", "loaded", "first result", "total", "max error"});
   RunResult sum;
   double worst_error = 0;
   bool all_passed = true;
@@ -242,6 +242,8 @@ void PrintWorkers(const std::vector<RunResult>& workers, const Style& style) {
     table.Add({std::to_string(i), Count(w.stats.explorations), Count(w.MemoryHits()),
                Count(w.stats.cache_hits_from_shm), Count(w.stats.cache_hits_from_sqlite),
                Count(w.stats.plans_loaded_from_shm), Count(w.stats.plans_loaded_from_sqlite),
+               Count(w.stats.kernels_compiled),
+               Count(w.stats.kernels_loaded_from_shm + w.stats.kernels_loaded_from_sqlite),
                FormatMs(w.time_to_first_result_ms), FormatMs(w.total_ms), Check(w, style)});
     sum.stats.explorations += w.stats.explorations;
     sum.stats.cache_hits += w.stats.cache_hits;
@@ -249,6 +251,9 @@ void PrintWorkers(const std::vector<RunResult>& workers, const Style& style) {
     sum.stats.cache_hits_from_sqlite += w.stats.cache_hits_from_sqlite;
     sum.stats.plans_loaded_from_shm += w.stats.plans_loaded_from_shm;
     sum.stats.plans_loaded_from_sqlite += w.stats.plans_loaded_from_sqlite;
+    sum.stats.kernels_compiled += w.stats.kernels_compiled;
+    sum.stats.kernels_loaded_from_shm += w.stats.kernels_loaded_from_shm;
+    sum.stats.kernels_loaded_from_sqlite += w.stats.kernels_loaded_from_sqlite;
     sum.time_to_first_result_ms = std::max(sum.time_to_first_result_ms, w.time_to_first_result_ms);
     sum.total_ms = std::max(sum.total_ms, w.total_ms);
     worst_error = std::max(worst_error, w.max_rel_error);
@@ -259,6 +264,8 @@ void PrintWorkers(const std::vector<RunResult>& workers, const Style& style) {
   table.Add({"all", Count(sum.stats.explorations), Count(sum.MemoryHits()),
              Count(sum.stats.cache_hits_from_shm), Count(sum.stats.cache_hits_from_sqlite),
              Count(sum.stats.plans_loaded_from_shm), Count(sum.stats.plans_loaded_from_sqlite),
+             Count(sum.stats.kernels_compiled),
+             Count(sum.stats.kernels_loaded_from_shm + sum.stats.kernels_loaded_from_sqlite),
              FormatMs(sum.time_to_first_result_ms), FormatMs(sum.total_ms), check});
   table.Print(style);
   std::printf("\n  \"all\": sums of the counts, the slowest worker's times, the worst error.\n");

@@ -238,7 +238,7 @@ TEST(EmberLab, TableOutputNamesEveryFigure) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   for (const char* figure :
        {"steps", "explorations", "cache hits", "plans published", "fused executions", "launches",
-        "kernels compiled", "time to first result", "steady state per step",
+        "kernels compiled", "kernels loaded", "time to first result", "steady state per step",
         "max relative error"}) {
     EXPECT_NE(run.out.find(figure), std::string::npos) << figure;
   }
