@@ -6,15 +6,10 @@
 
 #include "engine/core/log.h"
 #include "store/database/file_trust.h"
+#include "store/sqlite/column_encoding.h"
 
 namespace ember {
 namespace {
-
-Blob HashBytes(uint64_t hash) {
-  Blob bytes(8);
-  for (int i = 0; i < 8; ++i) bytes[i] = static_cast<uint8_t>(hash >> (8 * (7 - i)));
-  return bytes;
-}
 
 std::vector<char> AsChars(std::span<const uint8_t> bytes) {
   return {reinterpret_cast<const char*>(bytes.data()),
@@ -24,7 +19,7 @@ std::vector<char> AsChars(std::span<const uint8_t> bytes) {
 }  // namespace
 
 KernelKey KernelRowKey(const KernelBinaryKey& key) {
-  return {.source_hash = HashBytes(key.hash), .arch = key.arch, .compiler_version = key.compiler};
+  return {.source_hash = Hash64Bytes(key.hash), .arch = key.arch, .compiler_version = key.compiler};
 }
 
 bool PersistentKernels::FileTrustedForKernels(const std::string& database_path,

@@ -43,7 +43,6 @@ class PersistentKernels final : public KernelStore {
  public:
   struct Options {
     EnvironmentRowId environment = 0;
-    std::string database_path;
     bool trusted = true;       // Note [Stored kernels], "Trust"
     uint32_t shm_wait_ms = 0;  // how long Load waits for a sibling's compile
   };

@@ -140,7 +140,6 @@ Status PersistentPlans::Open(const PersistentPlansOptions& options,
   const bool shm_kernels = !options.allow_shared_writable;
   plans->kernels_ = std::make_unique<PersistentKernels>(
       PersistentKernels::Options{.environment = plans->environment_,
-                                 .database_path = options.path,
                                  .trusted = trusted,
                                  .shm_wait_ms = options.shm_wait_ms},
       [self] { return self->reads_failed_ ? nullptr : self->reader_.get(); },

@@ -2,6 +2,7 @@
 #include "store/shm/shared_plan_tier.h"
 
 #include <cstring>
+#include <optional>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -54,6 +55,19 @@ Status WalkChain(const SharedSegment& segment, uint64_t offset, uint64_t since, 
     offset = header.next;
   }
   return Status::Ok();
+}
+
+// The payload of the entry at `offset`, copied out and checked against its checksum on the
+// copy (what the caller decodes is exactly what was verified); nullopt when it does not match.
+std::optional<std::vector<uint8_t>> VerifiedPayload(const SharedSegment& segment, uint64_t offset,
+                                                    const shm::EntryHeader& header) {
+  const size_t entry_bytes = sizeof(shm::EntryHeader) + header.payload_bytes;
+  std::vector<uint8_t> copy(entry_bytes);
+  std::memcpy(copy.data(), segment.at(offset), entry_bytes);
+  if (EntryChecksum(copy.data(), copy.size()) != header.checksum) return std::nullopt;
+  // The verified copy becomes the payload: drop its header in place, no second copy.
+  copy.erase(copy.begin(), copy.begin() + sizeof(shm::EntryHeader));
+  return copy;
 }
 
 }  // namespace
@@ -128,15 +142,12 @@ Status SharedPlanTier::LookupKernel(uint64_t key_hash, std::vector<uint8_t>* bin
             key.low != key_hash || key.high != 0) {
           return true;
         }
-        const size_t entry_bytes = sizeof(shm::EntryHeader) + header.payload_bytes;
-        std::vector<uint8_t> copy(entry_bytes);
-        std::memcpy(copy.data(), segment_->at(offset), entry_bytes);
-        if (EntryChecksum(copy.data(), copy.size()) != header.checksum) {
+        std::optional<std::vector<uint8_t>> payload = VerifiedPayload(*segment_, offset, header);
+        if (!payload) {
           ++corrupt_entries_;
           return true;  // an older copy may still be whole
         }
-        copy.erase(copy.begin(), copy.begin() + sizeof(shm::EntryHeader));
-        *binary = std::move(copy);
+        *binary = std::move(*payload);
         *found = true;
         return false;  // the newest whole copy wins
       });
@@ -216,18 +227,13 @@ Status SharedPlanTier::Lookup(uint64_t first_op_hash, std::vector<Entry>* out, u
             seen.contains(key)) {
           return true;
         }
-        // Checked on a private copy: what is decoded is exactly what was verified.
-        const size_t entry_bytes = sizeof(shm::EntryHeader) + header.payload_bytes;
-        std::vector<uint8_t> copy(entry_bytes);
-        std::memcpy(copy.data(), segment_->at(offset), entry_bytes);
-        if (EntryChecksum(copy.data(), copy.size()) != header.checksum) {
+        std::optional<std::vector<uint8_t>> payload = VerifiedPayload(*segment_, offset, header);
+        if (!payload) {
           ++corrupt_entries_;
           return true;
         }
         seen.insert(key);
-        // The verified copy becomes the payload: drop its header in place, no second copy.
-        copy.erase(copy.begin(), copy.begin() + sizeof(shm::EntryHeader));
-        out->push_back({key, std::move(copy)});
+        out->push_back({key, std::move(*payload)});
         return true;
       });
   if (!s.ok()) {

@@ -26,6 +26,15 @@ inline std::vector<uint8_t> PlanKeyBytes(const Hash128& key) {
   return bytes;
 }
 
+// A 64-bit hash as 8 bytes, big-endian (the byte order of each half above): a kernel row's
+// source_hash (Note [Stored kernels], store/persistent_kernels.h).
+inline std::vector<uint8_t> Hash64Bytes(uint64_t hash) {
+  std::vector<uint8_t> bytes(8);
+  for (int i = 0; i < 8; ++i)
+    bytes[static_cast<size_t>(i)] = static_cast<uint8_t>(hash >> (56 - 8 * i));
+  return bytes;
+}
+
 // nullopt unless `bytes` has exactly 16 bytes.
 inline std::optional<Hash128> PlanKeyFromBytes(std::span<const uint8_t> bytes) {
   if (bytes.size() != 16) return std::nullopt;

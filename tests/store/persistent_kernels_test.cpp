@@ -15,9 +15,8 @@
 #include <vector>
 
 #include "engine/core/log.h"
-#include "engine/ir/builders.h"
-#include "engine/ir/relative.h"
 #include "store/persistent_plans.h"
+#include "tests/store/one_op_plans.h"
 #include "tests/store/sqlite_test_util.h"
 
 namespace ember {
@@ -25,21 +24,12 @@ namespace {
 
 using sqlite_test::RawDb;
 using sqlite_test::TempDir;
+using test::FirstOp;
 using test::ForkChild;
+using test::PlanStartingWith;
 using test::SampleEnvironment;
 using test::WaitChild;
 using Outcome = KernelStore::Lookup::Outcome;
-
-OperationIr FirstOp(OpKind kind) {
-  OperationConverter converter;
-  return converter.ToRelative(
-      ir::Unary(kind, TensorIr{.id = 100, .shape = {4, 8}},
-                TensorIr{.id = 101, .shape = {4, 8}, .status = TensorStatus::kNotInit}));
-}
-
-ExecutionPlan PlanStartingWith(OpKind kind) {
-  return {{FirstOp(kind)}, {ExecutionTrigger::Always()}, BlockOptimization::Unfused(1)};
-}
 
 const KernelBinaryKey kKey{
     .hash = 0x1234'5678'9abc'def0, .arch = "sm_90", .compiler = "nvrtc-13.0"};
@@ -76,6 +66,14 @@ class PersistentKernelsTest : public testing::Test {
     EXPECT_EQ(kernels.Load(kKey).outcome, Outcome::kMissing);
     kernels.Save(kKey, Binary(), kSource, "-arch=sm_90", false);
     plans.OnPlanRan(0);
+  }
+
+  // The child `child` died of SIGKILL and the database holds no plan and no kernel.
+  void ExpectKilledLeavingNeither(pid_t child) {
+    EXPECT_EQ(WaitChild(child), test::kKilledBySignal + SIGKILL);
+    RawDb raw(path_);
+    EXPECT_EQ(raw.Int("SELECT count(*) FROM plans"), 0);
+    EXPECT_EQ(raw.Int("SELECT count(*) FROM kernels"), 0);
   }
 
   TempDir dir_;
@@ -127,10 +125,7 @@ TEST_F(PersistentKernelsTest, AProcessKilledBeforeItsPlanRanLeavesNeitherPlanNor
     raise(SIGKILL);
     return 0;
   });
-  EXPECT_EQ(WaitChild(child), test::kKilledBySignal + SIGKILL);
-  RawDb raw(path_);
-  EXPECT_EQ(raw.Int("SELECT count(*) FROM plans"), 0);
-  EXPECT_EQ(raw.Int("SELECT count(*) FROM kernels"), 0);
+  ExpectKilledLeavingNeither(child);
 }
 
 // Killed inside the publication transaction (after the plan row, before the commit): neither.
@@ -147,10 +142,7 @@ TEST_F(PersistentKernelsTest, AProcessKilledInsideThePublicationLeavesNeither) {
     (void)repo->Publish(batch, &result);
     return 0;
   });
-  EXPECT_EQ(WaitChild(child), test::kKilledBySignal + SIGKILL);
-  RawDb raw(path_);
-  EXPECT_EQ(raw.Int("SELECT count(*) FROM plans"), 0);
-  EXPECT_EQ(raw.Int("SELECT count(*) FROM kernels"), 0);
+  ExpectKilledLeavingNeither(child);
 }
 
 TEST_F(PersistentKernelsTest, AKernelCompiledLaterForALoadedPlanLinksToItsRow) {

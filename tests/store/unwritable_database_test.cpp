@@ -17,10 +17,9 @@
 #include <vector>
 
 #include "engine/core/log.h"
-#include "engine/ir/builders.h"
-#include "engine/ir/relative.h"
 #include "store/database/plan_database.h"
 #include "store/persistent_plans.h"
+#include "tests/store/one_op_plans.h"
 #include "tests/store/shm_test_util.h"
 #include "tests/store/sqlite_test_util.h"
 
@@ -36,7 +35,9 @@ using sqlite_test::MountTmpfs;
 using sqlite_test::RawDb;
 using sqlite_test::RunInMountNamespace;
 using sqlite_test::TempDir;
+using test::FirstOp;
 using test::OptionsFor;
+using test::PlanStartingWith;
 using test::RunInForkedChild;
 using test::SampleEnvironment;
 using testing::AllOf;
@@ -51,17 +52,6 @@ constexpr size_t kSmallFilesystem = size_t{1} << 20;
 // One plan per kind, each the only plan of its first op (a one-op unfused plan).
 const std::vector<OpKind> kKinds = {OpKind::kExp, OpKind::kTanh, OpKind::kSqrt,
                                     OpKind::kSin, OpKind::kNeg,  OpKind::kAbs};
-
-OperationIr FirstOp(OpKind kind) {
-  OperationConverter converter;
-  return converter.ToRelative(
-      ir::Unary(kind, TensorIr{.id = 100, .shape = {4, 8}},
-                TensorIr{.id = 101, .shape = {4, 8}, .status = TensorStatus::kNotInit}));
-}
-
-ExecutionPlan PlanStartingWith(OpKind kind) {
-  return {{FirstOp(kind)}, {ExecutionTrigger::Always()}, BlockOptimization::Unfused(1)};
-}
 
 // Workload "serve" with a budget of 3 explorations ([fusion.search] max_explorations).
 PersistentPlansOptions OptionsAt(const std::string& path) {
