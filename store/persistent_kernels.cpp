@@ -34,11 +34,13 @@ bool PersistentKernels::FileTrustedForKernels(const std::string& database_path,
   return true;
 }
 
-PersistentKernels::PersistentKernels(Options options, ReaderOf reader, TierOf tier, Keep keep)
+PersistentKernels::PersistentKernels(Options options, ReaderOf reader, TierOf tier, Keep keep,
+                                     Link link)
     : options_(std::move(options)),
       reader_(std::move(reader)),
       tier_(std::move(tier)),
-      keep_(std::move(keep)) {}
+      keep_(std::move(keep)),
+      link_(std::move(link)) {}
 
 KernelStore::Lookup PersistentKernels::FromShm(SharedPlanTier& tier, const KernelBinaryKey& key) {
   std::vector<uint8_t> binary;
@@ -112,5 +114,9 @@ void PersistentKernels::Save(const KernelBinaryKey& key, std::span<const char> b
 }
 
 void PersistentKernels::Abandon(const KernelBinaryKey& key) { Release(key); }
+
+void PersistentKernels::Used(const KernelBinaryKey& key) {
+  if (options_.trusted) link_(key);
+}
 
 }  // namespace ember

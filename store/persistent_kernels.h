@@ -17,6 +17,9 @@
 //     plans' check, never the kernels'. With it on and the file group- or world-writable,
 //     kernels are compiled in this process and kept in memory only (said once on stderr). With
 //     it on, the shared tier carries no kernels at all: its segment may be as open as allowed.
+//   * Used hands the row key of a kernel that runs again to PersistentPlans (`link`), which
+//     links it to a plan in its first run: a new plan whose kernels were compiled before (for
+//     another plan, or in an unfused run) still lists them, so gc keeps them while it lives.
 //   * The database row's key: the 8 bytes of the key hash (big-endian) as `source_hash`, the
 //     arch and the compiler; the hash covers name, source, options, arch and compiler
 //     (MakeKernelKey, kernel_cache.h), so two plans whose traces generate the same source share
@@ -50,13 +53,16 @@ class PersistentKernels final : public KernelStore {
   using ReaderOf = std::function<PlanRepository*()>;
   using TierOf = std::function<SharedPlanTier*()>;
   using Keep = std::function<void(NewKernel)>;
+  // A kernel ran again (KernelStore::Used), for the plan running now; cheap when none needs it.
+  using Link = std::function<void(const KernelBinaryKey&)>;
 
-  PersistentKernels(Options options, ReaderOf reader, TierOf tier, Keep keep);
+  PersistentKernels(Options options, ReaderOf reader, TierOf tier, Keep keep, Link link);
 
   Lookup Load(const KernelBinaryKey& key) override;
   void Save(const KernelBinaryKey& key, std::span<const char> binary, const KernelSource& kernel,
             std::string_view options, bool replace) override;
   void Abandon(const KernelBinaryKey& key) override;
+  void Used(const KernelBinaryKey& key) override;
 
   // Whether the database's file may hold kernels for this user (Note [Stored kernels]).
   static bool FileTrustedForKernels(const std::string& database_path, bool allow_shared_writable,
@@ -70,6 +76,7 @@ class PersistentKernels final : public KernelStore {
   ReaderOf reader_;
   TierOf tier_;
   Keep keep_;
+  Link link_;
   std::set<uint64_t> claimed_;  // key hashes this process claimed and has not saved yet
   bool read_failed_logged_ = false;
 };

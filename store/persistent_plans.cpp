@@ -144,7 +144,8 @@ Status PersistentPlans::Open(const PersistentPlansOptions& options,
                                  .shm_wait_ms = options.shm_wait_ms},
       [self] { return self->reads_failed_ ? nullptr : self->reader_.get(); },
       [self, shm_kernels] { return shm_kernels ? self->tier_.get() : nullptr; },
-      [self](NewKernel kernel) { self->KeepKernel(std::move(kernel)); });
+      [self](NewKernel kernel) { self->KeepKernel(std::move(kernel)); },
+      [self](const KernelBinaryKey& key) { self->LinkKernel(key); });
   *out = std::move(plans);
   return Status::Ok();
 }
@@ -376,6 +377,13 @@ void PersistentPlans::KeepKernel(NewKernel kernel) {
     return;
   }
   writer_->Kernel(running_, std::move(kernel));
+}
+
+void PersistentPlans::LinkKernel(const KernelBinaryKey& key) {
+  // Only a plan in its first run gains links: a stored plan's were made when it was found.
+  if (!running_.has_value() || !pending_.has_value() || pending_->id != *running_) return;
+  if (!pending_->linked.insert(key.hash).second) return;
+  pending_->item.used_kernels.push_back(KernelRowKey(key));
 }
 
 void PersistentPlans::PublishPending() {

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -91,6 +92,8 @@ class PersistentPlans final : public PlanBacking {
   // A compiled kernel (PersistentKernels' `keep`): into the pending plan's publication when
   // its first run compiled it, else to the writer, linked to the running plan if any.
   void KeepKernel(NewKernel kernel);
+  // A kernel compiled before ran in this run (PersistentKernels::Link).
+  void LinkKernel(const KernelBinaryKey& key);
   // Publishes the pending plan (shared tier, claim released, writer), if there is one.
   void PublishPending();
   // The segment was found inconsistent or unusable: reopen it (a bounded number of times),
@@ -153,6 +156,7 @@ class PersistentPlans final : public PlanBacking {
     PlanId id = 0;
     PublishItem item;
     std::vector<uint8_t> encoded;  // EncodePlan of its latest version, for the shared tier
+    std::set<uint64_t> linked;     // key hashes already in item.used_kernels
   };
   std::optional<PendingPlan> pending_;
   std::optional<PlanId> running_;

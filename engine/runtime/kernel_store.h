@@ -62,6 +62,11 @@ class KernelStore {
   // The kernel that a kMissing Load left this process to compile did not compile: siblings
   // waiting for it stop waiting.
   virtual void Abandon(const KernelBinaryKey& /*key*/) {}
+  // A kernel this process already had (in memory, or from a Load) is about to run again. A
+  // store that records which plans use which kernels links it to the plan running now, so that
+  // a plan whose kernels another plan compiled still keeps them (Note [Kernel links],
+  // store/admin/kernel_inventory.h). Called on every launch's lookup: must be cheap.
+  virtual void Used(const KernelBinaryKey& /*key*/) {}
 };
 
 }  // namespace ember

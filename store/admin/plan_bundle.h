@@ -4,7 +4,8 @@
 // Note [Plan bundles]: a bundle is a plan database of its own — the same schema, created by the
 // same embedded migrations, in journal mode DELETE so that it is one file — holding the
 // exported plans with their triggers, the environments they belong to, and the compiled
-// kernels linked to them; no workloads and no plan usage (budgets and hit counts belong to the
+// kernels those plans use (plan_kernels, Note [Kernel links]) with their name, source, options
+// and links; no workloads and no plan usage (budgets and hit counts belong to the
 // machine that earned them). It also has a table of its own,
 //     bundle_manifest(key TEXT PRIMARY KEY, value TEXT NOT NULL)
 // with the keys: format ("ember-plan-bundle"), format_version ("1"), engine_version,
@@ -12,13 +13,14 @@
 // environments, kernels (counts), environment_ids (the stable ids of the environments, in row
 // order, separated by spaces), source (the exported database's path).
 // Import refuses a file without a manifest, of another format or a newer format version, whose
-// schema version is newer than this binary's, or whose environments or plan count disagree with
-// its manifest; it checks every plan as the engine would
-// load it (CheckPlanRecord) and every kernel's checksum, and refuses the rows that fail, naming
-// them. Accepted plans are published into the target under the "existing plan wins" rule
-// (plan_repository.h): a plan the target already has keeps its row and gains the bundle's
-// triggers; a new plan gets origin "import:<bundle file name>", no hits, and its exploration
-// time. Everything a bundle adds commits in one transaction.
+// schema version is newer than this binary's, or whose environments, plan count or kernel
+// count disagree with its manifest; it checks every plan as the engine would load it
+// (CheckPlanRecord) and refuses the rows that fail, naming them. Accepted plans are published
+// into the target under the "existing plan wins" rule (plan_repository.h): a plan the target
+// already has keeps its row and gains the bundle's triggers; a new plan gets origin
+// "import:<bundle file name>", no hits, and its exploration time. The bundle's kernels are
+// imported only when the caller trusts them (Note [Bundle kernels are code],
+// store/admin/bundle_kernels.h). Everything a bundle adds commits in one transaction.
 //
 // Threading: one thread at a time per database.
 #pragma once
@@ -62,6 +64,8 @@ struct ExportResult {
   BundleManifest manifest;
   // 'ok' plans left out because they failed CheckPlanRecord (`ember-plans verify` lists why).
   int64_t skipped_damaged = 0;
+  // Kernels of exported plans left out because their checksum failed.
+  int64_t kernels_skipped_damaged = 0;
 };
 
 // Writes a new bundle from `source` (read only). On failure the partial bundle file is removed.
@@ -71,10 +75,12 @@ struct ImportOptions {
   std::string bundle_path;
   // Accept a bundle file other users can write (Note [Plan database trust]).
   bool allow_shared_writable = false;
+  // Import the bundle's compiled kernels too (Note [Bundle kernels are code]).
+  bool trust_kernels = false;
 };
 
 struct ImportRefusal {
-  std::string row;  // "plan 7", "kernel 3", "environment 2"
+  std::string row;  // "plan 7", "kernel 3 (name, sm_90)", "environment 2"
   std::string reason;
 };
 
@@ -82,9 +88,13 @@ struct ImportResult {
   BundleManifest manifest;
   int64_t inserted = 0;  // new plans (a quarantined local row repaired counts here)
   int64_t existing = 0;  // the target already had them; their triggers were merged
-  int64_t refused = 0;   // failed a check, or collided with another plan's key
+  int64_t refused = 0;   // plans that failed a check, or collided with another plan's key
   size_t triggers_added = 0;
-  size_t kernels_added = 0;
+  // Each kernel of the bundle is counted once, in one of these (Note [Bundle kernels are code]).
+  size_t kernels_added = 0;      // new kernel rows
+  size_t kernels_existing = 0;   // the target had one of the same key: that row kept and linked
+  size_t kernels_untrusted = 0;  // not imported: the caller did not trust them
+  size_t kernels_refused = 0;    // failed a check (named in refusals)
   std::vector<ImportRefusal> refusals;
 };
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
 #include <utility>
 
 #include "engine/core/clock.h"
@@ -128,6 +129,59 @@ GcReport SelectPlansToEvict(std::vector<GcCandidate> candidates, const GcOptions
   return report;
 }
 
+std::vector<GcKernelRemoval> SelectKernelsToRemove(const std::vector<KernelRecord>& kernels,
+                                                   const std::set<PlanRowId>& evicted,
+                                                   std::optional<EnvironmentRowId> environment) {
+  std::vector<GcKernelRemoval> removed;
+  for (const KernelRecord& k : kernels) {
+    if (environment.has_value() && k.environment_id != *environment) continue;
+    const bool used = std::any_of(k.links.begin(), k.links.end(), [&](const KernelLink& link) {
+      return link.plan_environment_id.has_value() && !evicted.contains(link.plan_id);
+    });
+    if (used) continue;
+    removed.push_back({.id = k.id,
+                       .environment_id = k.environment_id,
+                       .name = k.text.name,
+                       .arch = k.key.arch,
+                       .compiler_version = k.key.compiler_version,
+                       .bytes = k.bytes});
+  }
+  return removed;
+}
+
+namespace {
+
+// The kernels no plan uses once report->evicted are gone, into *report.
+Status SelectKernels(SqliteDatabase& db, const GcOptions& options, GcReport* report) {
+  std::vector<KernelRecord> kernels;
+  if (Status s = ReadKernels(db, KernelFilter(), &kernels); !s.ok()) return s;
+  std::set<PlanRowId> evicted;
+  for (const GcEviction& e : report->evicted) evicted.insert(e.plan.id);
+  report->kernels_removed = SelectKernelsToRemove(kernels, evicted, options.environment);
+  report->kernel_bytes_removed = 0;
+  for (const GcKernelRemoval& k : report->kernels_removed) report->kernel_bytes_removed += k.bytes;
+  return Status::Ok();
+}
+
+// Deletes the rows of `table` whose ids `ids` lists.
+Status DeleteRows(SqliteDatabase& db, std::string_view table, const std::vector<int64_t>& ids) {
+  if (ids.empty()) return Status::Ok();
+  SqliteStatement remove;
+  if (Status s = db.Prepare(fmt::format("DELETE FROM {} WHERE id = ?1", table),
+                            fmt::format("collecting garbage from {}", table), &remove);
+      !s.ok()) {
+    return s;
+  }
+  for (const int64_t id : ids) {
+    remove.Reset();
+    remove.BindInt64(1, id);
+    if (Status s = remove.Run(); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status CollectGarbage(PlanDatabase& database, const GcOptions& options, GcReport* report) {
   if (!options.dry_run) {
     if (Status s = database.CheckWritable("collecting garbage"); !s.ok()) return s;
@@ -138,18 +192,14 @@ Status CollectGarbage(PlanDatabase& database, const GcOptions& options, GcReport
     std::vector<GcCandidate> candidates;
     if (Status s = ReadCandidates(db, options, &candidates); !s.ok()) return s;
     *report = SelectPlansToEvict(std::move(candidates), options, NowUnixMillis());
-    if (options.dry_run || report->evicted.empty()) return Status::Ok();
-    SqliteStatement remove;
-    if (Status s = db.Prepare("DELETE FROM plans WHERE id = ?1", "evicting a plan", &remove);
-        !s.ok()) {
-      return s;
-    }
-    for (const GcEviction& e : report->evicted) {
-      remove.Reset();
-      remove.BindInt64(1, e.plan.id);
-      if (Status s = remove.Run(); !s.ok()) return s;
-    }
-    return Status::Ok();
+    if (Status s = SelectKernels(db, options, report); !s.ok()) return s;
+    if (options.dry_run) return Status::Ok();
+    std::vector<int64_t> plans;
+    for (const GcEviction& e : report->evicted) plans.push_back(e.plan.id);
+    if (Status s = DeleteRows(db, "plans", plans); !s.ok()) return s;
+    std::vector<int64_t> kernels;
+    for (const GcKernelRemoval& k : report->kernels_removed) kernels.push_back(k.id);
+    return DeleteRows(db, "kernels", kernels);
   });
 }
 

@@ -1,5 +1,5 @@
-// Garbage collection of a plan database (`ember-plans gc`): which plans to evict, and evicting
-// them.
+// Garbage collection of a plan database (`ember-plans gc`): which plans to evict, evicting
+// them, and removing the compiled kernels no plan uses any more.
 //
 // Note [Plan value]: a plan is worth what it saves per byte it costs:
 //     value = explore_ms × (hits + 1) / (ops_bytes + plan_bytes)
@@ -16,6 +16,13 @@
 //   * a plan whose key `protected_plan_keys` returns for its environment is never evicted
 //     (Note [Plans in use by a live segment]); when protected plans alone exceed max_bytes, the
 //     selection stops short and says so.
+// Neither older_than nor max_bytes: no plan is evicted (only orphan kernels go, below).
+//
+// Kernels (SelectKernelsToRemove, pure): once the evictions are chosen, every kernel that no
+// remaining plan links to (Note [Kernel links], store/admin/kernel_inventory.h) goes too — the
+// ones the evicted plans alone used and those that were orphans already; with `environment`,
+// only that environment's. A plan gc keeps, protected ones included, keeps its kernels, so a
+// worker that serves a plan from a live segment still finds its kernels in SQLite.
 //
 // Note [Plans in use by a live segment]: a shared-memory segment of (database, environment)
 // (Note [Shared plan segment], store/shm/shared_plan_tier.h) serves plans to running workers by
@@ -32,11 +39,13 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "engine/core/status.h"
 #include "engine/ir/hash.h"
+#include "store/admin/kernel_inventory.h"
 #include "store/database/plan_database.h"
 #include "store/repository/plan_rows.h"
 
@@ -78,11 +87,23 @@ struct GcEviction {
   std::string reason;  // "older than 30d", "over max-bytes"
 };
 
+// A kernel that no plan uses once the evictions are done.
+struct GcKernelRemoval {
+  KernelRowId id = 0;
+  EnvironmentRowId environment_id = 0;
+  std::string name;
+  std::string arch;
+  std::string compiler_version;
+  int64_t bytes = 0;  // length(binary)
+};
+
 struct GcReport {
-  std::vector<GcEviction> evicted;  // in the order chosen
-  int64_t candidates = 0;           // plans considered
-  int64_t protected_plans = 0;      // candidates kept because a live segment holds them
-  int64_t bytes_before = 0;         // the candidates' total bytes
+  std::vector<GcEviction> evicted;               // in the order chosen
+  std::vector<GcKernelRemoval> kernels_removed;  // by id
+  int64_t kernel_bytes_removed = 0;
+  int64_t candidates = 0;       // plans considered
+  int64_t protected_plans = 0;  // candidates kept because a live segment holds them
+  int64_t bytes_before = 0;     // the candidates' total bytes
   int64_t bytes_after = 0;
   bool max_bytes_unreached = false;  // protected plans alone exceed max_bytes
   bool dry_run = false;
@@ -92,12 +113,18 @@ struct GcReport {
 GcReport SelectPlansToEvict(std::vector<GcCandidate> candidates, const GcOptions& options,
                             int64_t now_ms);
 
+// Pure: the kernels of `kernels` (with their links) that no plan uses once the plans `evicted`
+// are gone; with `environment`, only the kernels of that environment. A link to a plan that
+// does not exist is no use.
+std::vector<GcKernelRemoval> SelectKernelsToRemove(const std::vector<KernelRecord>& kernels,
+                                                   const std::set<PlanRowId>& evicted,
+                                                   std::optional<EnvironmentRowId> environment);
+
 // Reads the candidates, asks options.protected_plan_keys (its error is returned and nothing is
-// evicted), selects, and (unless dry_run)
-// deletes the chosen plans — their triggers and plan usage go with them (ON DELETE CASCADE;
-// kernels compiled for them keep their rows, unlinked) — all in one write transaction, so a
-// plan published meanwhile is either seen or untouched. REQUIRES: `db` writable unless
-// options.dry_run.
+// evicted), selects the plans and then the kernels, and (unless dry_run) deletes the chosen
+// plans — their triggers, plan usage and kernel links go with them (ON DELETE CASCADE) — and
+// the chosen kernels, all in one write transaction, so a plan or kernel published meanwhile is
+// either seen or untouched. REQUIRES: `db` writable unless options.dry_run.
 Status CollectGarbage(PlanDatabase& db, const GcOptions& options, GcReport* report);
 
 }  // namespace ember

@@ -143,7 +143,7 @@ Status ReadSummary(SqliteDatabase& db, int schema_version, DatabaseSummary* out)
       if (Status s = QueryInt(db, q.sql, "summarizing the database", q.into); !s.ok()) return s;
     }
     out->file_bytes = page_count * page_size;
-    return Status::Ok();
+    return ReadKernelsByArch(db, &out->kernels_by_arch);
   });
 }
 

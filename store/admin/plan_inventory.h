@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/core/status.h"
+#include "store/admin/kernel_inventory.h"
 #include "store/database/plan_database.h"
 #include "store/repository/plan_rows.h"
 #include "store/sqlite/sqlite_database.h"
@@ -39,7 +40,8 @@ struct DatabaseSummary {
   int64_t workload_hits = 0;
   int64_t workload_misses = 0;
   int64_t unfused_runs = 0;
-  int64_t explorations = 0;  // SUM(workloads.explorations)
+  int64_t explorations = 0;                      // SUM(workloads.explorations)
+  std::vector<KernelArchCount> kernels_by_arch;  // per (arch, compiler version)
 };
 
 Status ReadSummary(SqliteDatabase& db, int schema_version, DatabaseSummary* out);

@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
+#include <map>
 
+#include "store/admin/kernel_inventory.h"
 #include "store/admin/plan_inventory.h"
 #include "store/codec/environment_fingerprint.h"
 #include "store/codec/row_checksum.h"
@@ -70,8 +73,39 @@ void CheckPlans(SqliteDatabase& db, VerificationReport* report) {
   }
 }
 
+// A kernel's links: none (an orphan, listed in *orphans), or to a plan of another environment
+// (a problem: the engine looks kernels up by its own environment, so such a link is never what
+// a compile stored).
+void CheckKernelLinks(const KernelRecord& k, std::vector<VerificationProblem>* problems,
+                      std::vector<std::string>* orphans) {
+  const bool used = std::any_of(k.links.begin(), k.links.end(), [](const KernelLink& link) {
+    return link.plan_environment_id.has_value();
+  });
+  if (!used) orphans->push_back(KernelLabel(k));
+  for (const KernelLink& link : k.links) {
+    if (!link.plan_environment_id.has_value() || *link.plan_environment_id == k.environment_id) {
+      continue;  // a link to a missing plan is foreign_key_check's
+    }
+    problems->push_back(
+        {KernelLabel(k),
+         fmt::format("used by plan {} of environment {}, but compiled for environment {}",
+                     link.plan_id, *link.plan_environment_id, k.environment_id)});
+  }
+}
+
+// Each kernel's checksum (the binaries are streamed, not held), then its links.
 void CheckKernels(SqliteDatabase& db, VerificationReport* report) {
+  int64_t checked = 0;
+  std::vector<VerificationProblem> problems;
+  std::vector<std::string> orphans;
   Status s = RunTransaction(db, TransactionKind::kRead, "reading kernels", [&]() -> Status {
+    checked = 0;
+    problems.clear();
+    orphans.clear();
+    std::vector<KernelRecord> kernels;
+    if (Status r = ReadKernels(db, KernelFilter(), &kernels); !r.ok()) return r;
+    std::map<KernelRowId, const KernelRecord*> by_id;
+    for (const KernelRecord& k : kernels) by_id[k.id] = &k;
     SqliteStatement stmt;
     if (Status r = db.Prepare("SELECT id, binary, checksum FROM kernels ORDER BY id",
                               "reading kernels", &stmt);
@@ -81,17 +115,22 @@ void CheckKernels(SqliteDatabase& db, VerificationReport* report) {
     for (;;) {
       bool row = false;
       if (Status r = stmt.Step(&row); !r.ok()) return r;
-      if (!row) return Status::Ok();
-      ++report->kernels_checked;
+      if (!row) break;
+      ++checked;
       const uint64_t computed = KernelChecksum(stmt.ColumnBlob(1));
-      if (computed != FromColumn(stmt.ColumnInt64(2))) {
-        report->problems.push_back(
-            {fmt::format("kernel {}", stmt.ColumnInt64(0)),
-             fmt::format("checksum mismatch (stored 0x{:016x}, computed 0x{:016x})",
-                         FromColumn(stmt.ColumnInt64(2)), computed)});
-      }
+      if (computed == FromColumn(stmt.ColumnInt64(2))) continue;
+      const auto k = by_id.find(stmt.ColumnInt64(0));
+      problems.push_back({k != by_id.end() ? KernelLabel(*k->second)
+                                           : fmt::format("kernel {}", stmt.ColumnInt64(0)),
+                          fmt::format("checksum mismatch (stored 0x{:016x}, computed 0x{:016x})",
+                                      FromColumn(stmt.ColumnInt64(2)), computed)});
     }
+    for (const KernelRecord& k : kernels) CheckKernelLinks(k, &problems, &orphans);
+    return Status::Ok();
   });
+  report->kernels_checked += checked;
+  report->problems.insert(report->problems.end(), problems.begin(), problems.end());
+  report->orphan_kernels = std::move(orphans);
   if (!s.ok()) report->problems.push_back({"kernels", s.message()});
 }
 

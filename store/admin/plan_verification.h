@@ -7,7 +7,11 @@
 //      fingerprint]);
 //   4. each plan with status 'ok': CheckPlanRecord (checksum, decoding, ValidatePlan, keys and
 //      sizes) — exactly what the engine would refuse to load;
-//   5. each kernel: its checksum (Note [Row checksums]).
+//   5. each kernel: its checksum (Note [Row checksums]); that the plans using it are of its
+//      environment (Note [Kernel links], store/admin/kernel_inventory.h); and whether any plan
+//      uses it. An orphan is listed, not a problem: the engine stores the kernels of an unfused
+//      run (exploration capped) linked to no plan, and a plan evicted by hand leaves its kernels
+//      behind; both are healthy files that `ember-plans gc` makes smaller.
 // Quarantined rows are counted, not reported as problems: the engine already set them aside
 // (`ember-plans quarantine ls` shows why).
 //
@@ -25,7 +29,8 @@
 namespace ember {
 
 struct VerificationProblem {
-  std::string where;  // "integrity_check", "foreign_key_check", "plan 7", "environment 2", ...
+  std::string where;  // "integrity_check", "foreign_key_check", "plan 7", "environment 2",
+                      // "kernel 3 (name, sm_90)", ...
   std::string what;
 };
 
@@ -37,6 +42,7 @@ struct VerificationReport {
   int64_t kernels_checked = 0;
   int64_t quarantined = 0;
   std::vector<VerificationProblem> problems;
+  std::vector<std::string> orphan_kernels;  // KernelLabel of each kernel no plan uses
 
   bool healthy() const { return problems.empty(); }
 };

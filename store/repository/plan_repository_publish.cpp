@@ -90,6 +90,14 @@ Status PlanRepository::Publish(const PublishBatch& batch, PublishResult* result)
         }
         result->kernels_added += added ? 1 : 0;
       }
+      for (const KernelKey& key : ours ? item.used_kernels : std::vector<KernelKey>()) {
+        bool linked = false;
+        if (Status r = LinkKernelRow(db(), batch.environment_id, key, inserted.plan_id, &linked);
+            !r.ok()) {
+          return r;
+        }
+        result->kernel_links_added += linked ? 1 : 0;
+      }
       if (publish_hook_) publish_hook_(i);
     }
     for (const TriggerAppend& append : batch.triggers) {

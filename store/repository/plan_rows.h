@@ -113,6 +113,9 @@ struct PublishItem {
   NewPlan plan;
   std::vector<TriggerRow> triggers;
   std::vector<NewKernel> kernels;
+  // Kernels stored before (for another plan, or outside any plan's run) that this plan's first
+  // run used: linked to it when their row exists (a sibling's not yet written is left out).
+  std::vector<KernelKey> used_kernels;
 };
 
 // New triggers for a plan that is already stored.
@@ -133,6 +136,7 @@ struct PublishResult {
   std::vector<InsertResult> plans;  // One per PublishBatch::plans, same order.
   size_t triggers_added = 0;        // New trigger rows (duplicates are not counted).
   size_t kernels_added = 0;         // New kernel rows (existing ones win and are not counted).
+  size_t kernel_links_added = 0;    // PublishItem::used_kernels linked (rows that existed).
 };
 
 struct WorkloadRow {

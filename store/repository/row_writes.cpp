@@ -198,4 +198,24 @@ Status InsertKernelRow(SqliteDatabase& db, EnvironmentRowId environment, const N
   return link.Run();
 }
 
+Status LinkKernelRow(SqliteDatabase& db, EnvironmentRowId environment, const KernelKey& key,
+                     PlanRowId plan, bool* linked) {
+  SqliteStatement link;
+  if (Status s = db.Prepare(
+          "INSERT OR IGNORE INTO plan_kernels (plan_id, kernel_id) SELECT ?1, id FROM kernels "
+          "WHERE environment_id = ?2 AND source_hash = ?3 AND arch = ?4 AND compiler_version = ?5",
+          "linking a stored kernel to a plan", &link);
+      !s.ok()) {
+    return s;
+  }
+  link.BindInt64(1, plan);
+  link.BindInt64(2, environment);
+  link.BindBlob(3, key.source_hash);
+  link.BindText(4, key.arch);
+  link.BindText(5, key.compiler_version);
+  if (Status s = link.Run(); !s.ok()) return s;
+  *linked = db.changes() > 0;
+  return Status::Ok();
+}
+
 }  // namespace ember

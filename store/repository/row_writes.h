@@ -50,6 +50,11 @@ Status InsertPlanRow(SqliteDatabase& db, EnvironmentRowId environment, const New
 Status AppendTriggerRows(SqliteDatabase& db, PlanRowId plan, std::span<const TriggerRow> triggers,
                          size_t* added);
 
+// Links the kernel row of `key` in `environment` to `plan` (plan_kernels), when such a row
+// exists; *linked tells whether a new link was made.
+Status LinkKernelRow(SqliteDatabase& db, EnvironmentRowId environment, const KernelKey& key,
+                     PlanRowId plan, bool* linked);
+
 // Inserts `kernel`, with `plan_id` in place of kernel.plan_id, and links it to that plan
 // (plan_kernels); an existing row with the same key wins, unless kernel.replace, which puts
 // this binary and text in it. *added tells whether a row was inserted.

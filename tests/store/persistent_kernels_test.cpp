@@ -111,6 +111,40 @@ TEST_F(PersistentKernelsTest, ANewPlansKernelsCommitWithItAndAFreshProcessLoadsT
   EXPECT_EQ(warm->AttachKernels()->Load(other).outcome, Outcome::kMissing);
 }
 
+// A second plan whose run uses the kernel the first one compiled (from memory, as the kernel
+// cache reports it, and from the database in a fresh process) is linked to it, so evicting the
+// first plan does not orphan a kernel the second still needs. A plan's later runs add nothing.
+TEST_F(PersistentKernelsTest, APlanThatUsesAnotherPlansKernelIsLinkedToIt) {
+  {
+    auto plans = Open();
+    KernelStore* kernels = plans->AttachKernels();
+    FindAndRun(*plans, *kernels);
+    plans->OnPlanAdded(1, PlanStartingWith(OpKind::kLog), 1.0);
+    plans->OnPlanRunning(1);
+    kernels->Used(kKey);  // a memory hit: compiled in plan 0's run
+    kernels->Used(kKey);  // the second launch in the same run links nothing more
+    plans->OnPlanRan(1);
+    plans->OnPlanRunning(0);  // a later run of a published plan
+    kernels->Used(kKey);
+    plans->OnPlanRan(0);
+    plans->Close();
+  }
+  {
+    auto plans = Open();
+    KernelStore* kernels = plans->AttachKernels();
+    plans->OnPlanAdded(0, PlanStartingWith(OpKind::kSqrt), 1.0);
+    plans->OnPlanRunning(0);
+    ASSERT_EQ(kernels->Load(kKey).outcome, Outcome::kFound);
+    kernels->Used(kKey);  // what the kernel cache does with a binary it loaded
+    plans->OnPlanRan(0);
+    plans->Close();
+  }
+  RawDb raw(path_);
+  EXPECT_EQ(raw.Int("SELECT count(*) FROM plans"), 3);
+  EXPECT_EQ(raw.Int("SELECT count(*) FROM kernels"), 1);
+  EXPECT_EQ(raw.Int("SELECT count(*) FROM plan_kernels"), 3);
+}
+
 // SIGKILL after the kernel compiled but before the plan's run ended: the plan was not
 // published, and its kernel is not in the database either (neither or both).
 TEST_F(PersistentKernelsTest, AProcessKilledBeforeItsPlanRanLeavesNeitherPlanNorKernel) {

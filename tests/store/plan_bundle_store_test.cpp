@@ -1,16 +1,23 @@
 // The store half of bundles and verification, without the CLI (store/admin/plan_bundle.h,
 // store/admin/plan_verification.h): "existing plan wins" with trigger merging on import, origins,
-// the manifest, and a database that verifies healthy afterwards.
+// the manifest, a database that verifies healthy afterwards, and the kernels a bundle carries
+// (Note [Bundle kernels are code], store/admin/bundle_kernels.h): imported only when trusted,
+// checked, linked, never replacing a local binary.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "engine/ir/builders.h"
 #include "engine/ir/relative.h"
+#include "store/admin/kernel_inventory.h"
 #include "store/admin/plan_bundle.h"
 #include "store/admin/plan_inventory.h"
 #include "store/admin/plan_verification.h"
 #include "store/codec/plan_codec.h"
 #include "store/repository/plan_repository.h"
 #include "tests/common/temp_dir.h"
+#include "tests/store/sqlite_test_util.h"
 
 namespace ember {
 namespace {
@@ -66,7 +73,8 @@ TEST(PlanBundleStore, ImportKeepsLocalPlansMergesTriggersAndMarksOrigin) {
   Database source(dir.File("source.db"));
   source.Insert(OneOpPlan(OpKind::kExp), {kAlways});
   const PlanRowId log = source.Insert(OneOpPlan(OpKind::kLog), {kOnSync});
-  // A compiled kernel travels with its plan; one without a plan stays home.
+  // A compiled kernel travels with its plan (but is not imported untrusted); one without a plan
+  // stays home.
   KernelRowId kernel = 0;
   const NewKernel compiled{.key = {{1, 2, 3}, "sm_90", "nvrtc 12.4"}, .binary = {9, 9, 9}};
   ASSERT_TRUE(
@@ -101,7 +109,8 @@ TEST(PlanBundleStore, ImportKeepsLocalPlansMergesTriggersAndMarksOrigin) {
   EXPECT_EQ(imported.existing, 1);
   EXPECT_EQ(imported.refused, 0);
   EXPECT_EQ(imported.triggers_added, 2u);  // Always onto the local plan, OnSync on the new one
-  EXPECT_EQ(imported.kernels_added, 1u);
+  EXPECT_EQ(imported.kernels_added, 0u);
+  EXPECT_EQ(imported.kernels_untrusted, 1u);
 
   SqliteDatabase& db = target.repo->database().sqlite();
   PlanRecord kept;
@@ -120,11 +129,10 @@ TEST(PlanBundleStore, ImportKeepsLocalPlansMergesTriggersAndMarksOrigin) {
   EXPECT_TRUE(report.healthy()) << (report.problems.empty() ? "" : report.problems[0].what);
   EXPECT_EQ(report.plans_checked, 2);
   EXPECT_EQ(report.triggers_checked, 3);
-  EXPECT_EQ(report.kernels_checked, 1);
+  EXPECT_EQ(report.kernels_checked, 0);
   StoredKernel stored;
-  ASSERT_TRUE(target.repo->GetKernel(target.environment, compiled.key, &stored).ok());
-  EXPECT_EQ(stored.binary, compiled.binary);
-  EXPECT_EQ(stored.plan_id, all[1].id);
+  EXPECT_EQ(target.repo->GetKernel(target.environment, compiled.key, &stored).code(),
+            Status::Code::kNotFound);
 
   // Importing again changes nothing.
   ASSERT_TRUE(
@@ -132,6 +140,185 @@ TEST(PlanBundleStore, ImportKeepsLocalPlansMergesTriggersAndMarksOrigin) {
   EXPECT_EQ(imported.inserted, 0);
   EXPECT_EQ(imported.existing, 2);
   EXPECT_EQ(imported.triggers_added, 0u);
+}
+
+// Two plans that share one kernel, and a kernel no plan uses, in `source`.
+struct SharedKernel {
+  PlanRowId exp = 0;
+  PlanRowId log = 0;
+  NewKernel kernel{.key = {{1, 2, 3}, "sm_90", "nvrtc 12.4"},
+                   .binary = {0x7f, 'E', 'L', 'F', 1, 2},
+                   .text = {.name = "ember_fused_0",
+                            .source = "extern \"C\" __global__ void ember_fused_0() {}\n",
+                            .options = "--gpu-architecture=sm_90"}};
+
+  explicit SharedKernel(Database& source) {
+    exp = source.Insert(OneOpPlan(OpKind::kExp), {kAlways});
+    log = source.Insert(OneOpPlan(OpKind::kLog), {kOnSync});
+    KernelRowId id = 0;
+    for (const PlanRowId plan : {exp, log}) {
+      NewKernel linked = kernel;
+      linked.plan_id = plan;
+      EXPECT_TRUE(source.repo->PutKernel(source.environment, linked, &id).ok());
+    }
+    EXPECT_TRUE(source.repo
+                    ->PutKernel(source.environment,
+                                {.key = {{4}, "sm_90", "nvrtc 12.4"}, .binary = {1}}, &id)
+                    .ok());
+  }
+};
+
+Status Export(Database& source, const std::string& bundle, ExportResult* result) {
+  return ExportBundle(source.repo->database(), {.bundle_path = bundle}, result);
+}
+
+// The target's kernels, with their links.
+std::vector<KernelRecord> KernelsOf(Database& db) {
+  std::vector<KernelRecord> kernels;
+  EXPECT_TRUE(
+      ListKernels(db.repo->database().sqlite(), {.sources = true, .binaries = true}, &kernels)
+          .ok());
+  return kernels;
+}
+
+TEST(PlanBundleStore, ExportCarriesTheKernelsItsPlansUseWithTextAndLinks) {
+  TempDir dir;
+  Database source(dir.File("source.db"));
+  const SharedKernel shared(source);
+  ExportResult exported;
+  ASSERT_TRUE(Export(source, dir.File("x.bundle"), &exported).ok());
+  EXPECT_EQ(exported.manifest.kernels, 1);  // the orphan stays home
+  EXPECT_EQ(exported.kernels_skipped_damaged, 0);
+  std::unique_ptr<PlanDatabase> bundle;
+  ASSERT_TRUE(PlanDatabase::Open({.path = dir.File("x.bundle"), .read_only = true}, &bundle).ok());
+  std::vector<KernelRecord> kernels;
+  ASSERT_TRUE(ListKernels(bundle->sqlite(), {.sources = true, .binaries = true}, &kernels).ok());
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_EQ(kernels[0].text, shared.kernel.text);
+  EXPECT_EQ(kernels[0].binary, shared.kernel.binary);
+  EXPECT_EQ(kernels[0].links.size(), 2u);  // both plans, through plan_kernels
+
+  // A workload that used only one of the plans exports the kernel linked to that one.
+  {
+    sqlite_test::RawDb raw(dir.File("source.db"));
+    raw.Exec("INSERT INTO workloads (environment_id, name, last_seen) VALUES (" +
+             std::to_string(source.environment) +
+             ", 'serve', 0); "
+             "INSERT INTO plan_usage (workload_id, plan_id, last_hit) VALUES (1, " +
+             std::to_string(shared.log) + ", 0)");
+  }
+  ASSERT_TRUE(ExportBundle(source.repo->database(),
+                           {.bundle_path = dir.File("serve.bundle"), .workload = "serve"},
+                           &exported)
+                  .ok());
+  EXPECT_EQ(exported.manifest.plans, 1);
+  EXPECT_EQ(exported.manifest.kernels, 1);
+  bundle.reset();
+  ASSERT_TRUE(
+      PlanDatabase::Open({.path = dir.File("serve.bundle"), .read_only = true}, &bundle).ok());
+  ASSERT_TRUE(ListKernels(bundle->sqlite(), KernelFilter(), &kernels).ok());
+  ASSERT_EQ(kernels.size(), 1u);
+  ASSERT_EQ(kernels[0].links.size(), 1u);
+  EXPECT_EQ(kernels[0].plan_id, kernels[0].links[0].plan_id);  // re-pointed at an exported plan
+}
+
+TEST(PlanBundleStore, TrustedKernelsAreImportedAndLinkedToTheTargetsPlans) {
+  TempDir dir;
+  Database source(dir.File("source.db"));
+  const SharedKernel shared(source);
+  ExportResult exported;
+  ASSERT_TRUE(Export(source, dir.File("x.bundle"), &exported).ok());
+  Database target(dir.File("target.db"));
+  const PlanRowId local = target.Insert(OneOpPlan(OpKind::kExp), {kAlways});
+
+  ImportResult imported;
+  ASSERT_TRUE(ImportBundle(target.repo->database(),
+                           {.bundle_path = dir.File("x.bundle"), .trust_kernels = true}, &imported)
+                  .ok());
+  EXPECT_TRUE(imported.refusals.empty());
+  EXPECT_EQ(imported.kernels_added, 1u);
+  EXPECT_EQ(imported.kernels_untrusted, 0u);
+  const std::vector<KernelRecord> kernels = KernelsOf(target);
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_EQ(kernels[0].text, shared.kernel.text);
+  EXPECT_EQ(kernels[0].binary, shared.kernel.binary);
+  std::vector<PlanRowId> linked;
+  for (const KernelLink& link : kernels[0].links) linked.push_back(link.plan_id);
+  EXPECT_EQ(linked.size(), 2u);
+  EXPECT_NE(std::find(linked.begin(), linked.end(), local), linked.end());  // the existing plan
+  StoredKernel stored;
+  ASSERT_TRUE(target.repo->GetKernel(target.environment, shared.kernel.key, &stored).ok());
+  EXPECT_EQ(stored.binary, shared.kernel.binary);
+  VerificationReport report;
+  ASSERT_TRUE(VerifyPlanDatabase(target.repo->database().sqlite(), &report).ok());
+  EXPECT_TRUE(report.healthy()) << (report.problems.empty() ? "" : report.problems[0].what);
+  EXPECT_EQ(report.kernels_checked, 1);
+
+  // Again: the kernel is there, and its row wins.
+  ASSERT_TRUE(ImportBundle(target.repo->database(),
+                           {.bundle_path = dir.File("x.bundle"), .trust_kernels = true}, &imported)
+                  .ok());
+  EXPECT_EQ(imported.kernels_added, 0u);
+  EXPECT_EQ(imported.kernels_existing, 1u);
+}
+
+TEST(PlanBundleStore, ALocalKernelOfTheSameKeyKeepsItsBinary) {
+  TempDir dir;
+  Database source(dir.File("source.db"));
+  const SharedKernel shared(source);
+  ExportResult exported;
+  ASSERT_TRUE(Export(source, dir.File("x.bundle"), &exported).ok());
+  Database target(dir.File("target.db"));
+  NewKernel local = shared.kernel;
+  local.binary = {0x7f, 'E', 'L', 'F', 'l', 'o', 'c', 'a', 'l'};
+  KernelRowId id = 0;
+  ASSERT_TRUE(target.repo->PutKernel(target.environment, local, &id).ok());
+
+  ImportResult imported;
+  ASSERT_TRUE(ImportBundle(target.repo->database(),
+                           {.bundle_path = dir.File("x.bundle"), .trust_kernels = true}, &imported)
+                  .ok());
+  EXPECT_EQ(imported.kernels_added, 0u);
+  EXPECT_EQ(imported.kernels_existing, 1u);
+  const std::vector<KernelRecord> kernels = KernelsOf(target);
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_EQ(kernels[0].id, id);
+  EXPECT_EQ(kernels[0].binary, local.binary);
+  EXPECT_EQ(kernels[0].links.size(), 2u);  // now used by the imported plans
+}
+
+TEST(PlanBundleStore, ADamagedKernelIsRefusedByNameAndItsPlansImported) {
+  TempDir dir;
+  Database source(dir.File("source.db"));
+  const SharedKernel shared(source);
+  ExportResult exported;
+  ASSERT_TRUE(Export(source, dir.File("x.bundle"), &exported).ok());
+  {
+    sqlite_test::RawDb raw(dir.File("x.bundle"));
+    raw.Exec("UPDATE kernels SET binary = X'7f454c4600ff'");
+  }
+  Database target(dir.File("target.db"));
+  ImportResult imported;
+  ASSERT_TRUE(ImportBundle(target.repo->database(),
+                           {.bundle_path = dir.File("x.bundle"), .trust_kernels = true}, &imported)
+                  .ok());
+  EXPECT_EQ(imported.inserted, 2);
+  EXPECT_EQ(imported.refused, 0);
+  EXPECT_EQ(imported.kernels_refused, 1u);
+  EXPECT_EQ(imported.kernels_added, 0u);
+  ASSERT_EQ(imported.refusals.size(), 1u);
+  EXPECT_EQ(imported.refusals[0].row, "kernel 1 (ember_fused_0, sm_90)");
+  EXPECT_THAT(imported.refusals[0].reason, testing::HasSubstr("checksum mismatch"));
+  EXPECT_TRUE(KernelsOf(target).empty());
+
+  // Untrusted, the same bundle imports no kernel and refuses nothing.
+  Database other(dir.File("other.db"));
+  ASSERT_TRUE(
+      ImportBundle(other.repo->database(), {.bundle_path = dir.File("x.bundle")}, &imported).ok());
+  EXPECT_TRUE(imported.refusals.empty());
+  EXPECT_EQ(imported.kernels_untrusted, 1u);
+  EXPECT_EQ(imported.inserted, 2);
+  EXPECT_TRUE(KernelsOf(other).empty());
 }
 
 TEST(PlanBundleStore, AReadOnlyTargetIsRefused) {

@@ -1,5 +1,6 @@
-// SelectPlansToEvict (store/admin/plan_gc.h) as a pure function: Note [Plan value] ordering, age,
-// byte budget, and Note [Plans in use by a live segment].
+// SelectPlansToEvict and SelectKernelsToRemove (store/admin/plan_gc.h) as pure functions: Note
+// [Plan value] ordering, age, byte budget, Note [Plans in use by a live segment], and which
+// kernels no plan uses once the evictions are done.
 #include <gtest/gtest.h>
 
 #include "store/admin/plan_gc.h"
@@ -61,6 +62,49 @@ TEST(PlanGcSelection, NothingAskedNothingEvicted) {
   const GcReport report = SelectPlansToEvict({Plan(1, 0.0, 0, 100, 0)}, {}, 1000);
   EXPECT_TRUE(report.evicted.empty());
   EXPECT_EQ(report.candidates, 1);
+}
+
+// A kernel of environment `env` linked to `plans` (all of environment `env`).
+KernelRecord Kernel(KernelRowId id, std::vector<PlanRowId> plans, EnvironmentRowId env = 1) {
+  KernelRecord k{.id = id, .environment_id = env, .bytes = 100 * id};
+  k.key.arch = "sm_90";
+  for (const PlanRowId plan : plans) k.links.push_back({plan, env});
+  return k;
+}
+
+std::vector<KernelRowId> KernelIds(const std::vector<GcKernelRemoval>& removed) {
+  std::vector<KernelRowId> ids;
+  for (const GcKernelRemoval& k : removed) ids.push_back(k.id);
+  return ids;
+}
+
+TEST(PlanGcSelection, KernelsGoWhenNoRemainingPlanUsesThem) {
+  const std::vector<KernelRecord> kernels = {
+      Kernel(1, {10}),      // only the evicted plan: goes
+      Kernel(2, {10, 11}),  // shared with a kept plan: stays
+      Kernel(3, {}),        // an orphan already: goes
+      Kernel(4, {11}),      // a kept plan's: stays
+  };
+  const std::vector<GcKernelRemoval> removed = SelectKernelsToRemove(kernels, {10}, std::nullopt);
+  EXPECT_EQ(KernelIds(removed), (std::vector<KernelRowId>{1, 3}));
+  EXPECT_EQ(removed[1].bytes, 300);
+  EXPECT_EQ(removed[0].arch, "sm_90");
+  // Nothing evicted: only the orphan.
+  EXPECT_EQ(KernelIds(SelectKernelsToRemove(kernels, {}, std::nullopt)),
+            (std::vector<KernelRowId>{3}));
+}
+
+TEST(PlanGcSelection, KernelRemovalKeepsToTheEnvironment) {
+  const std::vector<KernelRecord> kernels = {Kernel(1, {}, 1), Kernel(2, {}, 2)};
+  EXPECT_EQ(KernelIds(SelectKernelsToRemove(kernels, {}, EnvironmentRowId{2})),
+            (std::vector<KernelRowId>{2}));
+}
+
+TEST(PlanGcSelection, ALinkToAMissingPlanIsNoUse) {
+  KernelRecord dangling = Kernel(1, {});
+  dangling.links.push_back({.plan_id = 99});  // no such plan: no environment
+  EXPECT_EQ(KernelIds(SelectKernelsToRemove({dangling}, {}, std::nullopt)),
+            (std::vector<KernelRowId>{1}));
 }
 
 }  // namespace

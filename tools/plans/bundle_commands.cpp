@@ -25,14 +25,16 @@ int RunExport(const GlobalOptions& global, const std::string& file,
   if (Status s = ExportBundle(*db, options, &result); !s.ok()) return ReportFailure(global, s);
   const BundleManifest& m = result.manifest;
   if (global.json) {
-    const nlohmann::ordered_json out = {{"bundle", file},
-                                        {"plans", m.plans},
-                                        {"environments", m.environments},
-                                        {"kernels", m.kernels},
-                                        {"skipped_damaged", result.skipped_damaged},
-                                        {"engine_version", m.engine_version},
-                                        {"schema_version", m.schema_version},
-                                        {"workload", m.workload}};
+    const nlohmann::ordered_json out = {
+        {"bundle", file},
+        {"plans", m.plans},
+        {"environments", m.environments},
+        {"kernels", m.kernels},
+        {"skipped_damaged", result.skipped_damaged},
+        {"engine_version", m.engine_version},
+        {"schema_version", m.schema_version},
+        {"workload", m.workload},
+        {"kernels_skipped_damaged", result.kernels_skipped_damaged}};
     std::cout << out.dump(2) << "\n";
   } else {
     std::cout << fmt::format("exported {} plan(s){} to {}\n", m.plans,
@@ -44,18 +46,40 @@ int RunExport(const GlobalOptions& global, const std::string& file,
       std::cout << fmt::format("left out {} damaged plan(s) (ember-plans verify lists them)\n",
                                result.skipped_damaged);
     }
+    if (result.kernels_skipped_damaged > 0) {
+      std::cout << fmt::format("left out {} damaged kernel(s) (ember-plans verify lists them)\n",
+                               result.kernels_skipped_damaged);
+    }
   }
   return kExitOk;
 }
 
-int RunImport(const GlobalOptions& global, const std::string& file) {
+namespace {
+
+// The import's kernel line (Note [Bundle kernels are code]); empty when the bundle had none.
+std::string KernelSummary(const ImportResult& r) {
+  if (r.kernels_untrusted > 0) {
+    return fmt::format(
+        "{} kernel(s) not imported: compiled code comes only from a trusted sender "
+        "(--trust-kernels);\nthe engine compiles them again on first use\n",
+        r.kernels_untrusted);
+  }
+  if (r.kernels_added + r.kernels_existing + r.kernels_refused == 0) return "";
+  return fmt::format("kernels: {} imported, {} existing (local binary kept), {} refused\n",
+                     r.kernels_added, r.kernels_existing, r.kernels_refused);
+}
+
+}  // namespace
+
+int RunImport(const GlobalOptions& global, const std::string& file, bool trust_kernels) {
   std::unique_ptr<PlanDatabase> db;
   if (Status s = OpenForWriting(global, /*create=*/true, &db); !s.ok()) {
     return ReportOpenFailure(global, s);
   }
   ImportResult result;
   const ImportOptions options{.bundle_path = file,
-                              .allow_shared_writable = global.allow_shared_writable};
+                              .allow_shared_writable = global.allow_shared_writable,
+                              .trust_kernels = trust_kernels};
   // An unreadable bundle, a newer one, one that disagrees with its manifest (issue 13, part 7:
   // --json printed nothing).
   if (Status s = ImportBundle(*db, options, &result); !s.ok()) return ReportFailure(global, s);
@@ -84,7 +108,11 @@ int RunImport(const GlobalOptions& global, const std::string& file) {
                                         {"triggers_added", result.triggers_added},
                                         {"kernels_added", result.kernels_added},
                                         {"segments_invalidated", invalidated},
-                                        {"refusals", refusals}};
+                                        {"refusals", refusals},
+                                        {"trust_kernels", trust_kernels},
+                                        {"kernels_existing", result.kernels_existing},
+                                        {"kernels_skipped_untrusted", result.kernels_untrusted},
+                                        {"kernels_refused", result.kernels_refused}};
     std::cout << out.dump(2) << "\n";
   } else {
     std::cout << fmt::format("imported {} (from ember {}, schema {})\n", file,
@@ -94,6 +122,7 @@ int RunImport(const GlobalOptions& global, const std::string& file) {
         "added\n",
         result.inserted, result.existing, result.refused, result.triggers_added,
         result.kernels_added);
+    std::cout << KernelSummary(result);
     if (invalidated > 0) {
       std::cout << fmt::format(
           "{} live shared segment(s) invalidated: workers pick the plans "

@@ -22,7 +22,8 @@ struct ListOptions {
 };
 int RunList(const GlobalOptions& global, const ListOptions& options);
 
-int RunShow(const GlobalOptions& global, int64_t plan_id);
+// with_source: print the CUDA source of each of the plan's kernels too.
+int RunShow(const GlobalOptions& global, int64_t plan_id, bool with_source);
 int RunDot(const GlobalOptions& global, int64_t plan_id);
 
 int RunWorkloads(const GlobalOptions& global, const std::optional<std::string>& environment);
@@ -44,7 +45,8 @@ int RunGc(const GlobalOptions& global, const GcCommandOptions& options);
 
 int RunExport(const GlobalOptions& global, const std::string& file,
               const std::optional<std::string>& workload);
-int RunImport(const GlobalOptions& global, const std::string& file);
+// trust_kernels: import the bundle's compiled kernels too (Note [Bundle kernels are code]).
+int RunImport(const GlobalOptions& global, const std::string& file, bool trust_kernels);
 
 int RunMigrate(const GlobalOptions& global);
 int RunVacuum(const GlobalOptions& global);

@@ -57,10 +57,6 @@ int RunGc(const GlobalOptions& global, const GcCommandOptions& options) {
       return kExitUsage;
     }
   }
-  if (!gc.older_than.has_value() && !gc.max_bytes.has_value()) {
-    std::cerr << "ember-plans: gc: say what to evict with --older-than and/or --max-bytes\n";
-    return kExitUsage;
-  }
   std::unique_ptr<PlanDatabase> db;
   const Status opened =
       options.dry_run ? OpenForReading(global, &db) : OpenForWriting(global, /*create=*/false, &db);
@@ -89,13 +85,25 @@ int RunGc(const GlobalOptions& global, const GcCommandOptions& options) {
                          {"last_use", e.plan.last_use},
                          {"reason", e.reason}});
     }
+    nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
+    for (const GcKernelRemoval& k : report.kernels_removed) {
+      kernels.push_back({{"id", k.id},
+                         {"environment_id", k.environment_id},
+                         {"name", k.name},
+                         {"arch", k.arch},
+                         {"compiler_version", k.compiler_version},
+                         {"bytes", k.bytes}});
+    }
     const nlohmann::ordered_json out = {{"dry_run", report.dry_run},
                                         {"candidates", report.candidates},
                                         {"protected", report.protected_plans},
                                         {"bytes_before", report.bytes_before},
                                         {"bytes_after", report.bytes_after},
                                         {"max_bytes_unreached", report.max_bytes_unreached},
-                                        {"evicted", evicted}};
+                                        {"evicted", evicted},
+                                        {"kernels_removed", report.kernels_removed.size()},
+                                        {"kernel_bytes_removed", report.kernel_bytes_removed},
+                                        {"removed_kernels", kernels}};
     std::cout << out.dump(2) << "\n";
     return kExitOk;
   }
@@ -121,6 +129,9 @@ int RunGc(const GlobalOptions& global, const GcCommandOptions& options) {
       report.protected_plans > 0
           ? fmt::format(" ({} kept: in use by a live shared segment)", report.protected_plans)
           : "");
+  std::cout << fmt::format("{} {} kernel(s) no plan uses ({})\n",
+                           report.dry_run ? "would remove" : "removed",
+                           report.kernels_removed.size(), FormatBytes(report.kernel_bytes_removed));
   if (report.max_bytes_unreached) {
     std::cout << "note: protected plans alone exceed --max-bytes\n";
   }

@@ -1,13 +1,15 @@
-// ember-plans ls: one line per plan.
+// ember-plans ls: one line per plan, with how many compiled kernels it uses.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <iostream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
 #include "engine/core/clock.h"
 #include "engine/ir/operation_ir.h"
+#include "store/admin/kernel_inventory.h"
 #include "store/admin/plan_inventory.h"
 #include "store/repository/plan_row_check.h"
 #include "tools/plans/commands.h"
@@ -63,8 +65,14 @@ int RunList(const GlobalOptions& global, const ListOptions& options) {
   }
   std::vector<PlanRecord> records;
   if (Status s = ListPlans(db->sqlite(), filter, &records); !s.ok()) return ReportFailure(s);
+  std::map<PlanRowId, int64_t> kernels;
+  if (Status s = CountKernelsPerPlan(db->sqlite(), &kernels); !s.ok()) return ReportFailure(s);
   std::vector<Listed> plans;
   for (PlanRecord& r : records) plans.push_back(Describe(std::move(r)));
+  auto kernels_of = [&kernels](const PlanRecord& r) {
+    const auto it = kernels.find(r.id);
+    return it == kernels.end() ? int64_t{0} : it->second;
+  };
 
   auto by = [&](auto key) {
     std::stable_sort(plans.begin(), plans.end(),
@@ -101,6 +109,7 @@ int RunList(const GlobalOptions& global, const ListOptions& options) {
           {"explore_ms", r.explore_ms},
           {"origin", r.origin},
           {"problem", l.decoded ? nullptr : nlohmann::ordered_json(l.problem)},
+          {"kernels", kernels_of(r)},
       };
       out.push_back(std::move(plan));
     }
@@ -112,21 +121,29 @@ int RunList(const GlobalOptions& global, const ListOptions& options) {
     return kExitOk;
   }
   const int64_t now = NowUnixMillis();
-  TextTable table({{"id", true},
-                   {"first op", false, true, 10},
-                   {"ops", true},
-                   {"strategy", false, true, 12},
-                   {"score", true},
-                   {"hits", true},
-                   {"last hit", false},
-                   {"origin", false, true, 8, /*shrink_rank=*/1}});
+  // The kernels column only where there are kernels (a CPU database has none): the table has
+  // 100 columns to share, and the origin would pay for a column of zeros.
+  const bool with_kernels = !kernels.empty();
+  std::vector<Column> columns = {{"id", true},    {"first op", false, true, 10},
+                                 {"ops", true},   {"strategy", false, true, 12},
+                                 {"score", true}, {"hits", true}};
+  if (with_kernels) columns.push_back({"kernels", true});
+  columns.push_back({"last hit", false});
+  columns.push_back({"origin", false, true, 8, /*shrink_rank=*/1});
+  TextTable table(std::move(columns));
   for (const Listed& l : plans) {
     const PlanRecord& r = l.record;
-    table.AddRow({std::to_string(r.id), l.decoded ? Cell(l.first_op) : Cell("?", Style::kBad),
-                  std::to_string(r.num_ops),
-                  l.decoded ? Cell(l.strategy) : Cell("damaged: " + l.problem, Style::kBad),
-                  std::to_string(l.best_score), std::to_string(r.hits), FormatAge(r.last_hit, now),
-                  r.origin});
+    std::vector<Cell> row = {
+        std::to_string(r.id),
+        l.decoded ? Cell(l.first_op) : Cell("?", Style::kBad),
+        std::to_string(r.num_ops),
+        l.decoded ? Cell(l.strategy) : Cell("damaged: " + l.problem, Style::kBad),
+        std::to_string(l.best_score),
+        std::to_string(r.hits)};
+    if (with_kernels) row.emplace_back(std::to_string(kernels_of(r)));
+    row.emplace_back(FormatAge(r.last_hit, now));
+    row.emplace_back(r.origin);
+    table.AddRow(std::move(row));
   }
   std::cout << table.Render();
   return kExitOk;

@@ -14,13 +14,13 @@ namespace {
 constexpr char kFooter[] = R"(Examples:
   ember-plans stats                              counts, bytes, hits, schema version
   ember-plans ls --sort hits --limit 10          the 10 most used plans
-  ember-plans show 7                             plan 7: ops, triggers, fusion trace
+  ember-plans show 7                             plan 7: ops, triggers, fusion trace, kernels
   ember-plans dot 7 | dot -Tsvg > plan7.svg      plan 7 as a graph
   ember-plans workloads                          exploration budgets per workload
   ember-plans verify                             health check (exit 0 ok, 1 problems, 2 unusable)
   ember-plans gc --max-bytes 64M --dry-run       what gc would evict
   ember-plans export warm.bundle                 a bundle for other machines
-  ember-plans --db fleet.db import warm.bundle   merge a bundle into fleet.db
+  ember-plans --db fleet.db import warm.bundle   merge a bundle's plans into fleet.db
   ember-plans shm ls                             the shared-memory segments of the database
   ember-plans shm invalidate                     running workers start fresh segments
 The database is --db, else the engine's: [store] path in ember.toml, EMBER_PLAN_DB, or
@@ -33,6 +33,7 @@ struct CommandLine {
   GlobalOptions global;
   ListOptions list;
   int64_t show_id = 0;
+  bool show_source = false;
   int64_t dot_id = 0;
   std::optional<std::string> workloads_env;
   std::string reset_name;
@@ -44,6 +45,7 @@ struct CommandLine {
   std::string export_file;
   std::optional<std::string> export_workload;
   std::string import_file;
+  bool import_trust_kernels = false;
   ShmRemoveOptions shm_rm;
   int exit_code = kExitOk;
 };
@@ -83,11 +85,12 @@ void AddPlanCommands(CLI::App& app, CommandLine& line) {
   ls->footer("Example: ember-plans ls --workload train --sort recent --limit 20");
   OnRun(ls, line, [&line] { return RunList(line.global, line.list); });
 
-  CLI::App* show =
-      app.add_subcommand("show", "a plan's ops, triggers, fusion trace table and fused traces");
+  CLI::App* show = app.add_subcommand(
+      "show", "a plan's ops, triggers, fusion trace table, fused traces and kernels");
   show->add_option("id", line.show_id, "the plan's id (as ls shows it)")->required();
-  show->footer("Example: ember-plans show 7");
-  OnRun(show, line, [&line] { return RunShow(line.global, line.show_id); });
+  show->add_flag("--source", line.show_source, "print the CUDA source of each of its kernels");
+  show->footer("Example: ember-plans show 7 --source");
+  OnRun(show, line, [&line] { return RunShow(line.global, line.show_id, line.show_source); });
 
   CLI::App* dot = app.add_subcommand("dot", "Graphviz of a plan's blocks and ops");
   dot->add_option("id", line.dot_id, "the plan's id")->required();
@@ -127,15 +130,17 @@ void AddHealthCommands(CLI::App& app, CommandLine& line) {
   verify->footer("Example: ember-plans verify || echo damaged");
   OnRun(verify, line, [&line] { return RunVerify(line.global); });
 
-  CLI::App* gc =
-      app.add_subcommand("gc", "evict the least valuable plans (explore cost x hits / bytes, age)");
+  CLI::App* gc = app.add_subcommand(
+      "gc", "evict the least valuable plans, then remove the kernels no plan uses");
   gc->add_option("--older-than", line.gc.older_than,
                  "evict plans not used for this long: 30d, 12h, 90m, 45s");
   gc->add_option("--max-bytes", line.gc.max_bytes,
                  "evict until plan bytes <= N: 1048576, 512K, 64M, 2G");
   AddEnvOption(gc, line.gc.environment);
   gc->add_flag("--dry-run", line.gc.dry_run, "only report what would be evicted");
-  gc->footer("Example: ember-plans gc --older-than 30d --max-bytes 64M --dry-run");
+  gc->footer(R"(Plans go by value (explore cost x hits / bytes) and age; without --older-than and
+--max-bytes no plan is evicted. Then every compiled kernel that no remaining plan uses goes.
+Example: ember-plans gc --older-than 30d --max-bytes 64M --dry-run)");
   OnRun(gc, line, [&line] { return RunGc(line.global, line.gc); });
 }
 
@@ -152,8 +157,15 @@ void AddBundleCommands(CLI::App& app, CommandLine& line) {
   CLI::App* import_command =
       app.add_subcommand("import", "merge a bundle (existing plans win; triggers are merged)");
   import_command->add_option("file", line.import_file, "the bundle")->required();
-  import_command->footer("Example: ember-plans --db fleet.db import warm.bundle");
-  OnRun(import_command, line, [&line] { return RunImport(line.global, line.import_file); });
+  import_command->add_flag("--trust-kernels", line.import_trust_kernels,
+                           "import its compiled kernels too (machine code: trust the sender)");
+  import_command->footer(
+      R"(A bundle's compiled kernels are machine code that the GPU runs unchecked,
+so they are left out unless --trust-kernels is given (the engine compiles them again on first
+use); its plans are always checked, proof included, and imported.
+Example: ember-plans --db fleet.db import warm.bundle)");
+  OnRun(import_command, line,
+        [&line] { return RunImport(line.global, line.import_file, line.import_trust_kernels); });
 }
 
 // migrate, vacuum, quarantine ls / clear.

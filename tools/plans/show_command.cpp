@@ -1,6 +1,7 @@
 // ember-plans show ID: a plan's relative ops, triggers, and strategy as the engine's `fusion
 // trace` table, plus the fused trace of each optimization (the engine's printers,
-// engine/stream/trace.h and engine/trace/fuse_trace.h).
+// engine/stream/trace.h and engine/trace/fuse_trace.h), and the compiled kernels it uses
+// (kernel_listing.h; with --source, their CUDA source).
 #include <fmt/format.h>
 
 #include <iostream>
@@ -9,11 +10,13 @@
 
 #include "engine/ir/format.h"
 #include "engine/stream/trace.h"
+#include "store/admin/kernel_inventory.h"
 #include "store/admin/plan_inventory.h"
 #include "store/repository/plan_row_check.h"
 #include "store/sqlite/column_encoding.h"
 #include "tools/plans/commands.h"
 #include "tools/plans/human_units.h"
+#include "tools/plans/kernel_listing.h"
 #include "tools/plans/plan_description.h"
 #include "tools/plans/terminal_style.h"
 
@@ -116,18 +119,25 @@ void PrintHuman(const PlanRecord& r, const ExecutionPlan* plan, const std::strin
 
 }  // namespace
 
-int RunShow(const GlobalOptions& global, int64_t plan_id) {
+int RunShow(const GlobalOptions& global, int64_t plan_id, bool with_source) {
   std::unique_ptr<PlanDatabase> db;
   if (Status s = OpenForReading(global, &db); !s.ok()) return ReportOpenFailure(global, s);
   PlanRecord record;
   if (Status s = ReadPlan(db->sqlite(), plan_id, &record); !s.ok()) return ReportFailure(s);
+  std::vector<KernelRecord> kernels;
+  const KernelFilter filter{.plan = plan_id, .sources = true, .binaries = true};
+  if (Status s = ListKernels(db->sqlite(), filter, &kernels); !s.ok()) return ReportFailure(s);
   ExecutionPlan plan;
   const Status checked = CheckPlanRecord(record, &plan);
   const ExecutionPlan* decoded = checked.ok() ? &plan : nullptr;
   if (global.json) {
-    std::cout << PlanJson(record, decoded, checked.message()).dump(2) << "\n";
+    nlohmann::ordered_json out = PlanJson(record, decoded, checked.message());
+    out["kernels"] = KernelsJson(kernels, with_source);
+    std::cout << out.dump(2) << "\n";
   } else {
     PrintHuman(record, decoded, checked.message());
+    std::cout << "\n" << FormatKernelTable(kernels);
+    if (with_source) std::cout << FormatKernelSources(kernels);
   }
   return checked.ok() ? kExitOk : kExitProblems;
 }

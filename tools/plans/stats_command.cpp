@@ -21,6 +21,13 @@ int RunStats(const GlobalOptions& global) {
     return ReportFailure(s);
   }
   if (global.json) {
+    nlohmann::ordered_json by_arch = nlohmann::ordered_json::array();
+    for (const KernelArchCount& k : sum.kernels_by_arch) {
+      by_arch.push_back({{"arch", k.arch},
+                         {"compiler_version", k.compiler_version},
+                         {"kernels", k.kernels},
+                         {"bytes", k.bytes}});
+    }
     const nlohmann::ordered_json out = {
         {"path", db->path()},
         {"schema_version", sum.schema_version},
@@ -39,6 +46,7 @@ int RunStats(const GlobalOptions& global) {
         {"workload_misses", sum.workload_misses},
         {"unfused_runs", sum.unfused_runs},
         {"explorations", sum.explorations},
+        {"kernels_by_arch", by_arch},
     };
     std::cout << out.dump(2) << "\n";
     return kExitOk;
@@ -63,6 +71,13 @@ int RunStats(const GlobalOptions& global) {
        fmt::format("{} miss(es), {} unfused run(s)", sum.workload_misses, sum.unfused_runs)});
   table.AddRow({"file size", count(sum.file_bytes), FormatBytes(sum.file_bytes)});
   std::cout << table.Render();
+  if (sum.kernels_by_arch.empty()) return kExitOk;
+  TextTable kernels(
+      {{"arch", false}, {"compiler", false, true, 10}, {"kernels", true}, {"bytes", true}});
+  for (const KernelArchCount& k : sum.kernels_by_arch) {
+    kernels.AddRow({k.arch, k.compiler_version, count(k.kernels), FormatBytes(k.bytes)});
+  }
+  std::cout << "\n" << kernels.Render();
   return kExitOk;
 }
 

@@ -1,6 +1,7 @@
 // ember-plans verify: the database's health (store/admin/plan_verification.h). Exit 0 healthy,
 // 1 problems found (listed), 2 unusable file.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <iostream>
 
@@ -37,7 +38,8 @@ int RunVerify(const GlobalOptions& global) {
                                         {"triggers_checked", report.triggers_checked},
                                         {"kernels_checked", report.kernels_checked},
                                         {"quarantined", report.quarantined},
-                                        {"problems", problems}};
+                                        {"problems", problems},
+                                        {"orphan_kernels", report.orphan_kernels}};
     std::cout << out.dump(2) << "\n";
   } else {
     std::cout << fmt::format("{}: schema version {}\n", db->path(), db->schema_version());
@@ -54,6 +56,13 @@ int RunVerify(const GlobalOptions& global) {
       std::cout << Styled(fmt::format("{} quarantined row(s) set aside by the engine (ember-plans "
                                       "quarantine ls)",
                                       report.quarantined),
+                          Style::kWarn)
+                << "\n";
+    }
+    if (!report.orphan_kernels.empty()) {
+      std::cout << Styled(fmt::format("{} kernel(s) no plan uses (ember-plans gc removes them): {}",
+                                      report.orphan_kernels.size(),
+                                      fmt::join(report.orphan_kernels, ", ")),
                           Style::kWarn)
                 << "\n";
     }

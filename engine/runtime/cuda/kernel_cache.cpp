@@ -147,6 +147,7 @@ CUfunction KernelCache::Get(const KernelSource& kernel) {
   for (const Entry& entry : bucket) {
     if (entry.kernel.name == kernel.name && entry.kernel.source == kernel.source) {
       ++stats_.memory_hits;
+      if (store_ != nullptr) store_->Used(key);
       return entry.function;
     }
   }
@@ -163,6 +164,7 @@ CUfunction KernelCache::Get(const KernelSource& kernel) {
         if (std::optional<Entry> entry = TryStored(kernel, found.binary, &why)) {
           ++(found.tier == KernelStore::Tier::kShm ? stats_.loaded_from_shm
                                                    : stats_.loaded_from_sqlite);
+          store_->Used(key);
           bucket.push_back(std::move(*entry));
           return bucket.back().function;
         }

@@ -39,6 +39,7 @@ class FakeStore final : public KernelStore {
     cubins[key.hash] = {key, std::vector<char>(cubin.begin(), cubin.end())};
   }
   void Abandon(const KernelBinaryKey&) override { ++abandoned; }
+  void Used(const KernelBinaryKey&) override { ++used; }
 
   std::map<uint64_t, std::pair<KernelBinaryKey, std::vector<char>>> cubins;
   std::vector<std::string> saved_names;
@@ -47,6 +48,7 @@ class FakeStore final : public KernelStore {
   bool damaged = false;
   bool last_replace = false;
   int loads = 0;
+  int used = 0;
   int saves = 0;
   int abandoned = 0;
 };
@@ -91,11 +93,16 @@ TEST_F(KernelCacheTest, StoreIsSavedToThenLoadedFromByAFreshCache) {
     EXPECT_EQ(store.loads, 1);  // Asked first, found nothing.
     EXPECT_EQ(store.saves, 1);
     EXPECT_EQ(store.saved_names, std::vector<std::string>{"ember_test_fill"});
+    EXPECT_EQ(store.used, 0);  // a compile is a Save, not a use
+    cache.Get(kFill);
+    EXPECT_EQ(store.used, 1);  // a memory hit is a use (Note [Kernel links])
+    EXPECT_EQ(store.loads, 1);
   }
   KernelCache fresh(device_, &store);
   const CUfunction function = fresh.Get(kFill);
   EXPECT_EQ(store.loads, 2);
   EXPECT_EQ(store.saves, 1);
+  EXPECT_EQ(store.used, 2);  // a load from the store is a use too
   const KernelCache::Stats stats = fresh.stats();
   EXPECT_EQ(stats.loaded_from_sqlite, 1u);
   EXPECT_EQ(stats.compiled, 0u);

@@ -1,5 +1,5 @@
-#include "store/admin/plan_bundle.h"
-
+// ember-plans import: reading, checking and merging a plan bundle (Note [Plan bundles],
+// store/admin/plan_bundle.h).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -12,9 +12,10 @@
 #include <utility>
 
 #include "engine/core/clock.h"
-#include "store/admin/plan_inventory.h"
+#include "store/admin/bundle_contents.h"
+#include "store/admin/bundle_kernels.h"
+#include "store/admin/plan_bundle.h"
 #include "store/codec/environment_fingerprint.h"
-#include "store/codec/row_checksum.h"
 #include "store/database/migrations.h"
 #include "store/repository/plan_row_check.h"
 #include "store/repository/row_writes.h"
@@ -25,16 +26,6 @@
 namespace ember {
 
 namespace {
-
-struct KernelRecord {
-  KernelRowId id = 0;
-  EnvironmentRowId environment_id = 0;
-  PlanRowId plan_id = 0;
-  KernelKey key;
-  Blob binary;
-  int64_t checksum = 0;
-  int64_t created = 0;
-};
 
 // A bundle that PlanDatabase::Open refused, named as what it is. The opener is the plan
 // database's (store/database/plan_database.h), so its messages call the file a plan database and
@@ -67,222 +58,6 @@ Status UnreadableBundle(const std::string& path, const Status& opened) {
     case Status::Code::kInvalidArgument: break;
   }
   return Status::InvalidArgument(text);
-}
-
-// The kernels linked to a plan (plan_id not NULL).
-Status ReadPlanKernels(SqliteDatabase& db, std::vector<KernelRecord>* out) {
-  return RunTransaction(db, TransactionKind::kRead, "reading kernels", [&]() -> Status {
-    out->clear();
-    SqliteStatement stmt;
-    if (Status s = db.Prepare(
-            "SELECT id, environment_id, plan_id, source_hash, arch, compiler_version, binary, "
-            "checksum, created FROM kernels WHERE plan_id IS NOT NULL ORDER BY id",
-            "reading kernels", &stmt);
-        !s.ok()) {
-      return s;
-    }
-    for (;;) {
-      bool row = false;
-      if (Status s = stmt.Step(&row); !s.ok()) return s;
-      if (!row) return Status::Ok();
-      out->push_back({.id = stmt.ColumnInt64(0),
-                      .environment_id = stmt.ColumnInt64(1),
-                      .plan_id = stmt.ColumnInt64(2),
-                      .key = {stmt.ColumnBlob(3), stmt.ColumnText(4), stmt.ColumnText(5)},
-                      .binary = stmt.ColumnBlob(6),
-                      .checksum = stmt.ColumnInt64(7),
-                      .created = stmt.ColumnInt64(8)});
-    }
-  });
-}
-
-Status InsertManifest(SqliteDatabase& db, const BundleManifest& m) {
-  if (Status s = db.Exec("CREATE TABLE bundle_manifest (key TEXT PRIMARY KEY, value TEXT NOT "
-                         "NULL)",
-                         "creating the bundle manifest");
-      !s.ok()) {
-    return s;
-  }
-  const std::pair<const char*, std::string> entries[] = {
-      {"format", m.format},
-      {"format_version", std::to_string(m.format_version)},
-      {"engine_version", m.engine_version},
-      {"schema_version", std::to_string(m.schema_version)},
-      {"created", std::to_string(m.created)},
-      {"workload", m.workload},
-      {"plans", std::to_string(m.plans)},
-      {"environments", std::to_string(m.environments)},
-      {"kernels", std::to_string(m.kernels)},
-      {"environment_ids", fmt::format("{}", fmt::join(m.environment_ids, " "))},
-      {"source", m.source},
-  };
-  SqliteStatement insert;
-  if (Status s = db.Prepare("INSERT INTO bundle_manifest (key, value) VALUES (?1, ?2)",
-                            "writing the bundle manifest", &insert);
-      !s.ok()) {
-    return s;
-  }
-  for (const auto& [key, value] : entries) {
-    insert.Reset();
-    insert.BindText(1, key);
-    insert.BindText(2, value);
-    if (Status s = insert.Run(); !s.ok()) return s;
-  }
-  return Status::Ok();
-}
-
-// What a bundle carries, as read from its source (export) or from the bundle itself (import).
-struct BundleContents {
-  std::vector<EnvironmentRecord> environments;
-  std::vector<PlanRecord> plans;
-  std::vector<KernelRecord> kernels;
-};
-
-// The environments, the plans `filter` selects and the kernels linked to a plan, of `db`.
-Status ReadContents(SqliteDatabase& db, const PlanFilter& filter, BundleContents* out) {
-  if (Status s = ListEnvironments(db, &out->environments); !s.ok()) return s;
-  if (Status s = ListPlans(db, filter, &out->plans); !s.ok()) return s;
-  return ReadPlanKernels(db, &out->kernels);
-}
-
-// The environments the plans use, each under a new row id (*env_ids maps the source's to it),
-// their stable ids appended to the manifest's.
-Status WriteEnvironments(SqliteDatabase& db, const BundleContents& contents,
-                         std::map<EnvironmentRowId, EnvironmentRowId>* env_ids,
-                         BundleManifest* manifest) {
-  std::set<EnvironmentRowId> used;
-  for (const PlanRecord& p : contents.plans) used.insert(p.environment_id);
-  SqliteStatement env;
-  if (Status s = db.Prepare(
-          "INSERT INTO environments (fingerprint, description, created) VALUES (?1, ?2, ?3)",
-          "writing an environment", &env);
-      !s.ok()) {
-    return s;
-  }
-  for (const EnvironmentRecord& e : contents.environments) {
-    if (!used.contains(e.id)) continue;
-    env.Reset();
-    env.BindText(1, e.fingerprint);
-    env.BindText(2, e.description);
-    env.BindInt64(3, e.created);
-    if (Status s = env.Run(); !s.ok()) return s;
-    (*env_ids)[e.id] = db.last_insert_rowid();
-    manifest->environment_ids.push_back(e.fingerprint);
-  }
-  return Status::Ok();
-}
-
-// The plans, as stored in the source, with their triggers in position order; *plan_ids maps the
-// source's row ids to the bundle's.
-Status WritePlans(SqliteDatabase& db, const std::vector<PlanRecord>& plans,
-                  const std::map<EnvironmentRowId, EnvironmentRowId>& env_ids,
-                  std::map<PlanRowId, PlanRowId>* plan_ids) {
-  SqliteStatement plan;
-  if (Status s = db.Prepare(kInsertPlanColumns, "writing a plan", &plan); !s.ok()) return s;
-  SqliteStatement trigger;
-  if (Status s = db.Prepare(
-          "INSERT INTO triggers (plan_id, position, kind, ops_blob) VALUES (?1, ?2, ?3, ?4)",
-          "writing a trigger", &trigger);
-      !s.ok()) {
-    return s;
-  }
-  for (const PlanRecord& p : plans) {
-    plan.Reset();
-    BindPlanColumns(plan, {.environment_id = env_ids.at(p.environment_id),
-                           .first_op_hash = p.first_op_hash,
-                           .plan_key = p.plan_key,
-                           .ops_blob = p.ops_blob,
-                           .plan_blob = p.plan_blob,
-                           .checksum = p.checksum,
-                           .ops_bytes = p.ops_bytes,
-                           .plan_bytes = p.plan_bytes,
-                           .num_ops = p.num_ops,
-                           .explore_ms = p.explore_ms,
-                           .created = p.created,
-                           .origin = p.origin});
-    if (Status s = plan.Run(); !s.ok()) return s;
-    const PlanRowId id = db.last_insert_rowid();
-    (*plan_ids)[p.id] = id;
-    for (size_t i = 0; i < p.triggers.size(); ++i) {
-      trigger.Reset();
-      trigger.BindInt64(1, id);
-      trigger.BindInt64(2, static_cast<int64_t>(i));
-      trigger.BindInt64(3, p.triggers[i].kind);
-      trigger.BindBlob(4, p.triggers[i].ops_blob);
-      if (Status s = trigger.Run(); !s.ok()) return s;
-    }
-  }
-  return Status::Ok();
-}
-
-// The kernels linked to a written plan, as stored in the source, except those whose checksum
-// fails (a bundle never ships damage); *written counts the others.
-Status WriteKernels(SqliteDatabase& db, const std::vector<KernelRecord>& kernels,
-                    const std::map<EnvironmentRowId, EnvironmentRowId>& env_ids,
-                    const std::map<PlanRowId, PlanRowId>& plan_ids, int64_t* written) {
-  SqliteStatement kernel;
-  if (Status s = db.Prepare(
-          "INSERT INTO kernels (environment_id, plan_id, source_hash, arch, compiler_version, "
-          "binary, checksum, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-          "writing a kernel", &kernel);
-      !s.ok()) {
-    return s;
-  }
-  for (const KernelRecord& k : kernels) {
-    const auto plan_id = plan_ids.find(k.plan_id);
-    const auto env_id = env_ids.find(k.environment_id);
-    if (plan_id == plan_ids.end() || env_id == env_ids.end()) continue;
-    if (KernelChecksum(k.binary) != FromColumn(k.checksum)) continue;
-    kernel.Reset();
-    kernel.BindInt64(1, env_id->second);
-    kernel.BindInt64(2, plan_id->second);
-    kernel.BindBlob(3, k.key.source_hash);
-    kernel.BindText(4, k.key.arch);
-    kernel.BindText(5, k.key.compiler_version);
-    kernel.BindBlob(6, k.binary);
-    kernel.BindInt64(7, k.checksum);
-    kernel.BindInt64(8, k.created);
-    if (Status s = kernel.Run(); !s.ok()) return s;
-    ++*written;
-  }
-  return Status::Ok();
-}
-
-// Creates the bundle file and writes `contents` (plans already checked) and the manifest into
-// it in one transaction; the manifest's counts and environment ids are filled in here.
-Status WriteBundle(const BundleContents& contents, BundleManifest* manifest,
-                   const ExportOptions& export_options) {
-  std::unique_ptr<PlanDatabase> bundle;
-  PlanDbOptions options{.path = export_options.bundle_path,
-                        .allow_shared_writable = export_options.allow_shared_writable};
-  if (Status s = PlanDatabase::Open(options, &bundle); !s.ok()) return s;
-  SqliteDatabase& db = bundle->sqlite();
-  manifest->schema_version = bundle->schema_version();
-  Status s = RunTransaction(db, TransactionKind::kWrite, "writing the bundle", [&]() -> Status {
-    std::map<EnvironmentRowId, EnvironmentRowId> env_ids;
-    std::map<PlanRowId, PlanRowId> plan_ids;
-    if (Status r = WriteEnvironments(db, contents, &env_ids, manifest); !r.ok()) return r;
-    if (Status r = WritePlans(db, contents.plans, env_ids, &plan_ids); !r.ok()) return r;
-    manifest->kernels = 0;
-    if (Status r = WriteKernels(db, contents.kernels, env_ids, plan_ids, &manifest->kernels);
-        !r.ok()) {
-      return r;
-    }
-    manifest->plans = static_cast<int64_t>(contents.plans.size());
-    manifest->environments = static_cast<int64_t>(env_ids.size());
-    return InsertManifest(db, *manifest);
-  });
-  if (!s.ok()) return s;
-  // One self-contained file: no -wal to ship alongside.
-  std::string mode;
-  return db.QueryText("PRAGMA journal_mode = DELETE", "closing the bundle's journal", &mode);
-}
-
-void RemoveBundleFiles(const std::string& path) {
-  std::error_code ec;
-  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
-    std::filesystem::remove(path + suffix, ec);
-  }
 }
 
 // The target's row for a bundle environment, added when new. *id stays empty, with the reason
@@ -324,29 +99,6 @@ Status MatchEnvironment(SqliteDatabase& db, const EnvironmentRecord& e, int64_t 
   return Status::Ok();
 }
 
-// Adds the kernels the bundle linked to its plan `bundle_plan`, linked to `target_plan`; a
-// kernel whose checksum fails is refused.
-Status ImportKernels(SqliteDatabase& db, const std::vector<KernelRecord>& kernels,
-                     PlanRowId bundle_plan, EnvironmentRowId environment, PlanRowId target_plan,
-                     int64_t now, ImportResult* result) {
-  for (const KernelRecord& k : kernels) {
-    if (k.plan_id != bundle_plan) continue;
-    if (KernelChecksum(k.binary) != FromColumn(k.checksum)) {
-      result->refusals.push_back({fmt::format("kernel {}", k.id), "checksum mismatch"});
-      continue;
-    }
-    KernelRowId id = 0;
-    bool added = false;
-    if (Status s = InsertKernelRow(db, environment, NewKernel{.key = k.key, .binary = k.binary},
-                                   target_plan, now, &id, &added);
-        !s.ok()) {
-      return s;
-    }
-    result->kernels_added += added ? 1 : 0;
-  }
-  return Status::Ok();
-}
-
 // Opens the bundle read-only, refusing a file that is no plan database this ember can read.
 Status OpenBundle(const ImportOptions& options, std::unique_ptr<PlanDatabase>* bundle) {
   PlanDbOptions bundle_options{.path = options.bundle_path,
@@ -382,16 +134,19 @@ Status CheckManifestVersions(const std::string& path, const BundleManifest& m) {
   return Status::Ok();
 }
 
-// Refuses a bundle whose environments or plan count are not what its manifest lists.
+// Refuses a bundle whose environments, plan count or kernel count are not what its manifest
+// lists.
 Status CheckAgainstManifest(const std::string& path, const BundleManifest& m,
                             const BundleContents& contents) {
   std::vector<std::string> stored_ids;
   for (const EnvironmentRecord& e : contents.environments) stored_ids.push_back(e.fingerprint);
-  if (stored_ids != m.environment_ids || static_cast<int64_t>(contents.plans.size()) != m.plans) {
+  const auto plans = static_cast<int64_t>(contents.plans.size());
+  const auto kernels = static_cast<int64_t>(contents.kernels.size());
+  if (stored_ids != m.environment_ids || plans != m.plans || kernels != m.kernels) {
     return Status::Corruption(fmt::format(
-        "bundle {} does not hold what its manifest lists (manifest: {} plan(s), environments "
-        "[{}]; file: {} plan(s), environments [{}]); export it again",
-        path, m.plans, fmt::join(m.environment_ids, " "), contents.plans.size(),
+        "bundle {} does not hold what its manifest lists (manifest: {} plan(s), {} kernel(s), "
+        "environments [{}]; file: {} plan(s), {} kernel(s), environments [{}]); export it again",
+        path, m.plans, m.kernels, fmt::join(m.environment_ids, " "), plans, kernels,
         fmt::join(stored_ids, " ")));
   }
   return Status::Ok();
@@ -405,7 +160,8 @@ Status ReadBundle(const ImportOptions& options, BundleManifest* manifest,
   if (Status s = OpenBundle(options, &bundle); !s.ok()) return s;
   if (Status s = ReadBundleManifest(bundle->sqlite(), manifest); !s.ok()) return s;
   if (Status s = CheckManifestVersions(options.bundle_path, *manifest); !s.ok()) return s;
-  if (Status s = ReadContents(bundle->sqlite(), PlanFilter{.status = "ok"}, contents); !s.ok()) {
+  if (Status s = ReadBundleContents(bundle->sqlite(), PlanFilter{.status = "ok"}, contents);
+      !s.ok()) {
     return s;
   }
   bundle.reset();
@@ -445,11 +201,11 @@ Status MatchEnvironments(SqliteDatabase& db, const std::vector<EnvironmentRecord
 }
 
 // Publishes one checked bundle plan into the target under the "existing plan wins" rule, then
-// its triggers and kernels; a plan whose environment was refused, or whose key a local plan
-// with other ops holds, is refused.
+// its triggers; (*plan_ids)[p.id] becomes the target's row. A plan whose environment was
+// refused, or whose key a local plan with other ops holds, is refused.
 Status ImportPlan(SqliteDatabase& db, const PlanRecord& p,
                   const std::map<EnvironmentRowId, EnvironmentRowId>& env_ids,
-                  const std::string& origin, const std::vector<KernelRecord>& kernels, int64_t now,
+                  const std::string& origin, int64_t now, std::map<PlanRowId, PlanRowId>* plan_ids,
                   ImportResult* result) {
   const auto env = env_ids.find(p.environment_id);
   if (env == env_ids.end()) {
@@ -477,40 +233,11 @@ Status ImportPlan(SqliteDatabase& db, const PlanRecord& p,
            fmt::format("its key is taken by local plan {} with other ops", inserted.plan_id)});
       return Status::Ok();
   }
-  if (Status s = AppendTriggerRows(db, inserted.plan_id, p.triggers, &result->triggers_added);
-      !s.ok()) {
-    return s;
-  }
-  return ImportKernels(db, kernels, p.id, env->second, inserted.plan_id, now, result);
+  (*plan_ids)[p.id] = inserted.plan_id;
+  return AppendTriggerRows(db, inserted.plan_id, p.triggers, &result->triggers_added);
 }
 
 }  // namespace
-
-Status ExportBundle(PlanDatabase& source, const ExportOptions& options, ExportResult* result) {
-  *result = ExportResult();
-  std::error_code ec;
-  if (std::filesystem::exists(options.bundle_path, ec)) {
-    return Status::InvalidArgument(fmt::format(
-        "{} already exists; export writes a new bundle file (remove it or pick another name)",
-        options.bundle_path));
-  }
-  BundleContents contents;
-  const PlanFilter filter{.workload = options.workload, .status = "ok"};
-  if (Status s = ReadContents(source.sqlite(), filter, &contents); !s.ok()) return s;
-  result->skipped_damaged = static_cast<int64_t>(std::erase_if(
-      contents.plans, [](const PlanRecord& p) { return !CheckPlanRecord(p, nullptr).ok(); }));
-
-  BundleManifest& m = result->manifest;
-  m.format = kBundleFormat;
-  m.format_version = kBundleFormatVersion;
-  m.engine_version = options.engine_version;
-  m.created = NowUnixMillis();
-  m.workload = options.workload.value_or("");
-  m.source = source.path();
-  Status s = WriteBundle(contents, &m, options);
-  if (!s.ok()) RemoveBundleFiles(options.bundle_path);
-  return s;
-}
 
 Status ReadBundleManifest(SqliteDatabase& bundle, BundleManifest* out) {
   std::map<std::string, std::string> values;
@@ -609,15 +336,16 @@ Status ImportBundle(PlanDatabase& target, const ImportOptions& options, ImportRe
     if (Status r = MatchEnvironments(db, contents.environments, now, &env_ids, result); !r.ok()) {
       return r;
     }
+    std::map<PlanRowId, PlanRowId> plan_ids;
     for (size_t i = 0; i < contents.plans.size(); ++i) {
       if (!plan_ok[i]) continue;
-      if (Status r =
-              ImportPlan(db, contents.plans[i], env_ids, origin, contents.kernels, now, result);
+      if (Status r = ImportPlan(db, contents.plans[i], env_ids, origin, now, &plan_ids, result);
           !r.ok()) {
         return r;
       }
     }
-    return Status::Ok();
+    return ImportBundleKernels(db, contents.kernels, env_ids, plan_ids, options.trust_kernels, now,
+                               result);
   });
 }
 

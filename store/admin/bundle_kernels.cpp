@@ -1,0 +1,139 @@
+#include "store/admin/bundle_kernels.h"
+
+#include <fmt/format.h>
+
+#include <optional>
+#include <string>
+
+#include "store/codec/row_checksum.h"
+#include "store/repository/row_writes.h"
+#include "store/sqlite/column_encoding.h"
+#include "store/sqlite/sqlite_statement.h"
+
+namespace ember {
+
+namespace {
+
+// The plans of `plan_ids` that `k` is linked to and that are of k's environment, mapped: the
+// plan it was first compiled for first (when among them), then the others by id.
+std::vector<PlanRowId> MappedPlans(const KernelRecord& k,
+                                   const std::map<PlanRowId, PlanRowId>& plan_ids) {
+  std::vector<PlanRowId> first;
+  std::vector<PlanRowId> others;
+  for (const KernelLink& link : k.links) {
+    if (link.plan_environment_id != k.environment_id) continue;
+    const auto mapped = plan_ids.find(link.plan_id);
+    if (mapped == plan_ids.end()) continue;
+    (k.plan_id == link.plan_id ? first : others).push_back(mapped->second);
+  }
+  first.insert(first.end(), others.begin(), others.end());
+  return first;
+}
+
+// Why `k` must not be imported, or nullopt. *plans gets the target plans to link it to.
+std::optional<std::string> KernelRefusal(
+    const KernelRecord& k, const std::map<EnvironmentRowId, EnvironmentRowId>& env_ids,
+    const std::map<PlanRowId, PlanRowId>& plan_ids, std::vector<PlanRowId>* plans) {
+  const uint64_t computed = KernelChecksum(k.binary);
+  if (computed != FromColumn(k.checksum)) {
+    return fmt::format("checksum mismatch (stored 0x{:016x}, computed 0x{:016x})",
+                       FromColumn(k.checksum), computed);
+  }
+  if (!env_ids.contains(k.environment_id)) return "its environment was refused";
+  for (const KernelLink& link : k.links) {
+    if (link.plan_environment_id.has_value() && *link.plan_environment_id != k.environment_id) {
+      return fmt::format("the bundle links it to plan {} of another environment", link.plan_id);
+    }
+  }
+  *plans = MappedPlans(k, plan_ids);
+  if (plans->empty()) return "no plan of the bundle that uses it was imported";
+  return std::nullopt;
+}
+
+}  // namespace
+
+Status WriteBundleKernels(SqliteDatabase& db, const std::vector<KernelRecord>& kernels,
+                          const std::map<EnvironmentRowId, EnvironmentRowId>& env_ids,
+                          const std::map<PlanRowId, PlanRowId>& plan_ids, int64_t* written,
+                          int64_t* damaged) {
+  SqliteStatement kernel;
+  if (Status s = db.Prepare(
+          "INSERT INTO kernels (environment_id, plan_id, source_hash, arch, compiler_version, "
+          "binary, checksum, created, name, source, options) "
+          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+          "writing a kernel", &kernel);
+      !s.ok()) {
+    return s;
+  }
+  SqliteStatement link;
+  if (Status s = db.Prepare("INSERT INTO plan_kernels (plan_id, kernel_id) VALUES (?1, ?2)",
+                            "linking a kernel", &link);
+      !s.ok()) {
+    return s;
+  }
+  for (const KernelRecord& k : kernels) {
+    const auto env_id = env_ids.find(k.environment_id);
+    const std::vector<PlanRowId> plans = MappedPlans(k, plan_ids);
+    if (env_id == env_ids.end() || plans.empty()) continue;
+    if (KernelChecksum(k.binary) != FromColumn(k.checksum)) {
+      ++*damaged;
+      continue;
+    }
+    kernel.Reset();
+    kernel.BindInt64(1, env_id->second);
+    kernel.BindInt64(2, plans.front());
+    kernel.BindBlob(3, k.key.source_hash);
+    kernel.BindText(4, k.key.arch);
+    kernel.BindText(5, k.key.compiler_version);
+    kernel.BindBlob(6, k.binary);
+    kernel.BindInt64(7, k.checksum);
+    kernel.BindInt64(8, k.created);
+    kernel.BindText(9, k.text.name);
+    kernel.BindText(10, k.text.source);
+    kernel.BindText(11, k.text.options);
+    if (Status s = kernel.Run(); !s.ok()) return s;
+    const KernelRowId id = db.last_insert_rowid();
+    for (const PlanRowId plan : plans) {
+      link.Reset();
+      link.BindInt64(1, plan);
+      link.BindInt64(2, id);
+      if (Status s = link.Run(); !s.ok()) return s;
+    }
+    ++*written;
+  }
+  return Status::Ok();
+}
+
+Status ImportBundleKernels(SqliteDatabase& db, const std::vector<KernelRecord>& kernels,
+                           const std::map<EnvironmentRowId, EnvironmentRowId>& env_ids,
+                           const std::map<PlanRowId, PlanRowId>& plan_ids, bool trust, int64_t now,
+                           ImportResult* result) {
+  if (!trust) {
+    result->kernels_untrusted += kernels.size();
+    return Status::Ok();
+  }
+  for (const KernelRecord& k : kernels) {
+    std::vector<PlanRowId> plans;
+    if (std::optional<std::string> refusal = KernelRefusal(k, env_ids, plan_ids, &plans)) {
+      ++result->kernels_refused;
+      result->refusals.push_back({KernelLabel(k), *refusal});
+      continue;
+    }
+    const NewKernel kernel{.key = k.key, .binary = k.binary, .text = k.text};
+    bool first_added = false;
+    for (size_t i = 0; i < plans.size(); ++i) {
+      KernelRowId id = 0;
+      bool added = false;
+      if (Status s =
+              InsertKernelRow(db, env_ids.at(k.environment_id), kernel, plans[i], now, &id, &added);
+          !s.ok()) {
+        return s;
+      }
+      if (i == 0) first_added = added;
+    }
+    ++(first_added ? result->kernels_added : result->kernels_existing);
+  }
+  return Status::Ok();
+}
+
+}  // namespace ember
