@@ -28,10 +28,10 @@ namespace ember {
 namespace {
 
 std::vector<FuserVersion> BackendFuserVersions(Device) {
-  return {{std::string(ElementWiseFuser::kName), 1},
-          {std::string(MatmulFuser::kName), 1},
-          {std::string(ReduceFuser::kName), 1},
-          {std::string(ReduceBroadcastedFuser::kName), 1}};
+  return {{std::string(ElementWiseFuser::kName), ElementWiseFuser::kVersion},
+          {std::string(MatmulFuser::kName), MatmulFuser::kVersion},
+          {std::string(ReduceFuser::kName), ReduceFuser::kVersion},
+          {std::string(ReduceBroadcastedFuser::kName), ReduceBroadcastedFuser::kVersion}};
 }
 
 // Note [Environment fingerprint] (store/codec/environment_fingerprint.h): what a plan depends on.

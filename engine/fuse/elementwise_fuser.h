@@ -15,6 +15,10 @@ namespace ember {
 class ElementWiseFuser final : public OperationFuser {
  public:
   static constexpr std::string_view kName = "ElementWise";
+  // What the environment fingerprint records for it (Note [Environment fingerprint]): raised
+  // whenever what it accepts or builds changes, so that no plan found by the old rules is
+  // served. 2: burn's conversion rule for Cast (CastIsFusable, trace_op_fuser.h).
+  static constexpr uint32_t kVersion = 2;
 
   // `max_bindings`: buffers one kernel may take (CPU: unlimited; CUDA: 1024).
   explicit ElementWiseFuser(uint32_t max_bindings);

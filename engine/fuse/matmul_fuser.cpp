@@ -26,7 +26,7 @@ std::unique_ptr<OperationFuser> MatmulFuser::Clone() const {
 void MatmulFuser::Fuse(const OperationIr& op) {
   if (fuser_.status() == FuserStatus::kClosed) return;
   if (!matmul_) {
-    if (op.kind != OpKind::kMatmul) {
+    if (op.kind != OpKind::kMatmul || !IsFloat(op.dtype)) {
       fuser_.Close();
       fallback_.Close();
       return;

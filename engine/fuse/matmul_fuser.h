@@ -1,5 +1,6 @@
 // MatmulFuser: a matmul followed by elementwise ops written by the same kernel (its epilogue;
-// burn's MatmulFuser, burn-cubecl-fusion's optim/matmul/fuser.rs). The first op must be a Matmul,
+// burn's MatmulFuser, burn-cubecl-fusion's optim/matmul/fuser.rs). The first op must be a float
+// Matmul (burn matches Float(_, FloatOperationIr::Matmul) only: an integer matmul closes it),
 // whose operands the kernel reads itself and whose result becomes a local of the epilogue block;
 // later ops must be accepted by the epilogue fuser (no reference growth) and by a fresh fallback
 // fuser. Ready once one epilogue op is in; scored by the epilogue alone (the matmul is not scored);
@@ -18,6 +19,11 @@ namespace ember {
 class MatmulFuser final : public OperationFuser {
  public:
   static constexpr std::string_view kName = "Matmul";
+  // What the environment fingerprint records for it (Note [Environment fingerprint]): raised
+  // whenever what it accepts or builds changes, so that no plan found by the old rules is
+  // served. 2: burn's conversion rule for Cast (CastIsFusable, trace_op_fuser.h), and float matmuls
+  // only.
+  static constexpr uint32_t kVersion = 2;
 
   explicit MatmulFuser(uint32_t max_bindings);
 

@@ -24,6 +24,10 @@ namespace ember {
 class ReduceFuser final : public OperationFuser {
  public:
   static constexpr std::string_view kName = "Reduce";
+  // What the environment fingerprint records for it (Note [Environment fingerprint]): raised
+  // whenever what it accepts or builds changes, so that no plan found by the old rules is
+  // served. 2: burn's conversion rule for Cast (CastIsFusable, trace_op_fuser.h).
+  static constexpr uint32_t kVersion = 2;
 
   explicit ReduceFuser(uint32_t max_bindings);
 

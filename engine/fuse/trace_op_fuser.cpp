@@ -165,6 +165,12 @@ bool TraceOpFuser::FuseScalar(FuseOpKind kind, const OperationIr& op) {
   });
 }
 
+bool CastIsFusable(DType from, DType to) {
+  if (from == DType::kBool || to == DType::kBool) return from == to;  // BaseBool::Cast only
+  if (IsFloat(from)) return IsFloat(to);                              // not Float::IntoInt
+  return true;  // BaseInt::Cast and Int::IntoFloat
+}
+
 std::string_view TraceOpFuser::TryFuse(const OperationIr& op) {
   constexpr std::string_view kRejected = "rejected";
   constexpr std::string_view kUnsupported = "unsupported op";
@@ -209,8 +215,10 @@ std::string_view TraceOpFuser::TryFuse(const OperationIr& op) {
     case OpKind::kSin:
     case OpKind::kCos:
     case OpKind::kTanh:
-    case OpKind::kErf:
-    case OpKind::kCast: return ok(FuseUnary(FusedKindOf(op.kind), in[0], out[0]));
+    case OpKind::kErf: return ok(FuseUnary(FusedKindOf(op.kind), in[0], out[0]));
+    case OpKind::kCast:
+      if (!CastIsFusable(in[0].dtype, out[0].dtype)) return "conversion not fused (burn's rule)";
+      return ok(FuseUnary(FusedKindOf(op.kind), in[0], out[0]));
     case OpKind::kFull:
     case OpKind::kZeros:
     case OpKind::kOnes: {

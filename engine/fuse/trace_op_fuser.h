@@ -6,9 +6,10 @@
 //
 // Accepted ops (burn's TraceOperationFuser::fuse, mapped onto ember's op list): every op with a
 // fused op (the Fused column of engine/ir/op_list.def: arithmetic, math and comparisons with
-// their scalar forms, Clamp, MaskWhere, MaskFill, Cast, Full, Zeros, Ones), Reshape and SwapDims
-// (as views of inputs already read in the kernel), and Drop (not as the first op). Any other op
-// closes the fuser. Two knowing differences from burn:
+// their scalar forms, Clamp, MaskWhere, MaskFill, Full, Zeros, Ones), Cast as burn's conversions
+// allow it (CastIsFusable below), Reshape and SwapDims (as views of inputs already read in the
+// kernel), and Drop (not as the first op). Any other op closes the fuser. Two knowing
+// differences from burn (docs/FIDELITY.md lists every one):
 //   * Neg is accepted (as FuseOp Neg). burn never sees a Neg op - its frontend emits
 //     MulScalar(-1) - so fusing it keeps ember's decisions equal to burn's for the same program.
 //   * Gather, Select and Cat (burn's "indexed inputs") are not fused yet; they close the fuser.
@@ -29,6 +30,13 @@
 #include "engine/fuse/trace_builder.h"
 
 namespace ember {
+
+// Whether a Cast from `from` to `to` fuses. ember has one Cast where burn has a conversion per
+// pair of families, and burn's fuser takes some and not others: the cast within a family
+// (BaseFloat/BaseInt/BaseBool::Cast, float precision or int width) and Int::IntoFloat fuse;
+// Float::IntoInt is not fused, and every Bool op (Bool::IntoFloat, Bool::IntoInt) closes the
+// fuser. A cast to bool has no burn conversion (burn compares instead) and is not fused either.
+bool CastIsFusable(DType from, DType to);
 
 struct FuseSettings {
   bool broadcast = true;             // an op's output may be smaller than the reference

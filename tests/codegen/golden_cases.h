@@ -92,17 +92,21 @@ inline FuseTrace BroadcastChain() {
                      ir::MaskFill(Rw(3, s), Rw(4, s, DType::kBool), P(3), Out(5, s)),
                      ir::Unary(OpKind::kTanh, Rw(5, s), Out(6, s)),
                      ir::Binary(OpKind::kAdd, Rw(6, s), Ro(1, bias), Out(7, s)),
-                     ir::Unary(OpKind::kCast, Rw(7, s), Out(8, s, DType::kI32))});
+                     // A float precision cast fuses (BaseFloat::Cast); to i32 it would not
+                     // (burn's Float::IntoInt, issue 17).
+                     ir::Unary(OpKind::kCast, Rw(7, s), Out(8, s, DType::kBF16))});
 }
 
-// Integer math with the CPU's division rules, and a column broadcast ([rows, 1]).
+// Integer math with the CPU's division rules, a column broadcast ([rows, 1]), and the
+// conversion to float that fuses (burn's Int::IntoFloat).
 inline FuseTrace IntChain() {
   ElementWiseFuser f(kUnlimited);
   const Shape s = {1, 2}, col = {1, 0};
   const DType i = DType::kI64;
   return TraceOf(f, {ir::Binary(OpKind::kDiv, Ro(0, s, i), Ro(1, col, i), Out(2, s, i)),
                      ir::Binary(OpKind::kRem, Rw(2, s, i), Ro(1, col, i), Out(3, s, i)),
-                     ir::Unary(OpKind::kAbs, Rw(3, s, i), Out(4, s, i))});
+                     ir::Unary(OpKind::kAbs, Rw(3, s, i), Out(4, s, i)),
+                     ir::Unary(OpKind::kCast, Rw(4, s, i), Out(5, s, DType::kF32))});
 }
 
 // Five independent chains x_k * 2 + 1 -> exp (ember-lab's "chains" scenario): one kernel of

@@ -112,6 +112,18 @@ TEST(PlanDatabase, SecondProcessStartsWarmWithoutExploring) {
     ASSERT_NE(repo, nullptr);
     EXPECT_EQ(Count(*repo, "SELECT COUNT(*) FROM plans WHERE explore_ms > 0"),
               Count(*repo, "SELECT COUNT(*) FROM plans"));
+    // The environment records each fuser's version: version 2 took burn's rule for casts and
+    // integer matmuls (issue 17), so no plan found by version 1's rules is ever served.
+    std::string description;
+    ASSERT_TRUE(repo->database()
+                    .sqlite()
+                    .QueryText("SELECT description FROM environments", "reading", &description)
+                    .ok());
+    for (const char* fuser : {"ElementWise", "Matmul", "Reduce", "ReduceBroadcasted"}) {
+      EXPECT_NE(description.find(std::string("{\"name\":\"") + fuser + "\",\"version\":2}"),
+                std::string::npos)
+          << description;
+    }
   }
   const Report warm = RunChild(dir.path().string(), env);
   ExpectWarmStart(cold, warm);

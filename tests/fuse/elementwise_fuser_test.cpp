@@ -4,6 +4,7 @@
 
 #include "engine/fuse/elementwise_fuser.h"
 #include "engine/fuse/scoring.h"
+#include "engine/fuse/trace_op_fuser.h"
 #include "engine/fuse/trace_optimization.h"
 #include "tests/fuse/fuse_test_util.h"
 
@@ -198,6 +199,78 @@ TEST(ElementWiseFuser, MaskClampCastFullAndComparisonsFuse) {
   EXPECT_EQ(opt->trace().resources.inputs.size(), 1u);
 }
 
+// burn's conversions (issue 17): a cast within a family and Int::IntoFloat fuse; Float::IntoInt
+// and the Bool ops (Bool::IntoFloat, Bool::IntoInt) do not. ember's one Cast decides by the
+// source and target families.
+TEST(ElementWiseFuser, CastsFuseExactlyAsBurnsConversions) {
+  struct Case {
+    DType from, to;
+    bool fused;
+  };
+  const Case cases[] = {
+      {DType::kF32, DType::kF16, true},   {DType::kF16, DType::kBF16, true},   // BaseFloat::Cast
+      {DType::kI32, DType::kI64, true},                                        // BaseInt::Cast
+      {DType::kBool, DType::kBool, true},                                      // BaseBool::Cast
+      {DType::kI32, DType::kF32, true},   {DType::kI64, DType::kF16, true},    // Int::IntoFloat
+      {DType::kF32, DType::kI32, false},  {DType::kBF16, DType::kI64, false},  // Float::IntoInt
+      {DType::kBool, DType::kF32, false}, {DType::kBool, DType::kI32, false},  // Bool ops
+      {DType::kF32, DType::kBool, false}, {DType::kI64, DType::kBool, false},  // none in burn
+  };
+  for (const Case& c : cases) {
+    const std::string what = std::string(DTypeName(c.from)) + " -> " + std::string(DTypeName(c.to));
+    EXPECT_EQ(CastIsFusable(c.from, c.to), c.fused) << what;
+    // After an op of the source dtype, so that a refusal closes an open fuser.
+    ElementWiseFuser fuser(kUnlimited);
+    fuser.Fuse(ir::Unary(OpKind::kAbs, Ro(0, {1, 1}, c.from), Out(1, {1, 1}, c.from)));
+    fuser.Fuse(ir::Unary(OpKind::kCast, Rw(1, {1, 1}, c.from), Out(2, {1, 1}, c.to)));
+    EXPECT_EQ(fuser.len(), c.fused ? 2u : 1u) << what;
+    EXPECT_EQ(fuser.status(), c.fused ? FuserStatus::kOpen : FuserStatus::kClosed) << what;
+    // And as the first op: burn closes on a Bool op even then.
+    ElementWiseFuser first(kUnlimited);
+    first.Fuse(ir::Unary(OpKind::kCast, Ro(0, {1, 1}, c.from), Out(1, {1, 1}, c.to)));
+    EXPECT_EQ(first.len(), c.fused ? 1u : 0u) << what;
+  }
+}
+
+// docs/FIDELITY.md: Neg is fused (burn's frontend emits MulScalar(-1) instead, which fuses too),
+// and Gather, Select and Cat close the fuser (burn fuses them as indexed inputs).
+TEST(ElementWiseFuser, NegFusesAndGatherSelectCatCloseTheFuser) {
+  ElementWiseFuser neg(kUnlimited);
+  neg.Fuse(ir::Unary(OpKind::kExp, Ro(0), Out(1)));
+  neg.Fuse(ir::Unary(OpKind::kNeg, Rw(1), Out(2)));
+  EXPECT_EQ(neg.len(), 2u);
+  EXPECT_EQ(neg.status(), FuserStatus::kOpen);
+
+  const TensorIr index = Ro(9, {1, 1}, DType::kI64);
+  const std::vector<OperationIr> indexed = {
+      ir::Indexed(OpKind::kGather, Rw(1), 1, index, Out(2)),
+      ir::Indexed(OpKind::kSelect, Rw(1), 1, Ro(9, {1}, DType::kI64), Out(2)),
+      ir::Cat({Rw(1), Ro(3)}, 1, Out(2, {1, 2}))};
+  for (const OperationIr& op : indexed) {
+    ElementWiseFuser fuser(kUnlimited);
+    fuser.Fuse(ir::Unary(OpKind::kExp, Ro(0), Out(1)));
+    fuser.Fuse(op);
+    EXPECT_EQ(fuser.len(), 1u) << OpKindName(op.kind);
+    EXPECT_EQ(fuser.status(), FuserStatus::kClosed) << OpKindName(op.kind);
+  }
+}
+
+// The ReLU-backward mask x.Greater(0).Cast(f32) * g: burn does not fuse across the bool ->
+// float conversion, so the comparison stays alone (score 0) and the conversion closes the fuser.
+TEST(ElementWiseFuser, TheReluBackwardMaskIsNotFusedAcrossItsConversion) {
+  ElementWiseFuser fuser(kUnlimited);
+  fuser.Fuse(ir::Scalar(OpKind::kGreaterElem, Ro(0), P(0), Out(1, {1, 1}, DType::kBool)));
+  fuser.Fuse(ir::Unary(OpKind::kCast, Rw(1, {1, 1}, DType::kBool), Out(2)));
+  EXPECT_EQ(fuser.status(), FuserStatus::kClosed);
+  EXPECT_EQ(fuser.len(), 1u);
+  EXPECT_EQ(fuser.properties().score, 0u);
+  // After the conversion, the product fuses with what follows as usual.
+  ElementWiseFuser after(kUnlimited);
+  after.Fuse(ir::Binary(OpKind::kMul, Rw(2), Ro(3), Out(4)));
+  after.Fuse(ir::Scalar(OpKind::kMulScalar, Rw(4), P(1), Out(5)));
+  EXPECT_EQ(after.len(), 2u);
+}
+
 TEST(ElementWiseFuser, TheOpLimitStopsAtSixtyFiveOps) {
   // burn refuses an op once the trace already holds more than 64 fused ops.
   ElementWiseFuser fuser(kUnlimited);
@@ -248,6 +321,21 @@ TEST(Scoring, FormulaMatchesBurnsCases) {
   EXPECT_EQ(s.Calculate(5, 0, 0), 10u);
   EXPECT_EQ(s.Calculate(5, 0, 1), 0u);  // saturates
   EXPECT_EQ(Scoring().Calculate(0, 0, 0), 0u);
+}
+
+// burn's test_reset (burn-cubecl-fusion, engine/scoring.rs): Reset clears every counter, so a
+// reset fuser scores its next ops from zero.
+TEST(Scoring, ResetClearsEveryCounter) {
+  Scoring s;
+  for (int i = 0; i < 10; ++i) s.Register(ir::Binary(OpKind::kAdd, Ro(0), Ro(1), Out(2)));
+  EXPECT_EQ(s.num_reads(), 20u);
+  EXPECT_EQ(s.num_writes(), 10u);
+  EXPECT_EQ(s.num_ops(), 10u);
+  s.Reset();
+  EXPECT_EQ(s.num_reads(), 0u);
+  EXPECT_EQ(s.num_writes(), 0u);
+  EXPECT_EQ(s.num_ops(), 0u);
+  EXPECT_EQ(s.Calculate(0, 0, 0), 0u);
 }
 
 }  // namespace

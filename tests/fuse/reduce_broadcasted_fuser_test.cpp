@@ -63,6 +63,53 @@ TEST(ReduceBroadcastedFuser, SoftmaxIsOneKernelOfFiveBlocks) {
   EXPECT_EQ(trace.resources.outputs[0].id, 6u);
 }
 
+// burn's reduce_broadcast_workflow_1 (burn-cubecl-fusion,
+// optim/reduce_broadcasted/fuser/base.rs): Ones, a SumDim, an Add of an existing per-row tensor,
+// a broadcast back to full rows by adding an existing full-row tensor, and a second SumDim. burn
+// asserts, after each op, the count, an open fuser and readiness (after the second SumDim its
+// status check reads the value from before that op; ember checks the status it has then).
+TEST(ReduceBroadcastedFuser, BurnsReduceBroadcastWorkflow1) {
+  ReduceBroadcastedFuser fuser(kUnlimited);
+  auto expect = [&](size_t len) {
+    EXPECT_EQ(fuser.len(), len);
+    EXPECT_EQ(fuser.status(), FuserStatus::kOpen) << "after " << len << " ops";
+    EXPECT_TRUE(fuser.properties().ready) << "after " << len << " ops";
+  };
+  fuser.Fuse(ir::Creation(OpKind::kOnes, Out(0, kRows)));
+  fuser.Fuse(ir::ReduceDim(OpKind::kSumDim, Rw(0, kRows), 1, Out(1, kRow)));
+  expect(2);
+  fuser.Fuse(ir::Binary(OpKind::kAdd, Rw(1, kRow), Rw(2, kRow), Out(3, kRow)));
+  expect(3);
+  fuser.Fuse(ir::Binary(OpKind::kAdd, Rw(3, kRow), Rw(4, kRows), Out(5, kRows)));
+  expect(4);
+  fuser.Fuse(ir::ReduceDim(OpKind::kSumDim, Rw(5, kRows), 1, Out(6, kRow)));
+  expect(5);
+  auto opt = std::dynamic_pointer_cast<TraceOptimization>(fuser.Finish());
+  ASSERT_NE(opt, nullptr);
+  EXPECT_EQ(opt->len(), 5u);
+  EXPECT_EQ(opt->trace().reduces.size(), 2u) << FormatFuseTrace(opt->trace());
+}
+
+// burn's reduce_broadcast_workflow_2: a full-row input (t2) read ReadOnly before the reduce and
+// again, for the last time (ReadWrite), by the broadcast Add after it.
+TEST(ReduceBroadcastedFuser, BurnsReduceBroadcastWorkflow2) {
+  ReduceBroadcastedFuser fuser(kUnlimited);
+  fuser.Fuse(ir::Creation(OpKind::kOnes, Out(0, kRows)));
+  fuser.Fuse(ir::Binary(OpKind::kAdd, Rw(0, kRows), Ro(2, kRows), Out(3, kRows)));
+  fuser.Fuse(ir::ReduceDim(OpKind::kSumDim, Rw(3, kRows), 1, Out(1, kRow)));
+  EXPECT_EQ(fuser.len(), 3u);
+  EXPECT_EQ(fuser.status(), FuserStatus::kOpen);
+  EXPECT_TRUE(fuser.properties().ready);
+  fuser.Fuse(ir::Binary(OpKind::kAdd, Rw(1, kRow), Rw(2, kRows), Out(5, kRows)));
+  EXPECT_EQ(fuser.len(), 4u);
+  EXPECT_EQ(fuser.status(), FuserStatus::kOpen);
+  EXPECT_TRUE(fuser.properties().ready);
+  auto opt = std::dynamic_pointer_cast<TraceOptimization>(fuser.Finish());
+  ASSERT_NE(opt, nullptr);
+  EXPECT_EQ(opt->len(), 4u);
+  EXPECT_EQ(opt->trace().reduces.size(), 1u) << FormatFuseTrace(opt->trace());
+}
+
 TEST(ReduceBroadcastedFuser, WinsOverElementWiseAndReduceOnSoftmax) {
   ElementWiseFuser elementwise(kUnlimited);
   ReduceFuser reduce(kUnlimited);

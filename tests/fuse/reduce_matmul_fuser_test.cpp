@@ -117,6 +117,28 @@ TEST(MatmulFuser, BiasEpilogueIsReadyAndScoresOneSavedAccess) {
   EXPECT_EQ(opt->trace().resources.outputs[0].id, 5u);
 }
 
+// burn's MatmulFuser matches Float(_, FloatOperationIr::Matmul) only: an integer matmul with an
+// elementwise epilogue is not fused (issue 17).
+TEST(MatmulFuser, AnIntegerMatmulIsNotFused) {
+  for (const DType dtype : {DType::kI32, DType::kI64}) {
+    MatmulFuser fuser(kUnlimited);
+    fuser.Fuse(ir::Binary(OpKind::kMatmul, Ro(0, {1, 2}, dtype), Ro(1, {2, 3}, dtype),
+                          Out(2, {1, 3}, dtype)));
+    EXPECT_EQ(fuser.status(), FuserStatus::kClosed) << DTypeName(dtype);
+    fuser.Fuse(ir::Binary(OpKind::kAdd, Rw(2, {1, 3}, dtype), Ro(3, {0, 3}, dtype),
+                          Out(4, {1, 3}, dtype)));
+    EXPECT_FALSE(fuser.properties().ready) << DTypeName(dtype);
+  }
+  for (const DType dtype : {DType::kF16, DType::kBF16}) {  // every float precision is burn's
+    MatmulFuser fuser(kUnlimited);
+    fuser.Fuse(ir::Binary(OpKind::kMatmul, Ro(0, {1, 2}, dtype), Ro(1, {2, 3}, dtype),
+                          Out(2, {1, 3}, dtype)));
+    fuser.Fuse(ir::Binary(OpKind::kAdd, Rw(2, {1, 3}, dtype), Ro(3, {0, 3}, dtype),
+                          Out(4, {1, 3}, dtype)));
+    EXPECT_TRUE(fuser.properties().ready) << DTypeName(dtype);
+  }
+}
+
 TEST(MatmulFuser, OpsBeforeTheMatmulCloseItAndTheEpilogueCannotGrowTheShape) {
   MatmulFuser before(kUnlimited);
   before.Fuse(ir::Unary(OpKind::kExp, Ro(0, {1, 2}), Out(1, {1, 2})));
