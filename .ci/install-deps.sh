@@ -20,6 +20,8 @@ packages=(
   libfmt-dev
   libxxhash-dev     # XXH3 plan keys and first-op hashes
   libboost-dev      # Boost.Interprocess: the shared-memory tier
+  libopenblas-dev   # the CPU backend's float matmul (sgemm)
+  libsleef-dev      # the CPU backend's vector exp, log, sin, tanh, erf, ...
   # Plan database.
   libsqlite3-dev
   sqlite3

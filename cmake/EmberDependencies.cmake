@@ -6,6 +6,8 @@ find_package(fmt REQUIRED)
 find_package(tomlplusplus REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+pkg_check_modules(OPENBLAS REQUIRED IMPORTED_TARGET openblas)  # the CPU's float matmul
+pkg_check_modules(SLEEF REQUIRED IMPORTED_TARGET sleef)  # the CPU's vector math
 if(EMBER_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

@@ -156,5 +156,29 @@ TEST(CpuMatmul, SameResultWithOneOrManyThreads) {
   EXPECT_EQ(run(1), run(4));
 }
 
+// A product large enough to be cut into bands of rows, one sgemm each (matmul.cpp): the bands
+// depend on the shape alone, so 1, 2 and 5 threads agree bit for bit, and the result matches a
+// double-precision reference.
+TEST(CpuMatmul, ALargeProductInBandsIsTheSameOnAnyThreadCount) {
+  const int64_t m = 301, k = 97, n = 130;  // 3.8M multiply-adds: bands of 48 rows, a short last
+  const V a = TestData(m * k, -1, 1, 61), b = TestData(k * n, -1, 1, 62);
+  auto run = [&](int threads) {
+    Harness h(threads);
+    const TensorIr ta = h.Input({m, k}, DType::kF32, a);
+    const TensorIr tb = h.Input({k, n}, DType::kF32, b);
+    return h.Run(ir::Binary(OpKind::kMatmul, ta, tb, h.Output({m, n})));
+  };
+  const V one = run(1);
+  EXPECT_EQ(one, run(2));
+  EXPECT_EQ(one, run(5));
+  for (int64_t i = 0; i < m; i += 37) {
+    for (int64_t j = 0; j < n; j += 11) {
+      double want = 0;
+      for (int64_t p = 0; p < k; ++p) want += double(a[i * k + p]) * double(b[p * n + j]);
+      ASSERT_NEAR(one[i * n + j], want, 1e-4 * std::max(1.0, std::fabs(want))) << i << "," << j;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ember

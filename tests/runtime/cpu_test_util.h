@@ -5,8 +5,11 @@
 // tensor's dtype on the way in (f16/bf16 round to nearest even) and back on the way out.
 #pragma once
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -211,5 +214,23 @@ inline std::vector<double> TestData(size_t n, double lo, double hi, uint64_t see
 
 // The value `v` after a trip through `dtype` (what the backend actually stores).
 inline double RoundTo(double v, DType dtype) { return DecodeOne(Encode({v}, dtype).data(), dtype); }
+
+// Each of `got` (f32 values read back) within one float ULP of `want` (rounded to f32 first):
+// how the transcendental ops (vector_math.h) are checked against glibc's values.
+inline void ExpectWithinOneUlp(const std::vector<double>& got, const std::vector<double>& want,
+                               std::string_view what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const float w = static_cast<float>(want[i]);
+    const float g = static_cast<float>(got[i]);
+    if (std::isnan(w)) {
+      EXPECT_TRUE(std::isnan(g)) << what << "[" << i << "]";
+      continue;
+    }
+    const float lo = std::nextafter(w, -std::numeric_limits<float>::infinity());
+    const float hi = std::nextafter(w, std::numeric_limits<float>::infinity());
+    EXPECT_TRUE(g >= lo && g <= hi) << what << "[" << i << "]: " << g << " vs " << w;
+  }
+}
 
 }  // namespace ember::testing

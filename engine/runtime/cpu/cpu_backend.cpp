@@ -16,7 +16,7 @@ namespace {
 
 class CpuBackend final : public Backend {
  public:
-  explicit CpuBackend(int threads) : pool_(threads) {}
+  explicit CpuBackend(int threads) : pool_(threads) { ConfigureBlasThreads(); }
 
   std::string_view name() const override { return "cpu"; }
   void Execute(const OperationIr& op, HandleContainer& handles) override;

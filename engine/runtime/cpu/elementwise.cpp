@@ -9,6 +9,7 @@
 
 #include "engine/runtime/cpu/convert.h"
 #include "engine/runtime/cpu/kernels.h"
+#include "engine/runtime/cpu/vector_math.h"
 
 namespace ember::cpu {
 namespace {
@@ -126,17 +127,14 @@ TileOp ElementTile(FuseOpKind kind, DType dtype) {
                 for (int64_t i = 0; i < n; ++i) out[i] = WrapNeg(in[0][i]);
               }};
     case FuseOpKind::kExp:
-      return FloatOnly([](F in, float* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = std::exp(in[0][i]);
-      });
+      return FloatOnly(
+          [](F in, float* out, int64_t n) { ApplyVectorFn(VectorFn::kExp, in[0], out, n); });
     case FuseOpKind::kLog:
-      return FloatOnly([](F in, float* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = std::log(in[0][i]);
-      });
+      return FloatOnly(
+          [](F in, float* out, int64_t n) { ApplyVectorFn(VectorFn::kLog, in[0], out, n); });
     case FuseOpKind::kLog1p:
-      return FloatOnly([](F in, float* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = std::log1p(in[0][i]);
-      });
+      return FloatOnly(
+          [](F in, float* out, int64_t n) { ApplyVectorFn(VectorFn::kLog1p, in[0], out, n); });
     case FuseOpKind::kSqrt:
       return FloatOnly([](F in, float* out, int64_t n) {
         for (int64_t i = 0; i < n; ++i) out[i] = std::sqrt(in[0][i]);
@@ -146,21 +144,17 @@ TileOp ElementTile(FuseOpKind kind, DType dtype) {
         for (int64_t i = 0; i < n; ++i) out[i] = 1.0f / in[0][i];
       });
     case FuseOpKind::kSin:
-      return FloatOnly([](F in, float* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = std::sin(in[0][i]);
-      });
+      return FloatOnly(
+          [](F in, float* out, int64_t n) { ApplyVectorFn(VectorFn::kSin, in[0], out, n); });
     case FuseOpKind::kCos:
-      return FloatOnly([](F in, float* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = std::cos(in[0][i]);
-      });
+      return FloatOnly(
+          [](F in, float* out, int64_t n) { ApplyVectorFn(VectorFn::kCos, in[0], out, n); });
     case FuseOpKind::kTanh:
-      return FloatOnly([](F in, float* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = std::tanh(in[0][i]);
-      });
+      return FloatOnly(
+          [](F in, float* out, int64_t n) { ApplyVectorFn(VectorFn::kTanh, in[0], out, n); });
     case FuseOpKind::kErf:
-      return FloatOnly([](F in, float* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = std::erf(in[0][i]);
-      });
+      return FloatOnly(
+          [](F in, float* out, int64_t n) { ApplyVectorFn(VectorFn::kErf, in[0], out, n); });
     // IEEE comparisons: every comparison with a NaN is false.
     case FuseOpKind::kEqual:
       return {domain,

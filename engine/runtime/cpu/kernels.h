@@ -90,8 +90,11 @@ TensorHandle ReduceAll(ReduceOp op, const TensorHandle& x, const TensorIr& out, 
 
 // --- matmul.cpp --------------------------------------------------------------------------
 // [..., m, k] x [..., k, n] -> out [..., m, n], batch dims broadcast numpy-style. Floats
-// accumulate in f32, ints in wrapping i64.
+// accumulate in f32 (OpenBLAS's sgemm), ints in wrapping i64.
 TensorHandle Matmul(const TensorHandle& lhs, const TensorHandle& rhs, const TensorIr& out,
                     ThreadPool& pool);
+// Makes OpenBLAS run each call on its calling thread: its own threading changes results with
+// the thread count, so the pool threads a product instead (matmul.cpp). Process-wide.
+void ConfigureBlasThreads();
 
 }  // namespace ember::cpu

@@ -1,13 +1,21 @@
 // Matmul: [..., m, k] x [..., k, n] -> [..., m, n] with numpy batch broadcasting.
 //
 // Both operands are first brought to dense matrices of the compute domain (f32 or i64; a
-// dense f32/i64 input is used in place), then each block of up to kRowBlock output rows is
-// computed as rank-1 updates in i-k-j order: the innermost loop runs along a row of the rhs
-// and of the output, which the compiler vectorizes, and each rhs row is reused by the whole
-// row block. Each output element sums over k in order, so results do not depend on threads.
+// dense f32/i64 input is used in place). Float matrices are multiplied by OpenBLAS's sgemm
+// (Debian's libopenblas, its kernels picked for the running CPU). OpenBLAS's own threading gives
+// results that change with its thread count, so it runs single-threaded (ConfigureBlasThreads,
+// kernels.h) and the pool runs one sgemm per band of output rows: the bands depend on the
+// shape alone (BlasBand), so a result is the same with 1 or N threads. Integer matrices (no
+// BLAS has them) are computed here, each
+// block of up to kRowBlock output rows as rank-1 updates in i-k-j order: the innermost loop runs
+// along a row of the rhs and of the output, which the compiler vectorizes. The unfused op and
+// the fused Matmul trace (fused_bind.cpp) call the same function, so they agree bit for bit.
 #include <algorithm>
+#include <span>
 #include <type_traits>
 #include <vector>
+
+#include <cblas.h>
 
 #include "engine/core/check.h"
 #include "engine/runtime/cpu/convert.h"
@@ -66,26 +74,72 @@ std::vector<int64_t> BatchSteps(const Shape& operand, const Shape& out_batch) {
   return steps;
 }
 
-template <typename T>
-void MatmulTyped(const TensorHandle& lhs, const TensorHandle& rhs, TensorHandle& out,
-                 ThreadPool& pool) {
-  const size_t rank = out.shape.size();
-  const int64_t m = out.shape[rank - 2];
-  const int64_t n = out.shape[rank - 1];
-  const int64_t k = lhs.shape.back();
-  EMBER_CHECK(rhs.shape[rhs.shape.size() - 2] == k, "matmul: inner dims {} and {}", k,
-              rhs.shape[rhs.shape.size() - 2]);
-  const Shape batch_shape(out.shape.begin(), out.shape.end() - 2);
+// The row-major product c[m, n] = a[m, k] x b[k, n].
+void Sgemm(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k) {
+  if (k == 0) {
+    std::fill_n(c, m * n, 0.0f);
+    return;
+  }
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(m),
+              static_cast<blasint>(n), static_cast<blasint>(k), 1.0f, a, static_cast<blasint>(k), b,
+              static_cast<blasint>(n), 0.0f, c, static_cast<blasint>(n));
+}
+
+// Rows per band of one product: all of them for a small product (one call, no dispatch), else
+// about an eighth, in multiples of 16 (OpenBLAS's row tiles), so that up to eight threads
+// share a large product and each band still amortizes packing the rhs.
+int64_t BlasBand(int64_t m, int64_t n, int64_t k) {
+  constexpr int64_t kSmallProduct = int64_t{1} << 21;  // multiply-adds
+  if (m * n * k <= kSmallProduct) return m;
+  const int64_t eighth = (m + 7) / 8;
+  return std::min(m, std::max<int64_t>(16, (eighth + 15) / 16 * 16));
+}
+
+// The f32 product: one single-threaded sgemm per band of rows of each output matrix, the
+// bands spread over the pool.
+void MatmulBlas(const DenseOperand<float>& a, const DenseOperand<float>& b, TensorHandle& out,
+                const Shape& batch_shape, std::span<const int64_t> lhs_steps,
+                std::span<const int64_t> rhs_steps, int64_t m, int64_t n, int64_t k,
+                ThreadPool& pool) {
   const int64_t batches = NumElements(batch_shape);
-  const std::vector<int64_t> lhs_steps = BatchSteps(lhs.shape, batch_shape);
-  const std::vector<int64_t> rhs_steps = BatchSteps(rhs.shape, batch_shape);
-  const DenseOperand<T> a = Densify<T>(lhs, pool);
-  const DenseOperand<T> b = Densify<T>(rhs, pool);
-  constexpr DType kDense = std::is_same_v<T, float> ? DType::kF32 : DType::kI64;
-  const bool direct = out.dtype == kDense;
+  const bool direct = out.dtype == DType::kF32;
+  std::byte* dst = ElementData(out);
+  const int64_t band = BlasBand(m, n, k);
+  const int64_t bands = (m + band - 1) / band;
+  const int64_t work = std::max<int64_t>(1, band * n * std::max<int64_t>(k, 1));
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 20) / work);
+  pool.ParallelFor(batches * bands, grain, [&](int64_t begin, int64_t end) {
+    std::vector<float> scratch(direct ? 0 : band * n);
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t batch = task / bands;
+      const int64_t row0 = (task % bands) * band;
+      const int64_t rows = std::min(band, m - row0);
+      int64_t a_matrix = 0, b_matrix = 0;
+      int64_t rest = batch;
+      for (size_t d = batch_shape.size(); d-- > 0;) {
+        const int64_t i = rest % batch_shape[d];
+        rest /= batch_shape[d];
+        a_matrix += i * lhs_steps[d];
+        b_matrix += i * rhs_steps[d];
+      }
+      const int64_t out_offset = (batch * m + row0) * n;
+      float* c = direct ? reinterpret_cast<float*>(dst) + out_offset : scratch.data();
+      Sgemm(a.data + a_matrix * m * k + row0 * k, b.data + b_matrix * k * n, c, rows, n, k);
+      if (!direct) StoreRunF32(c, rows * n, out.dtype, dst + out_offset * DTypeSize(out.dtype));
+    }
+  });
+}
+
+// The i64 product (wrapping arithmetic), row blocks over the pool.
+void MatmulInt64(const DenseOperand<int64_t>& a, const DenseOperand<int64_t>& b, TensorHandle& out,
+                 const Shape& batch_shape, std::span<const int64_t> lhs_steps,
+                 std::span<const int64_t> rhs_steps, int64_t m, int64_t n, int64_t k,
+                 ThreadPool& pool) {
+  using T = int64_t;
+  const int64_t batches = NumElements(batch_shape);
+  const bool direct = out.dtype == DType::kI64;
   std::byte* dst = ElementData(out);
   const int out_size = DTypeSize(out.dtype);
-
   const int64_t blocks_per_batch = (m + kRowBlock - 1) / kRowBlock;
   const int64_t work_per_block = std::max<int64_t>(1, kRowBlock * k * n);
   const int64_t grain = std::max<int64_t>(1, kParallelGrain * 8 / work_per_block);
@@ -113,28 +167,44 @@ void MatmulTyped(const TensorHandle& lhs, const TensorHandle& rhs, TensorHandle&
         for (int64_t r = 0; r < rows; ++r) {
           const T scale = a_rows[r * k + p];
           T* c_row = c + r * n;
-          if constexpr (std::is_same_v<T, float>) {
-            for (int64_t j = 0; j < n; ++j) c_row[j] += scale * b_row[j];
-          } else {  // wrapping i64 arithmetic
-            const uint64_t s = static_cast<uint64_t>(scale);
-            for (int64_t j = 0; j < n; ++j) {
-              c_row[j] = static_cast<int64_t>(static_cast<uint64_t>(c_row[j]) +
-                                              s * static_cast<uint64_t>(b_row[j]));
-            }
+          const uint64_t s = static_cast<uint64_t>(scale);
+          for (int64_t j = 0; j < n; ++j) {
+            c_row[j] = static_cast<int64_t>(static_cast<uint64_t>(c_row[j]) +
+                                            s * static_cast<uint64_t>(b_row[j]));
           }
         }
       }
-      if (direct) continue;
-      if constexpr (std::is_same_v<T, float>) {
-        StoreRunF32(c, rows * n, out.dtype, dst + out_offset * out_size);
-      } else {
-        StoreRunI64(c, rows * n, out.dtype, dst + out_offset * out_size);
-      }
+      if (!direct) StoreRunI64(c, rows * n, out.dtype, dst + out_offset * out_size);
     }
   });
 }
 
+template <typename T>
+void MatmulTyped(const TensorHandle& lhs, const TensorHandle& rhs, TensorHandle& out,
+                 ThreadPool& pool) {
+  const size_t rank = out.shape.size();
+  const int64_t m = out.shape[rank - 2];
+  const int64_t n = out.shape[rank - 1];
+  const int64_t k = lhs.shape.back();
+  EMBER_CHECK(rhs.shape[rhs.shape.size() - 2] == k, "matmul: inner dims {} and {}", k,
+              rhs.shape[rhs.shape.size() - 2]);
+  const Shape batch_shape(out.shape.begin(), out.shape.end() - 2);
+  const int64_t batches = NumElements(batch_shape);
+  const std::vector<int64_t> lhs_steps = BatchSteps(lhs.shape, batch_shape);
+  const std::vector<int64_t> rhs_steps = BatchSteps(rhs.shape, batch_shape);
+  const DenseOperand<T> a = Densify<T>(lhs, pool);
+  const DenseOperand<T> b = Densify<T>(rhs, pool);
+  if (m == 0 || n == 0 || batches == 0) return;
+  if constexpr (std::is_same_v<T, float>) {
+    MatmulBlas(a, b, out, batch_shape, lhs_steps, rhs_steps, m, n, k, pool);
+  } else {
+    MatmulInt64(a, b, out, batch_shape, lhs_steps, rhs_steps, m, n, k, pool);
+  }
+}
+
 }  // namespace
+
+void ConfigureBlasThreads() { openblas_set_num_threads(1); }
 
 TensorHandle Matmul(const TensorHandle& lhs, const TensorHandle& rhs, const TensorIr& out,
                     ThreadPool& pool) {

@@ -1,0 +1,81 @@
+#include "engine/runtime/cpu/vector_math.h"
+
+#include <immintrin.h>
+#include <sleef.h>
+
+#include <algorithm>
+
+// The 256-bit functions take and return AVX registers, which this baseline (SSE2) translation
+// unit may not use: sleef.h declares them only under __AVX__, so they are declared here, with
+// the library's names and ABI, and called only from the functions below that are compiled for
+// AVX2, after a CPU check.
+#pragma GCC diagnostic ignored "-Wpsabi"
+extern "C" {
+__m256 Sleef_expf8_u10avx2(__m256);
+__m256 Sleef_logf8_u10avx2(__m256);
+__m256 Sleef_log1pf8_u10avx2(__m256);
+__m256 Sleef_sinf8_u10avx2(__m256);
+__m256 Sleef_cosf8_u10avx2(__m256);
+__m256 Sleef_tanhf8_u10avx2(__m256);
+__m256 Sleef_erff8_u10avx2(__m256);
+}
+
+namespace ember::cpu {
+namespace {
+
+template <auto F>
+__attribute__((target("avx2,fma"))) void Loop8(const float* in, float* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, F(_mm256_loadu_ps(in + i)));
+  if (i == n) return;
+  alignas(32) float lanes[8] = {};
+  std::copy(in + i, in + n, lanes);
+  _mm256_store_ps(lanes, F(_mm256_load_ps(lanes)));
+  std::copy(lanes, lanes + (n - i), out + i);
+}
+
+template <auto F>
+void Loop4(const float* in, float* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) _mm_storeu_ps(out + i, F(_mm_loadu_ps(in + i)));
+  if (i == n) return;
+  alignas(16) float lanes[4] = {};
+  std::copy(in + i, in + n, lanes);
+  _mm_store_ps(lanes, F(_mm_load_ps(lanes)));
+  std::copy(lanes, lanes + (n - i), out + i);
+}
+
+using Loop = void (*)(const float*, float*, int64_t);
+
+struct Table {
+  Loop fn[7];
+  std::string_view target;
+};
+
+Table Pick() {
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    return {{Loop8<Sleef_expf8_u10avx2>, Loop8<Sleef_logf8_u10avx2>, Loop8<Sleef_log1pf8_u10avx2>,
+             Loop8<Sleef_sinf8_u10avx2>, Loop8<Sleef_cosf8_u10avx2>, Loop8<Sleef_tanhf8_u10avx2>,
+             Loop8<Sleef_erff8_u10avx2>},
+            "avx2"};
+  }
+  return {{Loop4<Sleef_expf4_u10>, Loop4<Sleef_logf4_u10>, Loop4<Sleef_log1pf4_u10>,
+           Loop4<Sleef_sinf4_u10>, Loop4<Sleef_cosf4_u10>, Loop4<Sleef_tanhf4_u10>,
+           Loop4<Sleef_erff4_u10>},
+          "sse"};
+}
+
+const Table& Chosen() {
+  static const Table table = Pick();
+  return table;
+}
+
+}  // namespace
+
+void ApplyVectorFn(VectorFn fn, const float* in, float* out, int64_t n) {
+  Chosen().fn[static_cast<int>(fn)](in, out, n);
+}
+
+std::string_view VectorMathTarget() { return Chosen().target; }
+
+}  // namespace ember::cpu
