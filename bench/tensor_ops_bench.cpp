@@ -126,7 +126,7 @@ BENCHMARK(BM_Add_Loop)->Arg(1 << 12)->Arg(1 << 20)->Arg(1 << 24)->UseRealTime();
 BENCHMARK(BM_SeedExpr_Ember)->Arg(64 * 64)->Arg(1 << 20)->UseRealTime();
 BENCHMARK(BM_SeedExpr_Loop)->Arg(64 * 64)->Arg(1 << 20)->UseRealTime();
 BENCHMARK(BM_OpOverhead_Ember)->UseRealTime();
-BENCHMARK(BM_Matmul_Ember)->Arg(256)->UseRealTime();
+BENCHMARK(BM_Matmul_Ember)->Arg(256)->Arg(512)->Arg(1024)->Arg(2048)->UseRealTime();
 BENCHMARK(BM_Matmul_Loop)->Arg(256)->UseRealTime();
 
 }  // namespace

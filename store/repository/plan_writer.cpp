@@ -47,8 +47,13 @@ void PlanWriter::Enqueue(Message message) {
     if (closed_) return;
     const bool counter =
         message.kind == Message::Kind::kHit || message.kind == Message::Kind::kUnfused;
+    // Counters wait for company or for kCounterDelay (Note [Write-behind]): only the first of
+    // a run wakes the writer, which then sleeps until the delay is over.
+    const bool first_pending = enqueued_ == applied_;
+    if (counter && first_pending) counters_since_ = std::chrono::steady_clock::now();
     queue_.push_back(std::move(message));
     ++enqueued_;
+    if (counter && !first_pending) return;
     if (!counter) durable_ = enqueued_;
   }
   work_cv_.notify_one();
@@ -87,7 +92,10 @@ void PlanWriter::Checkpoint() {
 void PlanWriter::Flush() {
   std::unique_lock lock(mu_);
   const uint64_t target = enqueued_;
+  ++flushing_;
+  work_cv_.notify_one();  // queued counters are not to wait for their delay
   done_cv_.wait(lock, [&] { return applied_ >= target; });
+  --flushing_;
 }
 
 void PlanWriter::FlushDurable() {
@@ -100,6 +108,9 @@ void PlanWriter::Run() {
   std::unique_lock lock(mu_);
   while (true) {
     work_cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    // Anything but counters, a Flush or the stop goes at once; counters alone wait their delay.
+    auto ready = [&] { return stop_ || durable_ > applied_ || flushing_ > 0; };
+    if (!ready()) work_cv_.wait_until(lock, counters_since_ + kCounterDelay, ready);
     if (queue_.empty() && stop_) return;
     std::vector<Message> batch(std::make_move_iterator(queue_.begin()),
                                std::make_move_iterator(queue_.end()));

@@ -16,11 +16,19 @@
 // already committed stay. A writer made without a repository (a database that cannot be
 // written) drops everything from the start.
 //
+// Counters (plan hits, unfused runs) are coalesced: they wake the writer only once they have
+// waited kCounterDelay, or when anything else is enqueued or a Flush asks, so that a steady
+// state, which only hits stored plans, costs one small transaction per kCounterDelay instead of
+// one per step (the SQLite commit of every step cost the CPU's MLP a third of its step time:
+// docs/BENCHMARKS.md, issue 18). A process killed loses at most that long of hit counts; plans,
+// triggers and kernels never wait.
+//
 // Threading: every public method is thread-safe; Flush() blocks until all that was enqueued
 // before it is applied (or dropped after a failure).
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -40,6 +48,8 @@ namespace ember {
 
 class PlanWriter {
  public:
+  static constexpr std::chrono::milliseconds kCounterDelay{1000};
+
   // A null `repository` makes a writer that stores nothing (and starts no thread).
   PlanWriter(std::unique_ptr<PlanRepository> repository, EnvironmentRowId environment,
              WorkloadRowId workload);
@@ -113,7 +123,10 @@ class PlanWriter {
   uint64_t applied_ = 0;       // guarded by mu_
   uint64_t durable_ = 0;       // enqueued_ after the last message FlushDurable waits for; mu_
   bool stop_ = false;          // guarded by mu_
-  bool closed_ = false;        // guarded by mu_; Enqueue drops once set
+  int flushing_ = 0;           // Flush calls waiting; guarded by mu_
+  // When the oldest counter not yet applied was enqueued (Note [Write-behind]); mu_.
+  std::chrono::steady_clock::time_point counters_since_;
+  bool closed_ = false;  // guarded by mu_; Enqueue drops once set
 
   std::unordered_map<PlanId, PlanRowId> rows_;  // writer thread only
   std::atomic<uint64_t> published_{0};

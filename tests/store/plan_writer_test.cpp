@@ -2,6 +2,9 @@
 // new row; its hits count there), or stored when that row never came (the finder died first).
 #include "store/repository/plan_writer.h"
 
+#include <chrono>
+#include <thread>
+
 #include "tests/store/sqlite_test_util.h"
 
 namespace ember {
@@ -64,6 +67,46 @@ TEST(PlanWriterAdopt, StoresAPlanWhoseFinderNeverCommittedIt) {
   EXPECT_EQ(raw.Int("SELECT COUNT(*) FROM plans"), 1);
   EXPECT_EQ(raw.Int("SELECT hits FROM plans"), 1);
   EXPECT_EQ(raw.Int("SELECT COUNT(*) FROM triggers"), 1);
+}
+
+}  // namespace
+}  // namespace ember
+
+namespace ember {
+namespace {
+
+// Note [Write-behind]: hit counters wait for kCounterDelay (or for other work, or a Flush), so
+// that a steady state of hits does not commit once per step; they are never lost on a Flush.
+TEST(PlanWriterCounters, HitsAloneAreCoalescedUntilTheDelayOrAFlush) {
+  WriterDb db;
+  std::unique_ptr<PlanWriter> writer = db.Writer();
+  writer->Publish(0, Item(1));
+  writer->FlushDurable();
+  const auto hits = [&] { return RawDb(db.path).Int("SELECT SUM(hits) FROM plans"); };
+  const auto start = std::chrono::steady_clock::now();
+  writer->Hit(0);
+  writer->Hit(0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // Not committed yet, unless this thread was descheduled past the whole delay.
+  const int64_t early = hits();
+  if (std::chrono::steady_clock::now() - start < PlanWriter::kCounterDelay) {
+    EXPECT_EQ(early, 0);
+  }
+  // Without a Flush they land once the delay is over.
+  const auto deadline = start + PlanWriter::kCounterDelay + std::chrono::seconds(5);
+  while (hits() != 2 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(hits(), 2);
+  // A Flush applies them at once.
+  writer->Hit(0);
+  writer->Flush();
+  EXPECT_EQ(hits(), 3);
+  // Other work takes the queued hits along.
+  writer->Hit(0);
+  writer->Publish(1, Item(2));
+  writer->FlushDurable();
+  EXPECT_EQ(RawDb(db.path).Int("SELECT SUM(hits) FROM plans"), 4);
 }
 
 }  // namespace
