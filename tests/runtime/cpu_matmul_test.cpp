@@ -160,7 +160,7 @@ TEST(CpuMatmul, SameResultWithOneOrManyThreads) {
 // depend on the shape alone, so 1, 2 and 5 threads agree bit for bit, and the result matches a
 // double-precision reference.
 TEST(CpuMatmul, ALargeProductInBandsIsTheSameOnAnyThreadCount) {
-  const int64_t m = 301, k = 97, n = 130;  // 3.8M multiply-adds: bands of 48 rows, a short last
+  const int64_t m = 601, k = 197, n = 130;  // 15.4M multiply-adds: two bands, 304 and 297 rows
   const V a = TestData(m * k, -1, 1, 61), b = TestData(k * n, -1, 1, 62);
   auto run = [&](int threads) {
     Harness h(threads);

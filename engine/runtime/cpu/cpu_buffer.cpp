@@ -1,17 +1,15 @@
 #include "engine/runtime/cpu/cpu_buffer.h"
 
-#include <new>
+#include "engine/runtime/cpu/buffer_cache.h"
 
 #include "engine/core/check.h"
 
 namespace ember::cpu {
 
 CpuBuffer::CpuBuffer(size_t bytes)
-    : data_(static_cast<std::byte*>(
-          ::operator new (bytes == 0 ? 1 : bytes, std::align_val_t{kBufferAlignment}))),
-      size_(bytes) {}
+    : data_(BufferCache::Global().Allocate(bytes, &capacity_)), size_(bytes) {}
 
-CpuBuffer::~CpuBuffer() { ::operator delete (data_, std::align_val_t{kBufferAlignment}); }
+CpuBuffer::~CpuBuffer() { BufferCache::Global().Release(data_, capacity_); }
 
 TensorHandle NewHandle(const Shape& shape, DType dtype) {
   const int64_t n = NumElements(shape);

@@ -1,6 +1,7 @@
 // CpuBuffer: host memory owned by the CPU backend, 64-byte aligned (one cache line, and enough
-// for any SIMD load). Handles share it through shared_ptr (engine/runtime/buffer.h), so a view
-// and its source alias the same CpuBuffer.
+// for any SIMD load), taken from and given back to the BufferCache (buffer_cache.h). Handles share
+// it through shared_ptr (engine/runtime/buffer.h), so a view and its source alias the same
+// CpuBuffer.
 //
 // The helpers below are the only places that turn a handle into a raw pointer.
 // REQUIRES (all helpers): the handle's buffer is a CpuBuffer.
@@ -29,6 +30,7 @@ class CpuBuffer final : public Buffer {
   std::byte* data() const { return data_; }
 
  private:
+  size_t capacity_ = 0;  // its size class in the BufferCache (buffer_cache.h)
   std::byte* data_;
   size_t size_;
 };

@@ -1,4 +1,5 @@
 #include "engine/runtime/cpu/fused_run.h"
+#include "engine/runtime/cpu/buffer_cache.h"
 
 #include <algorithm>
 #include <memory>
@@ -19,21 +20,30 @@ constexpr int64_t kGroupPositions = 8192;
 // The group buffers of one thread, sized for up to `max_units` units.
 class GroupMemory {
  public:
+  // From the BufferCache (buffer_cache.h), like every CPU buffer: reused launch after launch.
   GroupMemory(const FusedPlan& plan, int64_t max_units) : plan_(plan) {
     for (const GroupBufferSpec& spec : plan.buffers) {
       const int64_t numbers = max_units * plan.layout.unit_positions[spec.block];
       // Uninitialized: a block writes each number before a later block or a reduce reads it.
-      storage_.emplace_back(new std::byte[numbers * DTypeSize(DomainDType(DomainOf(spec.dtype)))]);
-      data_.push_back(storage_.back().get());
+      size_t capacity = 0;
+      data_.push_back(BufferCache::Global().Allocate(
+          static_cast<size_t>(numbers * DTypeSize(DomainDType(DomainOf(spec.dtype)))), &capacity));
+      capacities_.push_back(capacity);
     }
   }
+  ~GroupMemory() {
+    for (size_t i = 0; i < data_.size(); ++i)
+      BufferCache::Global().Release(data_[i], capacities_[i]);
+  }
+  GroupMemory(const GroupMemory&) = delete;
+  GroupMemory& operator=(const GroupMemory&) = delete;
 
   GroupBuffers buffers() const { return {data_, plan_.layout.axis_length, plan_.layout.inner}; }
 
  private:
   const FusedPlan& plan_;
-  std::vector<std::unique_ptr<std::byte[]>> storage_;
   std::vector<std::byte*> data_;
+  std::vector<size_t> capacities_;
 };
 
 // Units [u0, u1), every block in order. `scratch`: run on this thread with it; null: spread

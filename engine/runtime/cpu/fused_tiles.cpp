@@ -1,4 +1,5 @@
 #include "engine/runtime/cpu/fused_tiles.h"
+#include "engine/runtime/cpu/buffer_cache.h"
 
 #include <algorithm>
 #include <cstring>
@@ -151,7 +152,11 @@ void StoreTile(const OutputTarget& target, const void* src, Domain domain, int64
 }  // namespace
 
 TileScratch::TileScratch(int slots)
-    : slots_(slots), bytes_(new std::byte[(slots + 1) * kSlotBytes]) {}
+    : slots_(slots),
+      bytes_(BufferCache::Global().Allocate(static_cast<size_t>((slots + 1) * kSlotBytes),
+                                            &capacity_)) {}
+
+TileScratch::~TileScratch() { BufferCache::Global().Release(bytes_, capacity_); }
 
 void RunBlockTiles(const BlockProgram& program, const GroupBuffers& group, int64_t base,
                    int64_t begin, int64_t end, TileScratch& scratch) {

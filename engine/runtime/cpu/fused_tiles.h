@@ -17,14 +17,20 @@ namespace ember::cpu {
 // store-and-reload of conversions.
 class TileScratch {
  public:
+  // The memory comes from the BufferCache (buffer_cache.h): a launch's scratch is the last
+  // launch's, already faulted in, instead of a fresh allocation per block and chunk.
   explicit TileScratch(int slots);
-  void* slot(int s) { return bytes_.get() + s * kSlotBytes; }
-  std::byte* temp() { return bytes_.get() + slots_ * kSlotBytes; }
+  ~TileScratch();
+  TileScratch(const TileScratch&) = delete;
+  TileScratch& operator=(const TileScratch&) = delete;
+  void* slot(int s) { return bytes_ + s * kSlotBytes; }
+  std::byte* temp() { return bytes_ + slots_ * kSlotBytes; }
 
  private:
   static constexpr int64_t kSlotBytes = kFusedTile * 8;
   int slots_;
-  std::unique_ptr<std::byte[]> bytes_;  // uninitialized: every step writes before it reads
+  size_t capacity_ = 0;
+  std::byte* bytes_;  // uninitialized: every step writes before it reads
 };
 
 // The buffers of the group of units being run (Note [CPU fused groups], fused_layout.h).

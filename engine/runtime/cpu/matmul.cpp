@@ -85,14 +85,16 @@ void Sgemm(const float* a, const float* b, float* c, int64_t m, int64_t n, int64
               static_cast<blasint>(n), 0.0f, c, static_cast<blasint>(n));
 }
 
-// Rows per band of one product: all of them for a small product (one call, no dispatch), else
-// about an eighth, in multiples of 16 (OpenBLAS's row tiles), so that up to eight threads
-// share a large product and each band still amortizes packing the rhs.
+// Rows per band of one product: one band per 8M multiply-adds, at most eight, in multiples of
+// 16 rows (OpenBLAS's row tiles). A small product is one call (no dispatch); a large one is
+// shared by up to eight threads, and every band is large enough to amortize packing the rhs
+// (bench/run_matmul.sh: 256^3 is two bands, 512^3 and up eight).
 int64_t BlasBand(int64_t m, int64_t n, int64_t k) {
-  constexpr int64_t kSmallProduct = int64_t{1} << 21;  // multiply-adds
-  if (m * n * k <= kSmallProduct) return m;
-  const int64_t eighth = (m + 7) / 8;
-  return std::min(m, std::max<int64_t>(16, (eighth + 15) / 16 * 16));
+  constexpr int64_t kBandWork = int64_t{1} << 23;  // multiply-adds
+  const int64_t bands = std::clamp<int64_t>((m * n * k + kBandWork - 1) / kBandWork, 1, 8);
+  if (bands == 1) return m;
+  const int64_t rows = (m + bands - 1) / bands;
+  return std::min(m, std::max<int64_t>(16, (rows + 15) / 16 * 16));
 }
 
 // The f32 product: one single-threaded sgemm per band of rows of each output matrix, the
