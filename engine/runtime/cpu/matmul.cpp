@@ -11,8 +11,8 @@
 // along a row of the rhs and of the output, which the compiler vectorizes. The unfused op and
 // the fused Matmul trace (fused_bind.cpp) call the same function, so they agree bit for bit.
 #include <algorithm>
-#include <span>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <cblas.h>
@@ -74,6 +74,28 @@ std::vector<int64_t> BatchSteps(const Shape& operand, const Shape& out_batch) {
   return steps;
 }
 
+// The shape of one product: [..., m, k] x [..., k, n] over the output's batch dims.
+struct Product {
+  Shape batch_shape;
+  std::vector<int64_t> lhs_steps;  // BatchSteps of each operand
+  std::vector<int64_t> rhs_steps;
+  int64_t m = 0, n = 0, k = 0;
+
+  int64_t batches() const { return NumElements(batch_shape); }
+  // The matrix index of each operand for output matrix `batch` (broadcast dims repeat).
+  std::pair<int64_t, int64_t> Operands(int64_t batch) const {
+    int64_t a_matrix = 0, b_matrix = 0;
+    int64_t rest = batch;
+    for (size_t d = batch_shape.size(); d-- > 0;) {
+      const int64_t i = rest % batch_shape[d];
+      rest /= batch_shape[d];
+      a_matrix += i * lhs_steps[d];
+      b_matrix += i * rhs_steps[d];
+    }
+    return {a_matrix, b_matrix};
+  }
+};
+
 // The row-major product c[m, n] = a[m, k] x b[k, n].
 void Sgemm(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k) {
   if (k == 0) {
@@ -100,10 +122,9 @@ int64_t BlasBand(int64_t m, int64_t n, int64_t k) {
 // The f32 product: one single-threaded sgemm per band of rows of each output matrix, the
 // bands spread over the pool.
 void MatmulBlas(const DenseOperand<float>& a, const DenseOperand<float>& b, TensorHandle& out,
-                const Shape& batch_shape, std::span<const int64_t> lhs_steps,
-                std::span<const int64_t> rhs_steps, int64_t m, int64_t n, int64_t k,
-                ThreadPool& pool) {
-  const int64_t batches = NumElements(batch_shape);
+                const Product& product, ThreadPool& pool) {
+  const int64_t m = product.m, n = product.n, k = product.k;
+  const int64_t batches = product.batches();
   const bool direct = out.dtype == DType::kF32;
   std::byte* dst = ElementData(out);
   const int64_t band = BlasBand(m, n, k);
@@ -116,14 +137,7 @@ void MatmulBlas(const DenseOperand<float>& a, const DenseOperand<float>& b, Tens
       const int64_t batch = task / bands;
       const int64_t row0 = (task % bands) * band;
       const int64_t rows = std::min(band, m - row0);
-      int64_t a_matrix = 0, b_matrix = 0;
-      int64_t rest = batch;
-      for (size_t d = batch_shape.size(); d-- > 0;) {
-        const int64_t i = rest % batch_shape[d];
-        rest /= batch_shape[d];
-        a_matrix += i * lhs_steps[d];
-        b_matrix += i * rhs_steps[d];
-      }
+      const auto [a_matrix, b_matrix] = product.Operands(batch);
       const int64_t out_offset = (batch * m + row0) * n;
       float* c = direct ? reinterpret_cast<float*>(dst) + out_offset : scratch.data();
       Sgemm(a.data + a_matrix * m * k + row0 * k, b.data + b_matrix * k * n, c, rows, n, k);
@@ -134,11 +148,10 @@ void MatmulBlas(const DenseOperand<float>& a, const DenseOperand<float>& b, Tens
 
 // The i64 product (wrapping arithmetic), row blocks over the pool.
 void MatmulInt64(const DenseOperand<int64_t>& a, const DenseOperand<int64_t>& b, TensorHandle& out,
-                 const Shape& batch_shape, std::span<const int64_t> lhs_steps,
-                 std::span<const int64_t> rhs_steps, int64_t m, int64_t n, int64_t k,
-                 ThreadPool& pool) {
+                 const Product& product, ThreadPool& pool) {
   using T = int64_t;
-  const int64_t batches = NumElements(batch_shape);
+  const int64_t m = product.m, n = product.n, k = product.k;
+  const int64_t batches = product.batches();
   const bool direct = out.dtype == DType::kI64;
   std::byte* dst = ElementData(out);
   const int out_size = DTypeSize(out.dtype);
@@ -151,14 +164,7 @@ void MatmulInt64(const DenseOperand<int64_t>& a, const DenseOperand<int64_t>& b,
       const int64_t batch = block / blocks_per_batch;
       const int64_t row0 = (block % blocks_per_batch) * kRowBlock;
       const int64_t rows = std::min(kRowBlock, m - row0);
-      int64_t a_matrix = 0, b_matrix = 0;
-      int64_t rest = batch;
-      for (size_t d = batch_shape.size(); d-- > 0;) {
-        const int64_t i = rest % batch_shape[d];
-        rest /= batch_shape[d];
-        a_matrix += i * lhs_steps[d];
-        b_matrix += i * rhs_steps[d];
-      }
+      const auto [a_matrix, b_matrix] = product.Operands(batch);
       const T* a_rows = a.data + a_matrix * m * k + row0 * k;
       const T* b_mat = b.data + b_matrix * k * n;
       const int64_t out_offset = (batch * m + row0) * n;
@@ -190,17 +196,16 @@ void MatmulTyped(const TensorHandle& lhs, const TensorHandle& rhs, TensorHandle&
   const int64_t k = lhs.shape.back();
   EMBER_CHECK(rhs.shape[rhs.shape.size() - 2] == k, "matmul: inner dims {} and {}", k,
               rhs.shape[rhs.shape.size() - 2]);
-  const Shape batch_shape(out.shape.begin(), out.shape.end() - 2);
-  const int64_t batches = NumElements(batch_shape);
-  const std::vector<int64_t> lhs_steps = BatchSteps(lhs.shape, batch_shape);
-  const std::vector<int64_t> rhs_steps = BatchSteps(rhs.shape, batch_shape);
+  Product p{.batch_shape = Shape(out.shape.begin(), out.shape.end() - 2), .m = m, .n = n, .k = k};
+  p.lhs_steps = BatchSteps(lhs.shape, p.batch_shape);
+  p.rhs_steps = BatchSteps(rhs.shape, p.batch_shape);
   const DenseOperand<T> a = Densify<T>(lhs, pool);
   const DenseOperand<T> b = Densify<T>(rhs, pool);
-  if (m == 0 || n == 0 || batches == 0) return;
+  if (m == 0 || n == 0 || p.batches() == 0) return;
   if constexpr (std::is_same_v<T, float>) {
-    MatmulBlas(a, b, out, batch_shape, lhs_steps, rhs_steps, m, n, k, pool);
+    MatmulBlas(a, b, out, p, pool);
   } else {
-    MatmulInt64(a, b, out, batch_shape, lhs_steps, rhs_steps, m, n, k, pool);
+    MatmulInt64(a, b, out, p, pool);
   }
 }
 
