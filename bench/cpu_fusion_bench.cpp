@@ -117,7 +117,7 @@ void BM_LayerNorm(benchmark::State& state) {
 }
 
 void Sizes(benchmark::internal::Benchmark* b) {
-  for (int64_t log2 : {20, 22, 24}) {
+  for (int64_t log2 : {12, 16, 20, 22, 24}) {
     for (int64_t fused : {1, 0}) b->Args({int64_t{1} << log2, fused});
   }
   b->Unit(benchmark::kMillisecond)->UseRealTime()->ArgNames({"n", "fused"});

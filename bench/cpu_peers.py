@@ -112,7 +112,7 @@ def main():
         for workload, peers in workloads(n).items():
             for peer, fn in peers.items():
                 print(json.dumps({"workload": workload, "n": n, "peer": peer,
-                                  "ms": round(median_ms(fn), 3)}), flush=True)
+                                  "ms": round(median_ms(fn), 4)}), flush=True)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@ out="$(mktemp -d)"
   --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
   --benchmark_format=json >"$out/ember.json"
 # Debian's interpreter, where the packages above live (a PATH python3 may be another).
-EMBER_BENCH_THREADS=2 /usr/bin/python3 bench/cpu_peers.py >"$out/peers.jsonl"
+# The sizes of bench/cpu_fusion_bench.cpp's Sizes(): 2^12 and 2^16 show the per-launch cost.
+EMBER_BENCH_THREADS=2 /usr/bin/python3 bench/cpu_peers.py 4096 65536 1048576 4194304 16777216 \
+  >"$out/peers.jsonl"
 /usr/bin/python3 bench/cpu_fusion_table.py "$out/ember.json" "$out/peers.jsonl"
 rm -rf "$out"

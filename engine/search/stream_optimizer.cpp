@@ -193,6 +193,10 @@ StreamOptimizer::StreamOptimizer(std::vector<std::unique_ptr<OperationFuser>> fu
                                  std::optional<size_t> max_blocks)
     : state_(std::make_unique<State>()) {
   state_->fusers = std::move(fusers);
+  // Fresh once here: blocks clone the prototypes and only the clones are ever fed, so Reset
+  // need not touch them (resetting a ReduceBroadcasted fuser rebuilds six TraceOpFusers, and
+  // a reset follows every executed segment, hit or not).
+  for (auto& fuser : state_->fusers) fuser->Reset();
   state_->max_blocks = max_blocks;
 }
 
@@ -249,7 +253,6 @@ BlockOptimization StreamOptimizer::Optimize(std::span<const OperationIr> ops) co
 }
 
 void StreamOptimizer::Reset() {
-  for (auto& fuser : state_->fusers) fuser->Reset();
   state_->blocks.clear();
   state_->length = 0;
   state_->stopped = false;

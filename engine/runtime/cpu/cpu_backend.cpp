@@ -5,6 +5,7 @@
 
 #include "engine/core/check.h"
 #include "engine/runtime/cpu/cpu_buffer.h"
+#include "engine/runtime/cpu/fused_plan_cache.h"
 #include "engine/runtime/cpu/fused_run.h"
 #include "engine/runtime/cpu/kernels.h"
 #include "engine/runtime/cpu/random.h"
@@ -21,7 +22,7 @@ class CpuBackend final : public Backend {
   std::string_view name() const override { return "cpu"; }
   void Execute(const OperationIr& op, HandleContainer& handles) override;
   std::vector<TensorHandle> ExecuteFused(const FusedLaunch& launch) override {
-    return RunFused(launch, pool_);
+    return RunFused(launch, pool_, plans_);
   }
   TensorHandle FromHost(std::span<const std::byte> bytes, const Shape& shape, DType dtype) override;
   void ToHost(const TensorHandle& handle, std::span<std::byte> out) override;
@@ -31,6 +32,7 @@ class CpuBackend final : public Backend {
  private:
   ThreadPool pool_;
   RandomGenerator generator_;
+  FusedPlanCache plans_;
 };
 
 void CpuBackend::Execute(const OperationIr& op, HandleContainer& handles) {

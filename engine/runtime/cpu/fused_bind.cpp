@@ -61,6 +61,7 @@ void BindFused(FusedPlan& plan, const FusedLaunch& launch, std::vector<TensorHan
   for (size_t b = 0; b < plan.blocks.size(); ++b) {
     const Shape& ref = launch.block_shapes[b];
     BlockProgram& program = plan.blocks[b];
+    RefillConstants(program, launch.scalars);
     for (TileSource& source : program.sources) {
       if (source.kind != TileSource::Kind::kTensor) continue;
       source.view = BroadcastView(tensors[source.index], ref);

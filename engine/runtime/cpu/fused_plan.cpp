@@ -10,8 +10,6 @@
 
 #include <ember/error.h>
 
-#include "engine/runtime/cpu/fused_outputs.h"
-
 namespace ember::cpu {
 namespace {
 
@@ -47,12 +45,7 @@ void CheckLaunch(const FusedLaunch& launch) {
       (!launch.reusable.empty() && launch.reusable.size() != launch.inputs.size())) {
     throw Error("fused launch does not match its trace");
   }
-  for (const TensorHandle& in : launch.inputs) {
-    if (in.buffer == nullptr || in.buffer->backend() != "cpu" ||
-        in.strides.size() != in.shape.size()) {
-      throw Error("a fused input is not a CPU tensor");
-    }
-  }
+  CheckFusedHandles(launch);
   for (size_t k = 0; k < r.views.size(); ++k) CheckView(r.views[k], launch.view_shapes[k], launch);
 }
 
@@ -104,8 +97,6 @@ class Planner {
     CheckLaunch(launch_);
     plan_.layout = MakeFusedLayout(launch_);
     if (trace_.matmul) CheckMatmul(*trace_.matmul, launch_);
-    plan_.in_place = ChooseInPlace(launch_);
-    plan_.matmul_output = ChooseMatmulOutput(launch_, plan_.in_place);
     first_writer_.assign(launch_.outputs.size(), -1);
     FindHandedOver();
     plan_.reduce_before.resize(trace_.blocks.size());
@@ -225,7 +216,8 @@ class Planner {
         CheckIndex(arg.pos, launch_.scalars.size(), "scalar");
         return {.kind = ArgSource::Kind::kScalar,
                 .dtype = r.scalars[arg.pos].dtype,
-                .scalar = launch_.scalars[arg.pos]};
+                .scalar = launch_.scalars[arg.pos],
+                .scalar_pos = static_cast<int>(arg.pos)};
       case FuseArgKind::kLiteral:
         return {
             .kind = ArgSource::Kind::kScalar, .dtype = arg.dtype, .scalar = ScalarIr::Int(arg.pos)};
@@ -309,6 +301,19 @@ class Planner {
 };
 
 }  // namespace
+
+void CheckFusedHandles(const FusedLaunch& launch) {
+  if (launch.inputs.size() != launch.trace->resources.inputs.size() ||
+      (!launch.reusable.empty() && launch.reusable.size() != launch.inputs.size())) {
+    throw Error("fused launch does not match its trace");
+  }
+  for (const TensorHandle& in : launch.inputs) {
+    if (in.buffer == nullptr || in.buffer->backend() != "cpu" ||
+        in.strides.size() != in.shape.size()) {
+      throw Error("a fused input is not a CPU tensor");
+    }
+  }
+}
 
 FusedPlan PlanFused(const FusedLaunch& launch) { return Planner(launch).Plan(); }
 

@@ -1,6 +1,7 @@
 #include "engine/runtime/cpu/fused_program.h"
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <utility>
 
@@ -8,6 +9,7 @@
 
 #include <ember/error.h>
 
+#include "engine/core/check.h"
 #include "engine/runtime/cpu/convert.h"
 #include "engine/runtime/cpu/kernels.h"
 
@@ -25,6 +27,28 @@ struct Held {
 TileOp OpTile(const FuseOp& op) {
   const bool by_output = op.kind == FuseOpKind::kClamp || op.kind == FuseOpKind::kConditionalAssign;
   return ElementTile(op.kind, by_output ? op.out.dtype : op.args[0].dtype);
+}
+
+// The constant `tile` of `program` holding `value`, entered as Constant describes.
+void FillConstant(BlockProgram& program, const TileSource& tile, ScalarIr value) {
+  float f = ScalarAsFloat(value);
+  int64_t i = ScalarAsInt(value);
+  if (tile.fill) {
+    std::byte element[8] = {};
+    EncodeFill(value, *tile.fill, element);
+    LoadRunF32(element, *tile.fill, 1, 1, &f);
+    LoadRunI64(element, *tile.fill, 1, 1, &i);
+  }
+  if (tile.domain == Domain::kFloat) {
+    std::vector<float>& numbers = program.float_constants[tile.index];
+    // Every number is the same: the first stands for all. Compared as bits (NaN, -0).
+    if (std::bit_cast<uint32_t>(numbers.front()) != std::bit_cast<uint32_t>(f)) {
+      std::fill(numbers.begin(), numbers.end(), f);
+    }
+  } else {
+    std::vector<int64_t>& numbers = program.int_constants[tile.index];
+    if (numbers.front() != i) std::fill(numbers.begin(), numbers.end(), i);
+  }
 }
 
 class BlockCompiler {
@@ -116,22 +140,18 @@ class BlockCompiler {
   // a local (a fused Full) is encoded as Fill encodes it.
   TileSource Constant(const ArgSource& source, std::optional<DType> fill) {
     TileSource tile{.kind = TileSource::Kind::kConstant,
-                    .domain = DomainOf(fill ? *fill : source.dtype)};
-    float f = ScalarAsFloat(source.scalar);
-    int64_t i = ScalarAsInt(source.scalar);
-    if (fill) {
-      std::byte element[8] = {};
-      EncodeFill(source.scalar, *fill, element);
-      LoadRunF32(element, *fill, 1, 1, &f);
-      LoadRunI64(element, *fill, 1, 1, &i);
-    }
+                    .domain = DomainOf(fill ? *fill : source.dtype),
+                    .scalar = source.scalar_pos,
+                    .scalar_dtype = source.dtype,
+                    .fill = fill};
     if (tile.domain == Domain::kFloat) {
       tile.index = static_cast<int>(program_.float_constants.size());
-      program_.float_constants.emplace_back(kFusedTile, f);
+      program_.float_constants.emplace_back(kFusedTile);
     } else {
       tile.index = static_cast<int>(program_.int_constants.size());
-      program_.int_constants.emplace_back(kFusedTile, i);
+      program_.int_constants.emplace_back(kFusedTile);
     }
+    FillConstant(program_, tile, source.scalar);
     return tile;
   }
 
@@ -222,6 +242,15 @@ class BlockCompiler {
 
 BlockProgram CompileBlock(const FuseBlock& block, const BlockLinks& links) {
   return BlockCompiler(links).Compile(block);
+}
+
+void RefillConstants(BlockProgram& program, std::span<const ScalarIr> scalars) {
+  for (const TileSource& source : program.sources) {
+    if (source.kind != TileSource::Kind::kConstant || source.scalar < 0) continue;
+    EMBER_CHECK(static_cast<size_t>(source.scalar) < scalars.size(), "scalar {} of {}",
+                source.scalar, scalars.size());
+    FillConstant(program, source, scalars[source.scalar]);
+  }
 }
 
 }  // namespace ember::cpu

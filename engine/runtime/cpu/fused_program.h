@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "engine/ir/scalar_ir.h"
@@ -58,6 +59,12 @@ struct TileSource {
   Domain domain = Domain::kFloat;
   StridedView view;   // kTensor: the tensor broadcast to the block's reference (bound late)
   bool copy = false;  // kTensor: an output overwrites this tensor in place; never read it there
+  // kConstant of a launch scalar: its position in FusedLaunch::scalars (-1: a literal, fixed
+  // by the trace), the dtype it is read as and the Fill dtype, so that a plan kept across
+  // launches takes each launch's value (RefillConstants).
+  int scalar = -1;
+  DType scalar_dtype = DType::kF32;
+  std::optional<DType> fill;
 };
 
 // An output as one block writes it (bound late, once the outputs exist).
@@ -103,6 +110,7 @@ struct ArgSource {
   int index = 0;              // a plan tensor or a group buffer
   DType dtype = DType::kF32;  // the dtype of the numbers (kScalar: the dtype it is read as)
   ScalarIr scalar;            // kScalar
+  int scalar_pos = -1;        // kScalar: its position in FusedLaunch::scalars; -1: a literal
 };
 
 // Where a write goes: an output, a group buffer, or nowhere (a value no one takes over).
@@ -125,5 +133,9 @@ struct BlockLinks {
 // Compiles reads, ops and writes. Throws ember::Error when the block reads a local nothing
 // wrote, writes somewhere an op cannot, or uses an argument `links` refuses.
 BlockProgram CompileBlock(const FuseBlock& block, const BlockLinks& links);
+
+// Fills every constant of a launch scalar with `scalars`' value (a compiled program keeps the
+// values of the launch it was compiled for; a cached one is reused with other values).
+void RefillConstants(BlockProgram& program, std::span<const ScalarIr> scalars);
 
 }  // namespace ember::cpu

@@ -1,11 +1,11 @@
 #include "engine/runtime/cpu/fused_run.h"
-#include "engine/runtime/cpu/buffer_cache.h"
 
 #include <algorithm>
 #include <memory>
 
 #include <ember/error.h>
 
+#include "engine/runtime/cpu/buffer_cache.h"
 #include "engine/runtime/cpu/fused_outputs.h"
 #include "engine/runtime/cpu/fused_plan.h"
 #include "engine/runtime/cpu/fused_tiles.h"
@@ -94,12 +94,17 @@ void RunGroups(const FusedPlan& plan, ThreadPool& pool) {
 
 }  // namespace
 
-std::vector<TensorHandle> RunFused(const FusedLaunch& launch, ThreadPool& pool) {
+std::vector<TensorHandle> RunFused(const FusedLaunch& launch, ThreadPool& pool,
+                                   FusedPlanCache& cache) {
   if (launch.trace == nullptr) throw Error("fused launch without a trace");
-  FusedPlan plan = PlanFused(launch);
-  std::vector<TensorHandle> outputs = AllocateOutputs(launch, plan.in_place, plan.matmul_output);
-  BindFused(plan, launch, outputs, pool);
-  if (!plan.blocks.empty()) RunGroups(plan, pool);
+  std::unique_ptr<FusedPlan> plan = cache.Take(launch);
+  CheckFusedHandles(launch);
+  plan->in_place = ChooseInPlace(launch);
+  plan->matmul_output = ChooseMatmulOutput(launch, plan->in_place);
+  std::vector<TensorHandle> outputs = AllocateOutputs(launch, plan->in_place, plan->matmul_output);
+  BindFused(*plan, launch, outputs, pool);
+  if (!plan->blocks.empty()) RunGroups(*plan, pool);
+  cache.Give(launch, std::move(plan));
   return outputs;
 }
 
