@@ -1,8 +1,10 @@
 #!/bin/sh
 # ember-lab's steady state with fusion on and off (issue 18): for each scenario, the best
-# steady_ms_per_step of REPS runs of each, on a fresh scratch database every run, and the ratio.
+# steady_ms_per_step of REPS runs of each, on a fresh scratch database every run; then the same
+# transformer block in PyTorch eager (bench/transformer_peer.py, same shapes, same threads).
+# One JSON line per figure.
 #   bench/run_lab_fusion.sh [build-dir]     (default: build, a Release build)
-#   REPS [5]  STEPS_TRANSFORMER [600]  STEPS_MLP [1500]
+#   REPS [5]  STEPS_TRANSFORMER [600]  STEPS_MLP [1500]  EMBER_BENCH_THREADS [2]
 set -eu
 cd "$(dirname "$0")/.."
 build="${1:-build}"
@@ -28,3 +30,9 @@ print(json.dumps({"scenario": sys.argv[1], "fusion": sys.argv[2],
     rm -f "$work"/run*.json
   done
 done
+# The peer, when Debian's PyTorch is there (installed by bench/run_cpu_fusion.sh).
+if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+  REPS="$reps" EMBER_BENCH_THREADS="${EMBER_BENCH_THREADS:-2}" /usr/bin/python3 bench/transformer_peer.py
+else
+  echo '{"peer": "torch", "skipped": "python3-torch is not installed"}'
+fi

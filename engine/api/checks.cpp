@@ -86,9 +86,9 @@ void RequireValidShape(const char* op, const std::vector<int64_t>& shape) {
   }
 }
 
-Shape Broadcast(const char* op, const Shape& a, const Shape& b) {
+Dims Broadcast(const char* op, const Dims& a, const Dims& b) {
   const size_t rank = std::max(a.size(), b.size());
-  Shape out(rank);
+  Dims out(rank);
   for (size_t i = 0; i < rank; ++i) {
     const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];

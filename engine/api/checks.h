@@ -35,7 +35,7 @@ inline constexpr int64_t kMaxElements = int64_t{1} << 40;
 void RequireValidShape(const char* op, const std::vector<int64_t>& shape);
 
 // Numpy broadcasting of two shapes (aligned on the right; 1 stretches).
-Shape Broadcast(const char* op, const Shape& a, const Shape& b);
+Dims Broadcast(const char* op, const Dims& a, const Dims& b);
 // `dim` in [-rank, rank) normalized to [0, rank).
 int64_t NormalizeDim(const char* op, int64_t dim, size_t rank);
 // The scalar as the ScalarIr an op on `dtype` carries: Float for float dtypes, Int (must be a

@@ -37,7 +37,7 @@ Tensor BinaryImpl(const char* op, OpKind kind, Accepts accepts, bool compare, Te
   checks::RequireSameDevice(op, lhs, rhs);
   checks::RequireSameDtype(op, lhs, rhs);
   RequireAccepts(op, lhs, accepts);
-  Shape shape = checks::Broadcast(op, lhs.Shape(), rhs.Shape());
+  Dims shape = checks::Broadcast(op, lhs.Shape(), rhs.Shape());
   TensorIr out = NewOutputIr(std::move(shape), compare ? DType::kBool : lhs.Dtype());
   TensorIr a = IntoIr(lhs);
   TensorIr b = IntoIr(rhs);
@@ -120,8 +120,7 @@ Tensor MaskWhereImpl(Tensor x, Tensor mask, Tensor value) {
   checks::RequireSameDevice(op, x, value);
   checks::RequireBoolMask(op, mask);
   checks::RequireSameDtype(op, x, value);
-  Shape shape =
-      checks::Broadcast(op, checks::Broadcast(op, x.Shape(), mask.Shape()), value.Shape());
+  Dims shape = checks::Broadcast(op, checks::Broadcast(op, x.Shape(), mask.Shape()), value.Shape());
   TensorIr out = NewOutputIr(std::move(shape), x.Dtype());
   TensorIr t = IntoIr(x);
   TensorIr m = IntoIr(mask);
@@ -136,7 +135,7 @@ Tensor MaskFillImpl(Tensor x, Tensor mask, double value) {
   checks::RequireSameDevice(op, x, mask);
   checks::RequireBoolMask(op, mask);
   const ScalarIr scalar = checks::ScalarFor(op, value, x.Dtype());
-  Shape shape = checks::Broadcast(op, x.Shape(), mask.Shape());
+  Dims shape = checks::Broadcast(op, x.Shape(), mask.Shape());
   TensorIr out = NewOutputIr(std::move(shape), x.Dtype());
   TensorIr t = IntoIr(x);
   TensorIr m = IntoIr(mask);

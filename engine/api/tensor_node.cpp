@@ -12,7 +12,7 @@ TensorNode::~TensorNode() {
   if (consumed.load(std::memory_order_acquire)) return;
   std::shared_ptr<DeviceServer> s = server.lock();
   if (!s) return;  // the device was released: nothing left to free
-  TensorIr ir{id, shape, TensorStatus::kReadWrite, dtype};
+  TensorIr ir{id, ToShape(shape), TensorStatus::kReadWrite, dtype};
   try {
     if (CurrentStreamId() == stream) {
       s->Register(stream, ir::Drop(std::move(ir)));
@@ -53,15 +53,15 @@ TensorIr IntoIr(Tensor& t) {
   const TensorNode& n = *t.node();
   const TensorStatus status =
       t.node().use_count() == 1 ? TensorStatus::kReadWrite : TensorStatus::kReadOnly;
-  return TensorIr{n.id, n.shape, status, n.dtype};
+  return TensorIr{n.id, ToShape(n.shape), status, n.dtype};
 }
 
-TensorIr NewOutputIr(Shape shape, DType dtype) {
-  return TensorIr{DeviceServer::NewTensorId(), std::move(shape), TensorStatus::kNotInit, dtype};
+TensorIr NewOutputIr(Dims shape, DType dtype) {
+  return TensorIr{DeviceServer::NewTensorId(), ToShape(shape), TensorStatus::kNotInit, dtype};
 }
 
 Tensor Publish(const std::shared_ptr<DeviceServer>& server, const TensorIr& out) {
-  return Tensor(std::make_shared<TensorNode>(out.id, out.shape, out.dtype, server->device(),
+  return Tensor(std::make_shared<TensorNode>(out.id, ToDims(out.shape), out.dtype, server->device(),
                                              CurrentStreamId(), server));
 }
 

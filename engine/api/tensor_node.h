@@ -24,7 +24,7 @@
 namespace ember::detail {
 
 struct TensorNode {
-  TensorNode(TensorId id, Shape shape, DType dtype, ember::Device device, StreamId stream,
+  TensorNode(TensorId id, Dims shape, DType dtype, ember::Device device, StreamId stream,
              std::weak_ptr<DeviceServer> server)
       : id(id),
         shape(std::move(shape)),
@@ -37,7 +37,7 @@ struct TensorNode {
   TensorNode& operator=(const TensorNode&) = delete;
 
   const TensorId id;
-  const Shape shape;
+  const Dims shape;
   const DType dtype;
   const ember::Device device;
   const StreamId stream;  // home stream: the thread that created it
@@ -58,7 +58,7 @@ Tensor SharedView(const Tensor& t);
 TensorIr IntoIr(Tensor& t);
 
 // A fresh output TensorIr (NotInit) with a new process-wide id.
-TensorIr NewOutputIr(Shape shape, DType dtype);
+TensorIr NewOutputIr(Dims shape, DType dtype);
 
 // Queues `op` on the calling thread's stream of `server`; then marks as consumed each operand
 // whose use in `op.inputs` is ReadWrite, and returns the tensor of `op.outputs[0]`.

@@ -16,7 +16,7 @@ Tensor ReduceDimImpl(const char* op, OpKind kind, Tensor x, int64_t dim) {
   auto s = LiveServer(x, op);
   checks::RequireNumeric(op, x);
   const int64_t d = checks::NormalizeDim(op, dim, x.Shape().size());
-  Shape shape = x.Shape();
+  Dims shape = x.Shape();
   shape[static_cast<size_t>(d)] = 1;
   const bool arg = kind == OpKind::kArgMax || kind == OpKind::kArgMin;
   TensorIr out = NewOutputIr(std::move(shape), arg ? DType::kI64 : x.Dtype());
@@ -27,7 +27,7 @@ Tensor ReduceDimImpl(const char* op, OpKind kind, Tensor x, int64_t dim) {
 Tensor ReduceImpl(const char* op, OpKind kind, Tensor x) {
   auto s = LiveServer(x, op);
   checks::RequireNumeric(op, x);
-  TensorIr out = NewOutputIr(Shape{1}, x.Dtype());
+  TensorIr out = NewOutputIr(Dims{1}, x.Dtype());
   TensorIr in = IntoIr(x);
   return Emit(s, ir::Reduce(kind, in, out), {&x});
 }
@@ -55,8 +55,8 @@ Tensor MatmulImpl(Tensor lhs, Tensor rhs) {
   checks::RequireSameDevice(op, lhs, rhs);
   checks::RequireSameDtype(op, lhs, rhs);
   checks::RequireNumeric(op, lhs);
-  const Shape& a = lhs.Shape();
-  const Shape& b = rhs.Shape();
+  const Dims& a = lhs.Shape();
+  const Dims& b = rhs.Shape();
   if (a.size() < 2 || b.size() < 2) {
     checks::Fail(op, fmt::format("{} x {}; expected both operands of rank >= 2",
                                  checks::Describe(lhs), checks::Describe(rhs)));
@@ -67,7 +67,7 @@ Tensor MatmulImpl(Tensor lhs, Tensor rhs) {
                                  checks::Describe(lhs), checks::Describe(rhs), a[a.size() - 1],
                                  b[b.size() - 2]));
   }
-  Shape batch = checks::Broadcast(op, Shape(a.begin(), a.end() - 2), Shape(b.begin(), b.end() - 2));
+  Dims batch = checks::Broadcast(op, Dims(a.begin(), a.end() - 2), Dims(b.begin(), b.end() - 2));
   batch.push_back(a[a.size() - 2]);
   batch.push_back(b[b.size() - 1]);
   TensorIr out = NewOutputIr(std::move(batch), lhs.Dtype());

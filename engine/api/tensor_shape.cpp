@@ -56,7 +56,7 @@ Tensor SwapDimsImpl(Tensor x, int64_t dim1, int64_t dim2) {
   auto s = LiveServer(x, op);
   const int64_t a = checks::NormalizeDim(op, dim1, x.Shape().size());
   const int64_t b = checks::NormalizeDim(op, dim2, x.Shape().size());
-  Shape shape = x.Shape();
+  Dims shape = x.Shape();
   std::swap(shape[static_cast<size_t>(a)], shape[static_cast<size_t>(b)]);
   TensorIr out = NewOutputIr(std::move(shape), x.Dtype());
   TensorIr in = IntoIr(x);
@@ -72,7 +72,7 @@ Tensor PermuteImpl(Tensor x, std::vector<int64_t> axes) {
                                  fmt::join(axes, ","), checks::Describe(x), rank));
   }
   std::vector<bool> seen(rank, false);
-  Shape shape(rank);
+  Dims shape(rank);
   for (size_t i = 0; i < rank; ++i) {
     axes[i] = checks::NormalizeDim(op, axes[i], rank);
     if (seen[static_cast<size_t>(axes[i])]) {
@@ -104,7 +104,7 @@ Tensor SliceImpl(Tensor x, std::vector<Slice> ranges) {
     checks::Fail(op, fmt::format("{} ranges for {}; expected at most one per dim", ranges.size(),
                                  checks::Describe(x)));
   }
-  Shape shape = x.Shape();
+  Dims shape = x.Shape();
   for (size_t i = 0; i < ranges.size(); ++i) {
     if (ranges[i].step == 0 || ranges[i].step == INT64_MIN) {
       checks::Fail(
@@ -127,7 +127,7 @@ Tensor SliceImpl(Tensor x, std::vector<Slice> ranges) {
 Tensor ExpandImpl(Tensor x, std::vector<int64_t> shape) {
   const char* op = "Expand";
   auto s = LiveServer(x, op);
-  const Shape& from = x.Shape();
+  const Dims& from = x.Shape();
   if (shape.size() < from.size()) {
     checks::Fail(op, fmt::format("cannot expand {} to {}: fewer dims; expected rank >= {}",
                                  checks::Describe(x), checks::DescribeShape(shape), from.size()));
@@ -163,8 +163,8 @@ Tensor GatherImpl(Tensor x, int64_t dim, Tensor indices) {
   checks::RequireSameDevice(op, x, indices);
   checks::RequireIntIndices(op, indices);
   const int64_t d = checks::NormalizeDim(op, dim, x.Shape().size());
-  const Shape& xs = x.Shape();
-  const Shape& is = indices.Shape();
+  const Dims& xs = x.Shape();
+  const Dims& is = indices.Shape();
   bool ok = xs.size() == is.size();
   for (size_t i = 0; ok && i < xs.size(); ++i) {
     if (static_cast<int64_t>(i) != d && is[i] > xs[i]) ok = false;
@@ -190,7 +190,7 @@ Tensor SelectImpl(Tensor x, int64_t dim, Tensor indices) {
   if (indices.Shape().size() != 1) {
     checks::Fail(op, fmt::format("indices {}; expected a 1-D tensor", checks::Describe(indices)));
   }
-  Shape shape = x.Shape();
+  Dims shape = x.Shape();
   shape[static_cast<size_t>(d)] = indices.Shape()[0];
   TensorIr out = NewOutputIr(std::move(shape), x.Dtype());
   TensorIr t = IntoIr(x);
@@ -214,7 +214,7 @@ Tensor Cat(std::vector<Tensor> tensors, int64_t dim) {
   auto s = LiveServer(tensors[0], op);
   const Tensor& first = tensors[0];
   const int64_t d = checks::NormalizeDim(op, dim, first.Shape().size());
-  Shape shape = first.Shape();
+  Dims shape = first.Shape();
   shape[static_cast<size_t>(d)] = 0;
   for (size_t k = 0; k < tensors.size(); ++k) {
     const Tensor& t = tensors[k];

@@ -80,12 +80,16 @@ std::vector<uint8_t> CanonicalBytes(const OperationIr& op) {
   return out;
 }
 
-std::vector<uint8_t> CanonicalListBytes(std::span<const OperationIr> ops) {
-  std::vector<uint8_t> out;
+void AppendCanonicalListBytes(std::span<const OperationIr> ops, std::vector<uint8_t>& out) {
   Writer w(out);
   w.U8(kCanonicalFormatVersion);
   w.Count(ops.size());
   for (const OperationIr& op : ops) AppendCanonicalBytes(op, out);
+}
+
+std::vector<uint8_t> CanonicalListBytes(std::span<const OperationIr> ops) {
+  std::vector<uint8_t> out;
+  AppendCanonicalListBytes(ops, out);
   return out;
 }
 

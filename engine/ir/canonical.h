@@ -48,5 +48,7 @@ std::vector<uint8_t> CanonicalBytes(const OperationIr& op);
 
 // The canonical bytes of an op list, led by the format version (plan_key input).
 std::vector<uint8_t> CanonicalListBytes(std::span<const OperationIr> ops);
+// The same, appended to `out`.
+void AppendCanonicalListBytes(std::span<const OperationIr> ops, std::vector<uint8_t>& out);
 
 }  // namespace ember

@@ -10,6 +10,12 @@ int64_t NumElements(const Shape& shape) {
   return n;
 }
 
+int64_t NumElements(const Dims& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
 std::vector<TensorIr> OperationIr::Nodes() const {
   std::vector<TensorIr> nodes = inputs;
   nodes.insert(nodes.end(), outputs.begin(), outputs.end());

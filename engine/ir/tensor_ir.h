@@ -9,12 +9,22 @@
 #include <cstdint>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include <ember/dtype.h>
 
 namespace ember {
 
 using TensorId = uint64_t;
-using Shape = std::vector<int64_t>;
+// Dim sizes (or relative shape ids), inline up to rank kInlineRank: every op the API queues
+// copies several shapes (its TensorIrs, their relative forms), and a heap allocation per copy
+// was a third of the cache-hit path's cost per op (docs/BENCHMARKS.md, issue 18).
+inline constexpr size_t kInlineRank = 5;
+using Shape = boost::container::small_vector<int64_t, kInlineRank>;
+// Dim sizes as the public API gives and takes them (ember::Tensor::Shape()).
+using Dims = std::vector<int64_t>;
+inline Shape ToShape(const Dims& dims) { return Shape(dims.begin(), dims.end()); }
+inline Dims ToDims(const Shape& shape) { return Dims(shape.begin(), shape.end()); }
 
 // The stored numbers are part of the canonical bytes: never renumber.
 enum class TensorStatus : uint8_t {
@@ -34,5 +44,6 @@ struct TensorIr {
 
 // Number of elements of `shape` (1 for rank 0).
 int64_t NumElements(const Shape& shape);
+int64_t NumElements(const Dims& dims);
 
 }  // namespace ember

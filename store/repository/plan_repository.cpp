@@ -93,10 +93,16 @@ Status PlanRepository::InsertThenFind(std::string_view what, std::string_view in
 
 Status PlanRepository::RecordHits(std::span<const PlanRowId> plans,
                                   std::optional<WorkloadRowId> workload) {
-  if (plans.empty()) return Status::Ok();
+  std::map<PlanRowId, int64_t> counted;
+  for (const PlanRowId id : plans) ++counted[id];
+  const std::vector<std::pair<PlanRowId, int64_t>> counts(counted.begin(), counted.end());
+  return RecordHitCounts(counts, workload);
+}
+
+Status PlanRepository::RecordHitCounts(std::span<const std::pair<PlanRowId, int64_t>> counts,
+                                       std::optional<WorkloadRowId> workload) {
+  if (counts.empty()) return Status::Ok();
   if (Status s = database_->CheckWritable("recording hits"); !s.ok()) return s;
-  std::map<PlanRowId, int64_t> counts;
-  for (const PlanRowId id : plans) ++counts[id];
   return RunTransaction(db(), TransactionKind::kWrite, "recording hits", [&]() -> Status {
     const int64_t now = NowUnixMillis();
     SqliteStatement hit;

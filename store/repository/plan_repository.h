@@ -36,6 +36,7 @@
 #include <set>
 #include <span>
 #include <string_view>
+#include <utility>
 
 #include "engine/core/status.h"
 #include "store/codec/environment_fingerprint.h"
@@ -79,6 +80,9 @@ class PlanRepository {
   // Counts one hit per entry of `plans` (an id may repeat) and sets last_hit; with a workload,
   // also its plan_usage rows. Ids of plans that no longer exist are skipped.
   Status RecordHits(std::span<const PlanRowId> plans, std::optional<WorkloadRowId> workload);
+  // The same with each plan once and its number of hits.
+  Status RecordHitCounts(std::span<const std::pair<PlanRowId, int64_t>> counts,
+                         std::optional<WorkloadRowId> workload);
   // Marks a plan 'quarantined' with `reason`: it is no longer loaded. NotFound when absent.
   Status Quarantine(PlanRowId plan, std::string_view reason);
 

@@ -45,16 +45,28 @@ void PlanWriter::Enqueue(Message message) {
   {
     std::lock_guard lock(mu_);
     if (closed_) return;
-    const bool counter =
-        message.kind == Message::Kind::kHit || message.kind == Message::Kind::kUnfused;
+    queue_.push_back(std::move(message));
+    durable_ = ++enqueued_;
+  }
+  work_cv_.notify_one();
+}
+
+void PlanWriter::Count(std::optional<PlanId> hit) {
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return;
     // Counters wait for company or for kCounterDelay (Note [Write-behind]): only the first of
     // a run wakes the writer, which then sleeps until the delay is over.
     const bool first_pending = enqueued_ == applied_;
-    if (counter && first_pending) counters_since_ = std::chrono::steady_clock::now();
-    queue_.push_back(std::move(message));
+    if (first_pending) counters_since_ = std::chrono::steady_clock::now();
     ++enqueued_;
-    if (counter && !first_pending) return;
-    if (!counter) durable_ = enqueued_;
+    ++pending_.count;
+    if (hit) {
+      ++pending_.hits[*hit];
+    } else {
+      ++pending_.unfused;
+    }
+    if (!first_pending) return;
   }
   work_cv_.notify_one();
 }
@@ -77,9 +89,9 @@ void PlanWriter::Adopt(PlanId id, PublishItem item) {
   Enqueue({.kind = Message::Kind::kAdopt, .id = id, .item = std::move(item)});
 }
 
-void PlanWriter::Hit(PlanId id) { Enqueue({.kind = Message::Kind::kHit, .id = id}); }
+void PlanWriter::Hit(PlanId id) { Count(id); }
 void PlanWriter::Exploration() { Enqueue({.kind = Message::Kind::kExploration}); }
-void PlanWriter::UnfusedRun() { Enqueue({.kind = Message::Kind::kUnfused}); }
+void PlanWriter::UnfusedRun() { Count(std::nullopt); }
 void PlanWriter::Quarantine(PlanRowId row, std::string reason) {
   Enqueue({.kind = Message::Kind::kQuarantine, .row = row, .reason = std::move(reason)});
 }
@@ -107,18 +119,19 @@ void PlanWriter::FlushDurable() {
 void PlanWriter::Run() {
   std::unique_lock lock(mu_);
   while (true) {
-    work_cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    work_cv_.wait(lock, [&] { return stop_ || !queue_.empty() || pending_.count > 0; });
     // Anything but counters, a Flush or the stop goes at once; counters alone wait their delay.
     auto ready = [&] { return stop_ || durable_ > applied_ || flushing_ > 0; };
     if (!ready()) work_cv_.wait_until(lock, counters_since_ + kCounterDelay, ready);
-    if (queue_.empty() && stop_) return;
+    if (queue_.empty() && pending_.count == 0 && stop_) return;
     std::vector<Message> batch(std::make_move_iterator(queue_.begin()),
                                std::make_move_iterator(queue_.end()));
     queue_.clear();
+    Counters counters = std::exchange(pending_, Counters{});
     lock.unlock();
-    if (!failed_.load()) Apply(batch);
+    if (!failed_.load()) Apply(batch, counters);
     lock.lock();
-    applied_ += batch.size();
+    applied_ += batch.size() + counters.count;
     done_cv_.notify_all();
   }
 }
@@ -135,7 +148,7 @@ bool PlanWriter::Check(const Status& status, const char* what) {
   return false;
 }
 
-void PlanWriter::Apply(std::vector<Message>& batch) {
+void PlanWriter::Apply(std::vector<Message>& batch, const Counters& counted) {
   // Writing into a file that is no longer at its path would store nothing anyone reads. Its
   // log, though, is still at the path, beside whatever is there now: copy it into the file it
   // belongs to and empty it, so that no SQLite program replays it onto the newcomer (Note
@@ -190,11 +203,20 @@ void PlanWriter::Apply(std::vector<Message>& batch) {
       }
     }
   }
-  // Triggers, hits and workload counters.
+  // Triggers, hits and workload counters. Every hit counted before this batch was taken is of
+  // a plan whose Bind or Publish was enqueued before the hit, so is in rows_ by now (or never:
+  // a key collision kept in memory only).
   PublishBatch triggers{.environment_id = environment_};
-  std::vector<PlanRowId> hits;
+  std::vector<std::pair<PlanRowId, int64_t>> hits;
   int64_t explorations = 0;
   WorkloadCounters counters;
+  counters.unfused_runs = counted.unfused;
+  counters.misses = counted.unfused;
+  for (const auto& [id, count] : counted.hits) {
+    counters.hits += count;
+    auto row = rows_.find(id);
+    if (row != rows_.end()) hits.emplace_back(row->second, count);
+  }
   for (Message& m : batch) {
     switch (m.kind) {
       case Message::Kind::kTrigger: {
@@ -212,18 +234,8 @@ void PlanWriter::Apply(std::vector<Message>& batch) {
         }
         break;
       }
-      case Message::Kind::kHit: {
-        ++counters.hits;
-        auto row = rows_.find(m.id);
-        if (row != rows_.end()) hits.push_back(row->second);
-        break;
-      }
       case Message::Kind::kExploration:
         ++explorations;
-        ++counters.misses;
-        break;
-      case Message::Kind::kUnfused:
-        ++counters.unfused_runs;
         ++counters.misses;
         break;
       case Message::Kind::kQuarantine:
@@ -239,7 +251,9 @@ void PlanWriter::Apply(std::vector<Message>& batch) {
     PublishResult ignored;
     if (!Check(repository_->Publish(triggers, &ignored), "appending triggers and kernels")) return;
   }
-  if (!hits.empty() && !Check(repository_->RecordHits(hits, workload_), "recording hits")) return;
+  if (!hits.empty() && !Check(repository_->RecordHitCounts(hits, workload_), "recording hits")) {
+    return;
+  }
   if (explorations > 0) {
     int64_t count = 0;
     if (!Check(repository_->AddExplorations(workload_, explorations, &count),

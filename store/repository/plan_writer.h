@@ -95,9 +95,7 @@ class PlanWriter {
       kPublish,
       kAdopt,
       kTrigger,
-      kHit,
       kExploration,
-      kUnfused,
       kQuarantine,
       kCheckpoint,
       kKernel
@@ -124,6 +122,15 @@ class PlanWriter {
   uint64_t durable_ = 0;       // enqueued_ after the last message FlushDurable waits for; mu_
   bool stop_ = false;          // guarded by mu_
   int flushing_ = 0;           // Flush calls waiting; guarded by mu_
+  // Hit and unfused-run counts not yet taken by the writer: counted in place rather than queued
+  // as messages, so that a hit costs a map increment (Note [Write-behind]). Each count is one
+  // of enqueued_.
+  struct Counters {
+    std::unordered_map<PlanId, int64_t> hits;
+    int64_t unfused = 0;
+    uint64_t count = 0;
+  };
+  Counters pending_;  // guarded by mu_
   // When the oldest counter not yet applied was enqueued (Note [Write-behind]); mu_.
   std::chrono::steady_clock::time_point counters_since_;
   bool closed_ = false;  // guarded by mu_; Enqueue drops once set
@@ -134,9 +141,11 @@ class PlanWriter {
   std::thread thread_;
 
   void Enqueue(Message message);
+  // One hit of `hit`, or (nullopt) one unfused run.
+  void Count(std::optional<PlanId> hit);
   void Stop();
   void Run();
-  void Apply(std::vector<Message>& batch);
+  void Apply(std::vector<Message>& batch, const Counters& counted);
   // Says the first failure (Warn) and stops writing; returns false when `status` failed.
   bool Check(const Status& status, const char* what);
 };

@@ -68,12 +68,16 @@ SharedPlanTier::ClaimOutcome SharedPlanTier::Claim(uint64_t first_op_hash) {
     uint64_t owner = slot.owner.load(std::memory_order_acquire);
     if (owner == me && slot.first_op_hash.load(std::memory_order_acquire) == first_op_hash) {
       slot.expires_ms.store(now + kClaimTtl.count(), std::memory_order_release);
+      may_hold_claims_.store(true, std::memory_order_seq_cst);
       return ClaimOutcome::kMine;
     }
     const bool free = owner == 0 || (owner != me && !Live(slot, owner, now));
     if (!free || !slot.owner.compare_exchange_strong(owner, me, std::memory_order_seq_cst)) {
       continue;
     }
+    // After the CAS: a ReleaseAll that cleared the flag before this store scans after it, and
+    // so sees the slot.
+    may_hold_claims_.store(true, std::memory_order_seq_cst);
     slot.expires_ms.store(0, std::memory_order_seq_cst);
     slot.first_op_hash.store(first_op_hash, std::memory_order_seq_cst);
     slot.expires_ms.store(now + kClaimTtl.count(), std::memory_order_seq_cst);
@@ -138,6 +142,7 @@ void SharedPlanTier::Release(uint64_t first_op_hash) {
 }
 
 void SharedPlanTier::ReleaseAll() {
+  if (!may_hold_claims_.exchange(false, std::memory_order_seq_cst)) return;
   const uint64_t me = SelfProcessToken();
   bool released = false;
   for (size_t i = 0; i < shm::kClaimSlots; ++i) {

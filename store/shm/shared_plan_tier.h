@@ -53,6 +53,7 @@
 // Different processes share it through the segment only.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -156,6 +157,10 @@ class SharedPlanTier {
   std::unique_ptr<SharedSegment> segment_;
   std::function<void(PublishStep)> publish_hook_;
   uint64_t corrupt_entries_ = 0;
+  // False when this process holds no claim slot for sure, so that ReleaseAll, which every
+  // sync calls, need not scan the slots of a steady state that claims nothing. Set after each
+  // claim, cleared by ReleaseAll before it scans.
+  std::atomic<bool> may_hold_claims_{false};
 };
 
 }  // namespace ember

@@ -45,7 +45,7 @@ void ReduceAxis(ReduceOp op, const TensorHandle& x, int64_t axis, TensorHandle& 
   const int64_t length = x.shape[axis];
   const int64_t outputs = out.NumElements();
   // The outputs' positions in the input: the input's shape and strides with the axis at 1.
-  std::vector<int64_t> outer_shape = x.shape;
+  std::vector<int64_t> outer_shape(x.shape.begin(), x.shape.end());
   outer_shape[axis] = 1;
   std::byte* dst = ElementData(out);
   const int out_size = DTypeSize(out.dtype);

@@ -28,7 +28,7 @@ StridedView MakeView(const std::byte* data, DType dtype, std::span<const int64_t
   return view;
 }
 
-StridedView BroadcastView(const TensorHandle& handle, std::span<const int64_t> shape) {
+StridedView BroadcastView(const TensorHandle& handle, const Shape& shape) {
   const size_t rank = shape.size();
   const size_t in_rank = handle.shape.size();
   EMBER_CHECK(in_rank <= rank, "cannot broadcast rank {} to rank {}", in_rank, rank);
@@ -42,7 +42,7 @@ StridedView BroadcastView(const TensorHandle& handle, std::span<const int64_t> s
                   handle.shape[d], shape[od]);
     }
   }
-  return MakeView(ElementData(handle), handle.dtype, shape, strides);
+  return MakeView(ElementData(handle), handle.dtype, {shape.data(), shape.size()}, strides);
 }
 
 RunCursor::RunCursor(const StridedView& view, int64_t begin)

@@ -36,7 +36,7 @@ StridedView MakeView(const std::byte* data, DType dtype, std::span<const int64_t
 // `handle` broadcast to `shape` by numpy rules (trailing dims aligned; a dim of size 1, or a
 // missing leading dim, repeats with stride 0).
 // REQUIRES: handle.shape broadcasts to shape.
-StridedView BroadcastView(const TensorHandle& handle, std::span<const int64_t> shape);
+StridedView BroadcastView(const TensorHandle& handle, const Shape& shape);
 
 // A piece of a view: `length` elements at data, data + stride, ...
 struct Run {
