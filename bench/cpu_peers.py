@@ -8,7 +8,6 @@ bench/run_cpu_fusion.sh, which installs the Debian packages this needs.
 import json
 import os
 import sys
-import time
 
 THREADS = int(os.environ.get("EMBER_BENCH_THREADS", "2"))
 os.environ.setdefault("OMP_NUM_THREADS", str(THREADS))
@@ -16,6 +15,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", str(THREADS))
 os.environ.setdefault("NUMEXPR_MAX_THREADS", str(THREADS))
 
 import numpy as np  # noqa: E402
+
+from peer_timing import median_ms  # noqa: E402
 
 try:
     import numexpr as ne  # noqa: E402
@@ -33,18 +34,6 @@ ROW = 1024
 
 def data(n, scale):
     return (scale * (np.arange(n) % 101) / 101.0).astype(np.float32)
-
-
-def median_ms(fn, min_time=0.5, min_reps=5):
-    fn()  # warm-up (allocations, numexpr compilation)
-    times = []
-    start = time.perf_counter()
-    while len(times) < min_reps or time.perf_counter() - start < min_time:
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1e3)
-    times.sort()
-    return times[len(times) // 2]
 
 
 def workloads(n):

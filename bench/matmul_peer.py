@@ -5,7 +5,6 @@ Run with Debian's /usr/bin/python3 (python3-numpy), as bench/run_matmul.sh does.
 import json
 import os
 import sys
-import time
 
 threads = os.environ.get("EMBER_BENCH_THREADS", "2")
 os.environ["OPENBLAS_NUM_THREADS"] = threads
@@ -13,16 +12,7 @@ os.environ["OMP_NUM_THREADS"] = threads
 
 import numpy as np  # noqa: E402  (after the thread variables)
 
-
-def median_ms(fn, min_time=0.5, min_reps=5):
-    times = []
-    start = time.perf_counter()
-    while len(times) < min_reps or time.perf_counter() - start < min_time:
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1e3)
-    times.sort()
-    return times[len(times) // 2]
+from peer_timing import median_ms  # noqa: E402
 
 
 def main():

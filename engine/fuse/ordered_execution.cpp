@@ -38,8 +38,12 @@ void OrderedExecution::ExecuteOperations(HandleContainer& handles,
   }
 }
 
+std::string OrderedExecution::running() const {
+  return running_op_ != nullptr ? OpName(*running_op_) : running_;
+}
+
 void OrderedExecution::RunUnfused(const OperationIr& op, HandleContainer& handles) {
-  running_ = OpName(op);
+  running_op_ = &op;
   RequireInputs(op, handles);
   backend_.Execute(op, handles);
   ++unfused_operations_;
@@ -50,6 +54,7 @@ void OrderedExecution::ExecuteOptimization(Optimization& optimization, Context& 
                                            std::span<const size_t> ordering) {
   EMBER_CHECK(ordering.size() <= operations_.size(), "{} covers {} ops of {} queued",
               optimization.name(), ordering.size(), operations_.size());
+  running_op_ = nullptr;
   running_ = std::string(optimization.name());
   // Inputs from outside the leaf must exist; those the leaf produces itself come later.
   std::vector<TensorId> produced_here;

@@ -48,8 +48,9 @@ class OrderedExecution {
   uint64_t fused_executions() const { return fused_executions_; }
   uint64_t unfused_operations() const { return unfused_operations_; }
   uint64_t launches() const { return launches_; }
-  // The op or optimization running (or that ran last): named when execution fails.
-  const std::string& running() const { return running_; }
+  // The op or optimization running (or that ran last): named when execution fails. Named
+  // only then: formatting an op's name before every unfused run cost the op path a string.
+  std::string running() const;
   Backend& backend() { return backend_; }
 
  private:
@@ -60,6 +61,7 @@ class OrderedExecution {
   uint64_t fused_executions_ = 0;
   uint64_t unfused_operations_ = 0;
   uint64_t launches_ = 0;
+  const OperationIr* running_op_ = nullptr;  // into operations_; null: running_ names it
   std::string running_;
 
   void RunUnfused(const OperationIr& op, HandleContainer& handles);

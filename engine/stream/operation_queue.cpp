@@ -74,11 +74,13 @@ void OperationQueue::ExecuteOptimization(const BlockOptimization& optimization, 
   try {
     RunStrategy(optimization.strategy, execution, context, handles);
   } catch (const std::exception& e) {
+    const std::string running = execution.running();  // names a queued op: before Drain
     Drain(optimization.ordering.size(), handles);
-    throw Error(fmt::format("ember: {} failed: {}", execution.running(), e.what()));
+    throw Error(fmt::format("ember: {} failed: {}", running, e.what()));
   } catch (...) {
+    const std::string running = execution.running();
     Drain(optimization.ordering.size(), handles);
-    throw Error(fmt::format("ember: {} failed with an unknown exception", execution.running()));
+    throw Error(fmt::format("ember: {} failed with an unknown exception", running));
   }
   EMBER_CHECK(execution.num_executed() == optimization.ordering.size(),
               "the plan executed {} ops but covers {}", execution.num_executed(),

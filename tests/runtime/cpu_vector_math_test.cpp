@@ -8,10 +8,12 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <limits>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ember::cpu {
@@ -66,6 +68,14 @@ std::vector<float> Inputs(const Function& f) {
     if (x >= f.lo && x <= f.hi) in.push_back(x);
   }
   return in;
+}
+
+// tests/CMakeLists.txt runs this suite again with EMBER_CPU_VECTOR_MATH=sse: that run must
+// have taken the 4-lane path, whatever the machine has.
+TEST(CpuVectorMath, TheForcedPathIsTaken) {
+  const char* forced = std::getenv("EMBER_CPU_VECTOR_MATH");
+  if (forced == nullptr || std::string_view(forced) != "sse") GTEST_SKIP() << "not forced";
+  EXPECT_EQ(VectorMathTarget(), "sse");
 }
 
 TEST(CpuVectorMath, EveryFunctionIsWithinOneUlp) {

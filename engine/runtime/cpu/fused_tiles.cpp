@@ -161,7 +161,7 @@ TileScratch::~TileScratch() { BufferCache::Global().Release(bytes_, capacity_); 
 void RunBlockTiles(const BlockProgram& program, const GroupBuffers& group, int64_t base,
                    int64_t begin, int64_t end, TileScratch& scratch) {
   const std::vector<TileValue>& values = program.values;
-  std::vector<const void*> at(values.size());
+  std::vector<const void*>& at = scratch.places(values.size());
   for (int64_t pos = begin; pos < end; pos += kFusedTile) {
     const int64_t n = std::min(kFusedTile, end - pos);
     const int64_t rel = pos - base;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "engine/runtime/cpu/fused_program.h"
 #include "engine/runtime/cpu/strided.h"
@@ -25,12 +26,19 @@ class TileScratch {
   TileScratch& operator=(const TileScratch&) = delete;
   void* slot(int s) { return bytes_ + s * kSlotBytes; }
   std::byte* temp() { return bytes_ + slots_ * kSlotBytes; }
+  // Where each value of a program is for the current tile: `values` entries, kept across the
+  // calls that share this scratch.
+  std::vector<const void*>& places(size_t values) {
+    if (places_.size() < values) places_.resize(values);
+    return places_;
+  }
 
  private:
   static constexpr int64_t kSlotBytes = kFusedTile * 8;
   int slots_;
   size_t capacity_ = 0;
   std::byte* bytes_;  // uninitialized: every step writes before it reads
+  std::vector<const void*> places_;
 };
 
 // The buffers of the group of units being run (Note [CPU fused groups], fused_layout.h).

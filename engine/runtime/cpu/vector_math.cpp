@@ -4,6 +4,8 @@
 #include <sleef.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 // The 256-bit functions take and return AVX registers, which this baseline (SSE2) translation
 // unit may not use: sleef.h declares them only under __AVX__, so they are declared here, with
@@ -52,8 +54,20 @@ struct Table {
   std::string_view target;
 };
 
+// EMBER_CPU_VECTOR_MATH=sse takes the 4-lane path on a machine that has AVX2, so that the path
+// machines without AVX2 run is tested on any machine (tests/CMakeLists.txt runs the vector math
+// tests both ways); unset, empty or "auto" picks by the CPU. Read once, at the first use.
+bool ForcedSse() {
+  const char* forced = std::getenv("EMBER_CPU_VECTOR_MATH");
+  if (forced == nullptr || *forced == '\0' || std::string_view(forced) == "auto") return false;
+  if (std::string_view(forced) == "sse") return true;
+  std::fprintf(stderr, "ember: EMBER_CPU_VECTOR_MATH must be auto or sse, got \"%s\"; using auto\n",
+               forced);
+  return false;
+}
+
 Table Pick() {
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+  if (!ForcedSse() && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
     return {{Loop8<Sleef_expf8_u10avx2>, Loop8<Sleef_logf8_u10avx2>, Loop8<Sleef_log1pf8_u10avx2>,
              Loop8<Sleef_sinf8_u10avx2>, Loop8<Sleef_cosf8_u10avx2>, Loop8<Sleef_tanhf8_u10avx2>,
              Loop8<Sleef_erff8_u10avx2>},

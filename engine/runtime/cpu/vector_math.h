@@ -2,7 +2,8 @@
 // 1.0-ULP ("u10") single-precision functions, the vector width picked once per process from
 // the CPU that runs the binary (the build stays baseline x86-64):
 //   AVX2 + FMA   8 lanes (Sleef_*f8_u10avx2)
-//   otherwise    4 lanes (Sleef_*f4_u10, SLEEF's own SSE2/SSE4.1 dispatcher)
+//   otherwise    4 lanes (Sleef_*f4_u10, SLEEF's own SSE2/SSE4.1 dispatcher), or on any
+//                machine with EMBER_CPU_VECTOR_MATH=sse (docs/CONFIGURATION.md)
 // Every element goes through the vector function, a partial last vector padded, so a result
 // does not depend on where its element sits in a tile or a chunk: the unfused kernels and the
 // fused interpreter (both through ElementTile, kernels.h) agree bit for bit on one machine.
