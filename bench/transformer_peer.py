@@ -5,7 +5,8 @@ fused/unfused/peer comparison of bench/run_lab_fusion.sh (issue 18).
 Same shapes (seq 64, width 64, 4 heads, ff 256), same thread count (EMBER_BENCH_THREADS, default
 2), and a step measured as ember-lab measures it: the fresh [seq, width] input goes in from host
 memory, the block runs, the result comes back to host memory. Two forms:
-  as_written  the ops ember-lab queues, one for one (layer norm and softmax by hand, gelu via erf);
+  as_written  the ops ember-lab queues, one for one (layer norm and softmax by hand, gelu via erf:
+              bench/gpu/torch_first_result.py's block);
   idiomatic   PyTorch's own layer_norm, softmax and gelu (its fused kernels).
 Prints one JSON line per form: the best steady_ms_per_step of REPS runs of STEPS steps each,
 computed as ember-lab computes it (the median step time after the first step: StepClock,
@@ -14,11 +15,15 @@ tools/lab/scenarios.cpp).
 import json
 import math
 import os
+import sys
 import time
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "gpu"))
+import torch_first_result  # noqa: E402
 
 SEQ, WIDTH, HEADS = 64, 64, 4
 HEAD_WIDTH, FF = WIDTH // HEADS, 4 * WIDTH
@@ -38,27 +43,13 @@ def parameters(rng):
     }
 
 
-def layer_norm(x, g, b):
-    centered = x - x.mean(-1, keepdim=True)
-    var = (centered * centered).mean(-1, keepdim=True)
-    return centered / torch.sqrt(var + EPS) * g + b
-
-
 def split_heads(t):
     return t.reshape(SEQ, HEADS, HEAD_WIDTH).transpose(0, 1)
 
 
 def as_written(p, x):
-    h = layer_norm(x, p["ln1_g"], p["ln1_b"])
-    q, k, v = split_heads(h @ p["wq"]), split_heads(h @ p["wk"]), split_heads(h @ p["wv"])
-    scores = (q @ k.transpose(1, 2)) * (1 / math.sqrt(HEAD_WIDTH))
-    e = torch.exp(scores - scores.amax(-1, keepdim=True))
-    prob = e / e.sum(-1, keepdim=True)
-    merged = (prob @ v).transpose(0, 1).reshape(SEQ, WIDTH)
-    x1 = x + merged @ p["wo"]
-    u = layer_norm(x1, p["ln2_g"], p["ln2_b"]) @ p["w1"] + p["b1"]
-    gelu = u * 0.5 * (torch.erf(u * (1 / math.sqrt(2))) + 1)
-    return x1 + (gelu @ p["w2"] + p["b2"])
+    # The GPU suite's torch block (bench/gpu/torch_first_result.py) is the same block, op for op.
+    return torch_first_result.transformer(p, x, SEQ, WIDTH, HEADS)
 
 
 def idiomatic(p, x):
