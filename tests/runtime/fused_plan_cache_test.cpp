@@ -141,5 +141,17 @@ TEST_F(FusedPlanCacheTest, ARefusedLaunchKeepsNothing) {
   EXPECT_EQ(cache_.size(), 0u);
 }
 
+TEST_F(FusedPlanCacheTest, AHitStillChecksWhatTheKeyDoesNotFix) {
+  const Shape shape = {8, 8};
+  const TensorIr a = h_.Input(shape, DType::kF32, TestData(64, -1, 1, 12));
+  const TensorIr b = h_.Input(shape, DType::kF32, TestData(64, -1, 1, 13));
+  const FuseTrace trace = MulAddTrace();
+  Run(trace, {a, b}, shape, {ScalarIr::Float(1)});
+  // Same trace and shapes, so the kept plan matches: the missing scalar is still an error.
+  EXPECT_THROW(Run(trace, {a, b}, shape, {}), Error);
+  const auto fused = Run(trace, {a, b}, shape, {ScalarIr::Float(4)});
+  ExpectSameBytes(h_.backend(), fused[0], h_.Handle(Unfused(h_, a, b, 4)), "after the refusal");
+}
+
 }  // namespace
 }  // namespace ember::testing

@@ -38,14 +38,12 @@ void CheckView(const FuseView& view, const Shape& shape, const FusedLaunch& laun
 void CheckLaunch(const FusedLaunch& launch) {
   const FuseTrace& trace = *launch.trace;
   const FuseResources& r = trace.resources;
-  if (launch.inputs.size() != r.inputs.size() || launch.outputs.size() != r.outputs.size() ||
-      launch.scalars.size() != r.scalars.size() ||
+  CheckFusedHandles(launch);
+  if (launch.outputs.size() != r.outputs.size() ||
       launch.block_shapes.size() != trace.blocks.size() ||
-      launch.view_shapes.size() != r.views.size() ||
-      (!launch.reusable.empty() && launch.reusable.size() != launch.inputs.size())) {
+      launch.view_shapes.size() != r.views.size()) {
     throw Error("fused launch does not match its trace");
   }
-  CheckFusedHandles(launch);
   for (size_t k = 0; k < r.views.size(); ++k) CheckView(r.views[k], launch.view_shapes[k], launch);
 }
 
@@ -303,7 +301,8 @@ class Planner {
 }  // namespace
 
 void CheckFusedHandles(const FusedLaunch& launch) {
-  if (launch.inputs.size() != launch.trace->resources.inputs.size() ||
+  const FuseResources& r = launch.trace->resources;
+  if (launch.inputs.size() != r.inputs.size() || launch.scalars.size() != r.scalars.size() ||
       (!launch.reusable.empty() && launch.reusable.size() != launch.inputs.size())) {
     throw Error("fused launch does not match its trace");
   }

@@ -49,8 +49,9 @@ struct FusedPlan {
 // REQUIRES: launch.trace is not null.
 FusedPlan PlanFused(const FusedLaunch& launch);
 
-// The checks of PlanFused that depend on the handles rather than the shapes: every input is a
-// CPU tensor with one stride per dim. Throws ember::Error.
+// The checks of PlanFused on what a kept plan's key (fused_plan_cache.h) does not fix: the
+// number of inputs, scalars and reusable flags, and every input a CPU tensor with one stride
+// per dim. Throws ember::Error.
 void CheckFusedHandles(const FusedLaunch& launch);
 
 // Fills plan.tensors (building the views and running the matmul stage, whose result becomes

@@ -6,24 +6,18 @@
 namespace ember::cpu {
 namespace {
 
-bool SameShapesAndDtypes(const std::vector<TensorIr>& kept, const std::vector<TensorIr>& now) {
-  return std::equal(kept.begin(), kept.end(), now.begin(), now.end(),
-                    [](const TensorIr& a, const TensorIr& b) {
-                      return a.dtype == b.dtype && a.shape == b.shape;
-                    });
-}
-
-bool SameInputs(const std::vector<TensorIr>& kept, const std::vector<TensorHandle>& now) {
-  return std::equal(kept.begin(), kept.end(), now.begin(), now.end(),
-                    [](const TensorIr& a, const TensorHandle& b) {
-                      return a.dtype == b.dtype && a.shape == b.shape;
-                    });
+// `now` holds TensorIrs (outputs) or TensorHandles (inputs): both have a shape and a dtype.
+template <typename Tensor>
+bool SameShapesAndDtypes(const std::vector<TensorIr>& kept, const std::vector<Tensor>& now) {
+  return std::equal(
+      kept.begin(), kept.end(), now.begin(), now.end(),
+      [](const TensorIr& a, const Tensor& b) { return a.dtype == b.dtype && a.shape == b.shape; });
 }
 
 }  // namespace
 
 bool FusedPlanCache::Matches(const Entry& entry, const FusedLaunch& launch) {
-  return SameInputs(entry.inputs, launch.inputs) &&
+  return SameShapesAndDtypes(entry.inputs, launch.inputs) &&
          SameShapesAndDtypes(entry.outputs, launch.outputs) &&
          entry.block_shapes == launch.block_shapes && entry.view_shapes == launch.view_shapes &&
          entry.trace == *launch.trace;
@@ -48,11 +42,12 @@ std::unique_ptr<FusedPlan> FusedPlanCache::Take(const FusedLaunch& launch) {
 void FusedPlanCache::Give(const FusedLaunch& launch, std::unique_ptr<FusedPlan> plan) {
   plan->tensors.clear();
   std::lock_guard<std::mutex> lock(mu_);
-  std::vector<Entry>& list = entries_[launch.trace];
-  for (Entry& entry : list) {
-    if (!Matches(entry, launch)) continue;
-    if (entry.plan == nullptr) entry.plan = std::move(plan);
-    return;  // else another launch gave its copy back first: one is enough
+  if (const auto it = entries_.find(launch.trace); it != entries_.end()) {
+    for (Entry& entry : it->second) {
+      if (!Matches(entry, launch)) continue;
+      if (entry.plan == nullptr) entry.plan = std::move(plan);
+      return;  // else another launch gave its copy back first: one is enough
+    }
   }
   if (size_ >= kMaxPlans) {
     entries_.clear();
