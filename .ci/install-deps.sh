@@ -20,6 +20,7 @@ packages=(
   libfmt-dev
   libxxhash-dev     # XXH3 plan keys and first-op hashes
   libboost-dev      # Boost.Interprocess: the shared-memory tier
+  robin-map-dev     # tsl::robin_map: the flat hash maps of the per-op host path
   libopenblas-dev   # the CPU backend's float matmul (sgemm)
   libsleef-dev      # the CPU backend's vector exp, log, sin, tanh, erf, ...
   # Plan database.

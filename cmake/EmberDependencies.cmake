@@ -26,6 +26,8 @@ find_package(SQLite3 REQUIRED)
 # The shared-memory tier between worker processes (store/shm/shared_segment.h): Boost.Interprocess,
 # header-only.
 find_package(Boost 1.74 REQUIRED)
+# The flat hash maps of the per-op host path (engine/core/flat_map.h), header-only.
+find_package(tsl-robin-map REQUIRED)
 # ember-plans (tools/plans): its command line and --json output; header-only Debian packages
 # (libcli11-dev, nlohmann-json3-dev). The plans test suite parses that JSON too.
 find_package(CLI11 CONFIG REQUIRED)

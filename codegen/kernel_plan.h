@@ -30,7 +30,7 @@ namespace ember::codegen {
 struct BoundTensor {
   DType dtype = DType::kF32;
   Shape shape;
-  std::vector<int64_t> strides;
+  Shape strides;
   uint64_t address = 0;
 };
 

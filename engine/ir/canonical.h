@@ -42,6 +42,10 @@ inline constexpr uint8_t kCanonicalFormatVersion = 1;
 
 // Appends the canonical bytes of `op` to `out`.
 void AppendCanonicalBytes(const OperationIr& op, std::vector<uint8_t>& out);
+// The number of canonical bytes of `op`, and the bytes themselves written at `out` (which
+// must have room for CanonicalSize(op)); returns the end of what was written.
+size_t CanonicalSize(const OperationIr& op);
+uint8_t* WriteCanonicalBytes(const OperationIr& op, uint8_t* out);
 
 // The canonical bytes of one op (no version byte: first_op_hash input).
 std::vector<uint8_t> CanonicalBytes(const OperationIr& op);

@@ -8,30 +8,25 @@
 
 namespace ember {
 
-namespace {
-
-// The op path hashes the first op of every segment (plan lookups): one allocation of room for
-// a typical op, not the eight reallocations of a vector grown from empty. (Not a thread_local
-// buffer: a thread's exit drains its stream from another thread_local's destructor, which may
-// run after the buffer's.)
-std::vector<uint8_t> HashBuffer() {
-  std::vector<uint8_t> buffer;
-  buffer.reserve(256);
-  return buffer;
-}
-
-}  // namespace
-
 uint64_t HashOp(const OperationIr& op) {
   if constexpr (kHashZero) return 0;
-  std::vector<uint8_t> bytes = HashBuffer();
-  AppendCanonicalBytes(op, bytes);
-  return XXH3_64bits(bytes.data(), bytes.size());
+  // The op path hashes the first op of every segment (plan lookups): a typical op's bytes fit
+  // on the stack, so only an op with many nodes or dims allocates.
+  constexpr size_t kOnStack = 512;
+  const size_t size = CanonicalSize(op);
+  if (size <= kOnStack) {
+    uint8_t bytes[kOnStack];
+    WriteCanonicalBytes(op, bytes);
+    return XXH3_64bits(bytes, size);
+  }
+  std::vector<uint8_t> bytes(size);
+  WriteCanonicalBytes(op, bytes.data());
+  return XXH3_64bits(bytes.data(), size);
 }
 
 Hash128 HashOps(std::span<const OperationIr> ops) {
   if constexpr (kHashZero) return {};
-  std::vector<uint8_t> bytes = HashBuffer();
+  std::vector<uint8_t> bytes;
   AppendCanonicalListBytes(ops, bytes);
   const XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
   return {.low = h.low64, .high = h.high64};

@@ -25,13 +25,15 @@ int64_t OperationConverter::RelativeDim(int64_t value) {
   return it->second;
 }
 
-TensorIr OperationConverter::RelativeTensor(const TensorIr& global) {
+void OperationConverter::RelativeTensor(const TensorIr& global, TensorIr& relative) {
   // The id first, then the dims in order: this is what numbers shape ids.
   auto [it, inserted] = tensors_global2relative_.try_emplace(
       global.id, static_cast<TensorId>(tensors_relative2global_.size()));
-  const TensorId relative_id = it->second;
-  TensorIr relative{.id = relative_id, .shape = {}, .status = global.status, .dtype = global.dtype};
-  relative.shape.reserve(global.shape.size());
+  const TensorId relative_id = it->second;  // read now: RelativeDim does not touch this map
+  relative.id = relative_id;
+  relative.status = global.status;
+  relative.dtype = global.dtype;
+  relative.shape.clear();
   for (int64_t dim : global.shape) relative.shape.push_back(RelativeDim(dim));
   // The latest snapshot of a tensor wins: a later use may carry another status.
   if (inserted) {
@@ -39,7 +41,6 @@ TensorIr OperationConverter::RelativeTensor(const TensorIr& global) {
   } else {
     tensors_relative2global_[relative_id] = global;
   }
-  return relative;
 }
 
 ScalarIr OperationConverter::RelativeScalar(const ScalarIr& scalar) {
@@ -54,24 +55,32 @@ Slice OperationConverter::RelativeRange(const Slice& range) {
   return Slice{index, std::nullopt, 1};
 }
 
-OperationIr OperationConverter::InputsThenOutputs(const OperationIr& global) {
-  OperationIr relative;
+void OperationConverter::InputsThenOutputs(const OperationIr& global, OperationIr& relative) {
   relative.kind = global.kind;
   relative.dtype = global.dtype;
-  relative.dims = global.dims;
+  relative.dims.assign(global.dims.begin(), global.dims.end());
   relative.distribution = global.distribution;
-  relative.inputs.reserve(global.inputs.size());
-  for (const TensorIr& t : global.inputs) relative.inputs.push_back(RelativeTensor(t));
-  relative.scalars.reserve(global.scalars.size());
+  relative.inputs.resize(global.inputs.size());
+  for (size_t i = 0; i < global.inputs.size(); ++i) {
+    RelativeTensor(global.inputs[i], relative.inputs[i]);
+  }
+  relative.scalars.clear();
   for (const ScalarIr& s : global.scalars) relative.scalars.push_back(RelativeScalar(s));
-  relative.ranges.reserve(global.ranges.size());
+  relative.ranges.clear();
   for (const Slice& r : global.ranges) relative.ranges.push_back(RelativeRange(r));
-  relative.outputs.reserve(global.outputs.size());
-  for (const TensorIr& t : global.outputs) relative.outputs.push_back(RelativeTensor(t));
-  return relative;
+  relative.outputs.resize(global.outputs.size());
+  for (size_t i = 0; i < global.outputs.size(); ++i) {
+    RelativeTensor(global.outputs[i], relative.outputs[i]);
+  }
 }
 
 OperationIr OperationConverter::ToRelative(const OperationIr& global) {
+  OperationIr relative;
+  ToRelative(global, relative);
+  return relative;
+}
+
+void OperationConverter::ToRelative(const OperationIr& global, OperationIr& relative) {
   // Each case names the order in which burn visits the op's fields, from
   // crates/burn-fusion/src/stream/context.rs at tracel-ai/burn 2c06be35 (file:line). Tensor,
   // scalar and range counters are independent, so only the order within each kind matters;
@@ -85,7 +94,7 @@ OperationIr OperationConverter::ToRelative(const OperationIr& global) {
     case OpKind::kZeros:   // out (:1541, :1584-1590)
     case OpKind::kOnes:    // out (:1540, :1584-1590)
     case OpKind::kFull:    // out, value (:1159-1162)
-      return InputsThenOutputs(global);
+      return InputsThenOutputs(global, relative);
     case OpKind::kAdd:           // lhs, rhs, out (:1105-1109)
     case OpKind::kSub:           // (:1115-1119)
     case OpKind::kMul:           // (:1145-1149)
@@ -98,7 +107,7 @@ OperationIr OperationConverter::ToRelative(const OperationIr& global) {
     case OpKind::kLowerEqual:    // (:1229-1233)
     case OpKind::kGreaterEqual:  // (:1205-1211)
     case OpKind::kMatmul:        // lhs, rhs, out (Float :801-805, Int :1002-1006)
-      return InputsThenOutputs(global);
+      return InputsThenOutputs(global, relative);
     case OpKind::kAddScalar:         // lhs, rhs (scalar), out (:1110-1114)
     case OpKind::kSubScalar:         // (:1120-1124)
     case OpKind::kMulScalar:         // (:1150-1154)
@@ -110,7 +119,7 @@ OperationIr OperationConverter::ToRelative(const OperationIr& global) {
     case OpKind::kGreaterElem:       // (:1200-1204)
     case OpKind::kLowerEqualElem:    // (:1234-1240)
     case OpKind::kGreaterEqualElem:  // (:1212-1218)
-      return InputsThenOutputs(global);
+      return InputsThenOutputs(global, relative);
     case OpKind::kAbs:    // input, out (:1155-1158)
     case OpKind::kNeg:    // (:1360-1363)
     case OpKind::kExp:    // (:709-712)
@@ -123,11 +132,11 @@ OperationIr OperationConverter::ToRelative(const OperationIr& global) {
     case OpKind::kTanh:   // (:752-755)
     case OpKind::kErf:    // (:721-724)
     case OpKind::kCast:   // (:1535-1538)
-      return InputsThenOutputs(global);
+      return InputsThenOutputs(global, relative);
     case OpKind::kClamp:      // tensor, min, max, out (:1320-1325)
     case OpKind::kMaskWhere:  // tensor, mask, value, out (:1498-1503)
     case OpKind::kMaskFill:   // tensor, mask, value (scalar), out (:1504-1509)
-      return InputsThenOutputs(global);
+      return InputsThenOutputs(global, relative);
     case OpKind::kReshape:   // input, out (:1406-1409)
     case OpKind::kExpand:    // input, out (:1421-1424)
     case OpKind::kSwapDims:  // input, out; dim1, dim2 verbatim (:1410-1415)
@@ -136,7 +145,7 @@ OperationIr OperationConverter::ToRelative(const OperationIr& global) {
     case OpKind::kCat:       // tensors in order, out; dim verbatim (:1526-1534)
     case OpKind::kGather:    // tensor, indices, out; dim verbatim (:1456-1461)
     case OpKind::kSelect:    // tensor, indices, out; dim verbatim (:1482-1487)
-      return InputsThenOutputs(global);
+      return InputsThenOutputs(global, relative);
     case OpKind::kSumDim:   // input, out; axis verbatim (:1177-1184)
     case OpKind::kMeanDim:  // (:1163-1168)
     case OpKind::kProdDim:  // (:1189-1194)
@@ -146,10 +155,9 @@ OperationIr OperationConverter::ToRelative(const OperationIr& global) {
     case OpKind::kArgMin:   // (:1259-1264)
     case OpKind::kSum:      // input, out (:1173-1176)
     case OpKind::kMean:     // (:1169-1172)
-      return InputsThenOutputs(global);
+      return InputsThenOutputs(global, relative);
   }
   EMBER_CHECK(false, "ToRelative: op kind {} out of range", static_cast<int>(global.kind));
-  return {};
 }
 
 }  // namespace ember

@@ -37,11 +37,11 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include <ember/slice.h>
 
+#include "engine/core/flat_map.h"
 #include "engine/ir/operation_ir.h"
 
 namespace ember {
@@ -54,6 +54,9 @@ class OperationConverter {
   // the last Clear(). Records the real tensors, dims, scalars and ranges it replaces.
   // REQUIRES: `global` has the layout of its kind (ValidateOperation).
   OperationIr ToRelative(const OperationIr& global);
+  // The same, written over `relative`: its lists keep their capacity, so a queue that converts
+  // into the storage of ops it converted before allocates nothing (OperationQueue).
+  void ToRelative(const OperationIr& global, OperationIr& relative);
 
   // Starts a new frame: forgets every mapping and re-seeds dim value 1 <-> shape id 0.
   void Clear();
@@ -73,17 +76,17 @@ class OperationConverter {
   const std::vector<Slice>& ranges() const { return ranges_; }
 
  private:
-  TensorIr RelativeTensor(const TensorIr& global);
+  void RelativeTensor(const TensorIr& global, TensorIr& relative);
   int64_t RelativeDim(int64_t value);
   ScalarIr RelativeScalar(const ScalarIr& scalar);
   Slice RelativeRange(const Slice& range);
   // The one visiting order every current op kind uses (see ToRelative).
-  OperationIr InputsThenOutputs(const OperationIr& global);
+  void InputsThenOutputs(const OperationIr& global, OperationIr& relative);
 
   std::vector<TensorIr> tensors_relative2global_;
   // Only the relative id is needed from burn's global -> relative TensorIr map.
-  std::unordered_map<TensorId, TensorId> tensors_global2relative_;
-  std::unordered_map<int64_t, int64_t> shapes_global2relative_;
+  FlatMap<TensorId, TensorId> tensors_global2relative_;
+  FlatMap<int64_t, int64_t> shapes_global2relative_;
   std::vector<int64_t> shapes_relative2global_;
   std::vector<ScalarIr> scalars_;
   std::vector<Slice> ranges_;

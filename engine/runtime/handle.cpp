@@ -2,8 +2,8 @@
 
 namespace ember {
 
-std::vector<int64_t> TensorHandle::ContiguousStrides(const Shape& shape) {
-  std::vector<int64_t> strides(shape.size());
+Shape TensorHandle::ContiguousStrides(const Shape& shape) {
+  Shape strides(shape.size());
   int64_t s = 1;
   for (size_t i = shape.size(); i-- > 0;) {
     strides[i] = s;

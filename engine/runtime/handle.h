@@ -13,12 +13,12 @@ namespace ember {
 struct TensorHandle {
   std::shared_ptr<Buffer> buffer;
   Shape shape;
-  std::vector<int64_t> strides;
+  Shape strides;  // inline like the shape: every op's output handle has strides
   int64_t offset = 0;
   DType dtype = DType::kF32;
 
   // Row-major strides for `shape`.
-  static std::vector<int64_t> ContiguousStrides(const Shape& shape);
+  static Shape ContiguousStrides(const Shape& shape);
   // True when the elements are laid out row-major without gaps (dims of size 1 ignored).
   bool IsContiguous() const;
   int64_t NumElements() const { return ember::NumElements(shape); }

@@ -5,14 +5,14 @@
 namespace ember {
 
 void HandleContainer::Register(TensorId id, TensorHandle handle) {
-  handles_[id] = std::move(handle);
+  handles_.insert_or_assign(id, std::move(handle));
 }
 
 TensorHandle HandleContainer::Get(const TensorIr& tensor) {
   auto it = handles_.find(tensor.id);
   EMBER_CHECK(it != handles_.end(), "no handle for tensor t{}", tensor.id);
   if (tensor.status == TensorStatus::kReadWrite) {
-    TensorHandle h = std::move(it->second);
+    TensorHandle h = std::move(it.value());
     handles_.erase(it);
     return h;
   }

@@ -6,8 +6,8 @@
 #pragma once
 
 #include <optional>
-#include <unordered_map>
 
+#include "engine/core/flat_map.h"
 #include "engine/ir/tensor_ir.h"
 #include "engine/runtime/handle.h"
 
@@ -19,7 +19,8 @@ class HandleContainer {
   bool Has(TensorId id) const { return handles_.count(id) != 0; }
   // REQUIRES: Has(tensor.id). Removes the handle when tensor.status is ReadWrite.
   TensorHandle Get(const TensorIr& tensor);
-  // The handle without changing the container; nullptr when absent.
+  // The handle without changing the container; nullptr when absent. Valid until the next
+  // Register, Get, Free or Remove (a FlatMap moves entries on insert and erase).
   const TensorHandle* Peek(TensorId id) const;
   // Removes the handle if tensor.status is ReadWrite (burn's free: only last uses free).
   void Free(const TensorIr& tensor);
@@ -28,7 +29,7 @@ class HandleContainer {
   size_t size() const { return handles_.size(); }
 
  private:
-  std::unordered_map<TensorId, TensorHandle> handles_;
+  FlatMap<TensorId, TensorHandle> handles_;
 };
 
 }  // namespace ember

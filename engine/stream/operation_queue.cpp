@@ -12,9 +12,19 @@ namespace ember {
 void OperationQueue::Add(OperationIr global) {
   for (const TensorIr& t : global.inputs) variables_[t.id] = t.status;
   for (const TensorIr& t : global.outputs) variables_[t.id] = t.status;
-  relative_.push_back(converter_.ToRelative(global));
-  shapes_assigned_.push_back(converter_.NumRelativeShapes());
+  AppendRelative(global);
   global_.push_back(std::move(global));
+}
+
+void OperationQueue::AppendRelative(const OperationIr& global) {
+  if (spare_relative_.empty()) {
+    relative_.emplace_back();
+  } else {
+    relative_.push_back(std::move(spare_relative_.back()));
+    spare_relative_.pop_back();
+  }
+  converter_.ToRelative(global, relative_.back());
+  shapes_assigned_.push_back(converter_.NumRelativeShapes());
 }
 
 void OperationQueue::Execute(PlanId id, const ExecutionPlanStore& store, Backend& backend,
@@ -148,13 +158,15 @@ void OperationQueue::Drain(size_t count, HandleContainer& handles) {
 }
 
 void OperationQueue::ResetRelative() {
-  relative_.clear();
+  // Bounded, so one very long segment does not keep its storage for the process's lifetime.
+  constexpr size_t kMaxSpare = 4096;
+  while (!relative_.empty()) {
+    if (spare_relative_.size() < kMaxSpare) spare_relative_.push_back(std::move(relative_.back()));
+    relative_.pop_back();
+  }
   shapes_assigned_.clear();
   converter_.Clear();
-  for (const OperationIr& op : global_) {
-    relative_.push_back(converter_.ToRelative(op));
-    shapes_assigned_.push_back(converter_.NumRelativeShapes());
-  }
+  for (const OperationIr& op : global_) AppendRelative(op);
 }
 
 }  // namespace ember

@@ -16,9 +16,9 @@
 
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "engine/core/flat_map.h"
 #include "engine/fuse/context.h"
 #include "engine/fuse/ordered_execution.h"
 #include "engine/ir/operation_ir.h"
@@ -70,8 +70,8 @@ class OperationQueue {
   // Whether any pending op references tensor `id` (scans the global ops' nodes).
   bool ReferencesTensor(TensorId id) const;
 
-  std::unordered_map<TensorId, TensorStatus>& variables() { return variables_; }
-  const std::unordered_map<TensorId, TensorStatus>& variables() const { return variables_; }
+  FlatMap<TensorId, TensorStatus>& variables() { return variables_; }
+  const FlatMap<TensorId, TensorStatus>& variables() const { return variables_; }
 
   void DeferFree(TensorIr tensor) { deferred_frees_.push_back(std::move(tensor)); }
   const std::vector<TensorIr>& deferred_frees() const { return deferred_frees_; }
@@ -83,15 +83,20 @@ class OperationQueue {
   // queue, re-relativizes the rest, flushes deferred frees.
   void Drain(size_t count, HandleContainer& handles);
   void ResetRelative();
+  // Appends the relative form of `global` to relative_, in storage from spare_relative_.
+  void AppendRelative(const OperationIr& global);
   // Walks the strategy tree, running its leaves in order.
   void RunStrategy(const ExecutionStrategy& strategy, OrderedExecution& execution, Context& context,
                    HandleContainer& handles);
 
   std::vector<OperationIr> global_;
   std::vector<OperationIr> relative_;
+  // Relative ops no longer in the queue, kept for their lists' capacity: converting the queue
+  // again after every execution then allocates nothing in the steady state.
+  std::vector<OperationIr> spare_relative_;
   std::vector<size_t> shapes_assigned_;
   OperationConverter converter_;
-  std::unordered_map<TensorId, TensorStatus> variables_;
+  FlatMap<TensorId, TensorStatus> variables_;
   std::vector<TensorIr> deferred_frees_;
   ExecutionCounters counters_;  // what this queue executed, for ember::GetStats
 };

@@ -4,7 +4,7 @@
 
 namespace ember {
 
-std::vector<PlanId> ExecutionPlanIndex::Find(const OperationIr& first) const {
+std::span<const PlanId> ExecutionPlanIndex::Find(const OperationIr& first) const {
   auto it = mapping_.find(HashOp(first));
   if (it == mapping_.end()) return {};
   for (const auto& [op, starter] : it->second) {

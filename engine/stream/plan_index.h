@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -19,8 +20,9 @@ namespace ember {
 
 class ExecutionPlanIndex {
  public:
-  // The plans whose first op equals `first`, in insertion order (empty if none).
-  std::vector<PlanId> Find(const OperationIr& first) const;
+  // The plans whose first op equals `first`, in insertion order (empty if none). The view is
+  // valid until the next Insert; it allocates nothing (every segment asks once).
+  std::span<const PlanId> Find(const OperationIr& first) const;
   void Insert(const OperationIr& first, PlanId id);
 
  private:

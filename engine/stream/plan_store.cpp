@@ -27,7 +27,7 @@ PlanId ExecutionPlanStore::Add(ExecutionPlan plan, double explore_ms) {
 void ExecutionPlanStore::LoadStartingWith(const OperationIr& first) {
   if (backing_ == nullptr) return;
   const auto add = [this](ExecutionPlan plan) { return Insert(plans_, index_, std::move(plan)); };
-  const std::vector<PlanId> seen = loaded_.Find(first);
+  const std::span<const PlanId> seen = loaded_.Find(first);
   if (seen.empty()) {
     // The generation is read before loading: a publication during the load is asked again.
     const uint64_t generation = backing_->Generation();

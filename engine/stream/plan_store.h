@@ -15,7 +15,8 @@ namespace ember {
 
 class ExecutionPlanStore {
  public:
-  std::vector<PlanId> PlansStartingWith(const OperationIr& op) const { return index_.Find(op); }
+  // Valid until the next Add or Load (ExecutionPlanIndex::Find).
+  std::span<const PlanId> PlansStartingWith(const OperationIr& op) const { return index_.Find(op); }
   // REQUIRES: !plan.operations.empty(). Reported to the backing, if any, with the time the
   // search spent finding it.
   PlanId Add(ExecutionPlan plan, double explore_ms = 0);

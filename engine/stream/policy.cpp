@@ -44,7 +44,6 @@ void Policy::UpdateCandidates(const ExecutionPlanStore& store, const OperationIr
 }
 
 void Policy::CheckCandidates(const ExecutionPlanStore& store) {
-  std::vector<PlanId> settled;
   for (const OperationsValidator& candidate : candidates_) {
     switch (candidate.state) {
       case OperationsValidator::State::kFound: {
@@ -64,15 +63,15 @@ void Policy::CheckCandidates(const ExecutionPlanStore& store) {
           available.triggers.push_back(v);
         }
         availables_.push_back(std::move(available));
-        settled.push_back(candidate.id);
         break;
       }
-      case OperationsValidator::State::kInvalidated: settled.push_back(candidate.id); break;
+      case OperationsValidator::State::kInvalidated:
       case OperationsValidator::State::kValidating: break;
     }
   }
-  std::erase_if(candidates_, [&](const OperationsValidator& c) {
-    return std::find(settled.begin(), settled.end(), c.id) != settled.end();
+  // Found and invalidated candidates are settled (each plan is a candidate once).
+  std::erase_if(candidates_, [](const OperationsValidator& c) {
+    return c.state != OperationsValidator::State::kValidating;
   });
 }
 

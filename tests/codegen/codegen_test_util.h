@@ -16,8 +16,8 @@ namespace ember::codegen_test {
 
 using namespace ember::codegen;
 
-inline std::vector<int64_t> Contiguous(const Shape& shape) {
-  std::vector<int64_t> strides(shape.size());
+inline Shape Contiguous(const Shape& shape) {
+  Shape strides(shape.size());
   int64_t s = 1;
   for (size_t d = shape.size(); d-- > 0;) {
     strides[d] = s;

@@ -150,5 +150,21 @@ TEST(Hash, FormatHash) {
   EXPECT_EQ(FormatHash(Hash128{.low = 0x1, .high = 0xabc}), "0x0000000000000abc0000000000000001");
 }
 
+// HashOp writes the canonical bytes on its stack up to 512 bytes and into a vector beyond:
+// both sides of that line hash the bytes CanonicalBytes gives.
+TEST(Hash, HashOpHashesTheCanonicalBytesOnAndOffTheStack) {
+  SKIP_IF_HASH_ZERO();
+  for (size_t inputs : {1, 2, 8, 9, 20}) {
+    std::vector<TensorIr> tensors;
+    for (size_t k = 0; k < inputs; ++k) tensors.push_back(T(10 + k, {2, 3, 4, 5}));
+    const OperationIr cat =
+        ir::Cat(tensors, 0, Out(99, {static_cast<int64_t>(2 * inputs), 3, 4, 5}));
+    const std::vector<uint8_t> bytes = CanonicalBytes(cat);
+    SCOPED_TRACE(bytes.size());
+    EXPECT_EQ(CanonicalSize(cat), bytes.size());
+    EXPECT_EQ(HashOp(cat), XXH3_64bits(bytes.data(), bytes.size()));
+  }
+}
+
 }  // namespace
 }  // namespace ember

@@ -396,5 +396,25 @@ TEST(OperationConverter, EveryOpKindConvertsToAWellFormedRelativeOp) {
   }
 }
 
+// OperationQueue converts into the storage of ops it converted before: whatever that storage
+// held (another kind, longer lists, other scalars), the result is the by-value form.
+TEST(OperationConverter, ConvertingIntoUsedStorageGivesTheSameForm) {
+  const std::vector<OpKind> kinds = ir_test::AllOpKinds();
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    for (size_t j : {(i + 1) % kinds.size(), (i + 7) % kinds.size()}) {
+      SCOPED_TRACE(std::string(OpKindName(kinds[i])) + " over " +
+                   std::string(OpKindName(kinds[j])));
+      OperationConverter fresh, reused;
+      OperationIr storage = reused.ToRelative(SampleOp(kinds[j]));
+      reused.Clear();
+      reused.ToRelative(SampleOp(kinds[i]), storage);
+      EXPECT_EQ(storage, fresh.ToRelative(SampleOp(kinds[i])));
+      EXPECT_EQ(reused.tensors_relative2global(), fresh.tensors_relative2global());
+      EXPECT_EQ(reused.shapes_relative2global(), fresh.shapes_relative2global());
+      EXPECT_EQ(reused.scalars(), fresh.scalars());
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ember

@@ -64,7 +64,7 @@ TEST(CpuViews, ExpandRepeatsWithStrideZero) {
   const TensorIr x = h.Input({2, 1}, DType::kBool, {1, 0});
   const TensorIr e = h.Exec(ir::Unary(OpKind::kExpand, x, h.Output({3, 2, 2}, DType::kBool)));
   EXPECT_EQ(h.Handle(e).buffer, h.Handle(x).buffer);
-  EXPECT_EQ(h.Handle(e).strides, (std::vector<int64_t>{0, 1, 0}));
+  EXPECT_EQ(h.Handle(e).strides, (Shape{0, 1, 0}));
   EXPECT_EQ(h.Values(e), (V{1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0}));
 }
 

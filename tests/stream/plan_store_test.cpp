@@ -21,6 +21,8 @@ OperationIr ExpOp(TensorId in, TensorId out) {
   return ir::Unary(OpKind::kExp, Ro(in, kShape), Out(out, kShape));
 }
 
+std::vector<PlanId> Ids(std::span<const PlanId> ids) { return {ids.begin(), ids.end()}; }
+
 ExecutionPlan PlanOf(std::vector<OperationIr> ops) {
   return ExecutionPlan{std::move(ops),
                        {ExecutionTrigger::Always()},
@@ -30,22 +32,22 @@ ExecutionPlan PlanOf(std::vector<OperationIr> ops) {
 TEST(ExecutionPlanIndex, SingleInsertThenFind) {
   ExecutionPlanIndex index;
   index.Insert(LogOp(0, 1), 0);
-  EXPECT_EQ(index.Find(LogOp(0, 1)), (std::vector<PlanId>{0}));
+  EXPECT_EQ(Ids(index.Find(LogOp(0, 1))), (std::vector<PlanId>{0}));
 }
 
 TEST(ExecutionPlanIndex, TwoPlansWithTheSameFirstOp) {
   ExecutionPlanIndex index;
   index.Insert(LogOp(0, 1), 0);
   index.Insert(LogOp(0, 1), 1);
-  EXPECT_EQ(index.Find(LogOp(0, 1)), (std::vector<PlanId>{0, 1}));
+  EXPECT_EQ(Ids(index.Find(LogOp(0, 1))), (std::vector<PlanId>{0, 1}));
 }
 
 TEST(ExecutionPlanIndex, DifferentFirstOpsAreKeptApart) {
   ExecutionPlanIndex index;
   index.Insert(LogOp(0, 1), 0);
   index.Insert(ExpOp(0, 1), 1);
-  EXPECT_EQ(index.Find(LogOp(0, 1)), (std::vector<PlanId>{0}));
-  EXPECT_EQ(index.Find(ExpOp(0, 1)), (std::vector<PlanId>{1}));
+  EXPECT_EQ(Ids(index.Find(LogOp(0, 1))), (std::vector<PlanId>{0}));
+  EXPECT_EQ(Ids(index.Find(ExpOp(0, 1))), (std::vector<PlanId>{1}));
   EXPECT_TRUE(index.Find(LogOp(0, 2)).empty());
 }
 
@@ -60,7 +62,7 @@ TEST(ExecutionPlanStore, AddIndexesTheFirstOpAndKeepsIdsDense) {
   EXPECT_EQ(store.Add(PlanOf({LogOp(0, 1), ExpOp(1, 2)})), 0u);
   EXPECT_EQ(store.Add(PlanOf({LogOp(0, 1)})), 1u);
   EXPECT_EQ(store.Add(PlanOf({ExpOp(0, 1)})), 2u);
-  EXPECT_EQ(store.PlansStartingWith(LogOp(0, 1)), (std::vector<PlanId>{0, 1}));
+  EXPECT_EQ(Ids(store.PlansStartingWith(LogOp(0, 1))), (std::vector<PlanId>{0, 1}));
   EXPECT_EQ(store.size(), 3u);
 }
 

@@ -72,10 +72,10 @@ struct OutputTarget {
   int output = 0;  // index in FusedLaunch::outputs
   std::byte* data = nullptr;
   DType dtype = DType::kF32;
-  bool dense = true;             // the output has the reference's shape: position p is element p
-  Shape ref;                     // the block's reference shape
-  std::vector<int64_t> strides;  // per reference dim; 0 where the output has size 1 and the
-                                 // reference does not (only coordinate 0 there is written)
+  bool dense = true;  // the output has the reference's shape: position p is element p
+  Shape ref;          // the block's reference shape
+  Shape strides;      // per reference dim; 0 where the output has size 1 and the
+                      // reference does not (only coordinate 0 there is written)
 };
 
 struct TileStep {

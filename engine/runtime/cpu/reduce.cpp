@@ -54,7 +54,8 @@ void ReduceAxis(ReduceOp op, const TensorHandle& x, int64_t axis, TensorHandle& 
 
   if (along) {
     // Iteration shape [outer..., L]: output j owns the linear range [j*L, (j+1)*L).
-    std::vector<int64_t> shape = outer_shape, strides = x.strides;
+    std::vector<int64_t> shape = outer_shape;
+    std::vector<int64_t> strides(x.strides.begin(), x.strides.end());
     shape.push_back(length);
     strides.push_back(x.strides[axis]);
     const StridedView view = MakeView(src, x.dtype, shape, strides);
