@@ -33,7 +33,7 @@
 #include "engine/core/config.h"
 #include "engine/stream/plan_index.h"
 #include "store/codec/plan_codec.h"
-#include "store/repository/plan_repository.h"
+#include "store/repository/sqlite_plan_repository.h"
 #include "store/shm/shared_plan_tier.h"
 #include "store/sqlite/sqlite_database.h"
 #include "store/sqlite/sqlite_statement.h"
@@ -72,9 +72,9 @@ void Check(const Status& s) {
   }
 }
 
-std::unique_ptr<PlanRepository> OpenRepository(const std::string& path) {
-  std::unique_ptr<PlanRepository> repo;
-  Check(PlanRepository::Open(PlanDbOptions{.path = path}, &repo));
+std::unique_ptr<SqlitePlanRepository> OpenRepository(const std::string& path) {
+  std::unique_ptr<SqlitePlanRepository> repo;
+  Check(SqlitePlanRepository::Open(PlanDbOptions{.path = path}, &repo));
   return repo;
 }
 
@@ -121,7 +121,7 @@ std::vector<StoredPlan> PlansOf(void (*workload)(), const std::string& path) {
   ReleaseDevice(Device::Cpu());
   workload();
   ReleaseDevice(Device::Cpu());
-  std::unique_ptr<PlanRepository> repo = OpenRepository(path);
+  std::unique_ptr<SqlitePlanRepository> repo = OpenRepository(path);
   SqliteStatement query;
   Check(repo->database().sqlite().Prepare(
       "SELECT DISTINCT environment_id, first_op_hash FROM plans", "listing plans", &query));
@@ -206,7 +206,7 @@ void PublishPlans(PlanRepository& repo, EnvironmentRowId environment,
 }
 
 struct LookupDb {
-  std::unique_ptr<PlanRepository> repo;
+  std::unique_ptr<SqlitePlanRepository> repo;
   EnvironmentRowId environment = 0;
 };
 
@@ -405,7 +405,7 @@ int PublishThroughput(int writers, uint64_t per_writer, uint64_t batch) {
       in_child = true;
       close(ready[0]);
       close(go[1]);
-      std::unique_ptr<PlanRepository> repo = OpenRepository(path);
+      std::unique_ptr<SqlitePlanRepository> repo = OpenRepository(path);
       char c = 1;
       if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 0) _exit(2);
       PublishPlans(*repo, environment, real, static_cast<uint64_t>(w) + 1, per_writer, batch);
@@ -429,7 +429,7 @@ int PublishThroughput(int writers, uint64_t per_writer, uint64_t batch) {
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::unique_ptr<PlanRepository> repo = OpenRepository(path);
+  std::unique_ptr<SqlitePlanRepository> repo = OpenRepository(path);
   std::string stored;
   Check(repo->database().sqlite().QueryText("SELECT count(*) FROM plans", "counting", &stored));
   const uint64_t total = static_cast<uint64_t>(writers) * per_writer;

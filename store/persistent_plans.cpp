@@ -77,7 +77,7 @@ Status PersistentPlans::Open(const PersistentPlansOptions& options,
   // Why nothing will be stored (empty: the database is writable). A database that cannot be
   // written still serves every plan it has: a pre-warmed database on a read-only volume, or a
   // full disk, must not cost the warm start.
-  std::string unwritable = reader.writable() ? "" : reader.database().read_only_reason();
+  std::string unwritable = reader.writable() ? "" : reader.read_only_reason();
   WorkloadRow workload;
   bool found = true;
   if (unwritable.empty()) {
@@ -164,7 +164,7 @@ void PersistentPlans::Load(const OperationIr& first, const AddPlan& add) {
     // SQLite is out (or closed at exit); the shared tier may still have a sibling's plan.
   } else if (Status s = reader_->LoadPlansByFirstOp(environment_, hash, &loaded); !s.ok()) {
     reads_failed_ = true;
-    Warn("plan-db-read:" + reader_->database().path(),
+    Warn("plan-db-read:" + reader_->location(),
          fmt::format("reading plans failed ({}); stored plans are not used from now on, "
                      "segments explore instead",
                      s.ToString()));

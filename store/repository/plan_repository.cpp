@@ -1,95 +1,10 @@
-// PlanRepository: opening, environments, hits and quarantine. Loading, publication, workloads
-// and kernels live in plan_repository_{load,publish,workloads,kernels}.cpp.
+// What every PlanRepository shares: hits counted per plan, then written as counts.
 #include "store/repository/plan_repository.h"
 
-#include <fmt/format.h>
-
 #include <map>
-#include <utility>
-
-#include "engine/core/clock.h"
-#include "engine/core/log.h"
-#include "store/sqlite/sqlite_statement.h"
-#include "store/sqlite/sqlite_transaction.h"
+#include <vector>
 
 namespace ember {
-
-Status PlanRepository::Open(const PlanDbOptions& options, std::unique_ptr<PlanRepository>* out) {
-  out->reset();
-  std::unique_ptr<PlanDatabase> database;
-  if (Status s = PlanDatabase::Open(options, &database); !s.ok()) return s;
-  out->reset(new PlanRepository(std::move(database)));
-  return Status::Ok();
-}
-
-namespace {
-
-// *found is false when `stable_id` has no row; otherwise *id is set and the description checked.
-Status FindEnvironment(SqliteDatabase& db, const std::string& stable_id,
-                       const std::string& description, bool* found, EnvironmentRowId* id) {
-  SqliteStatement select;
-  if (Status s = db.Prepare("SELECT id, description FROM environments WHERE fingerprint = ?1",
-                            "looking up the environment", &select);
-      !s.ok()) {
-    return s;
-  }
-  select.BindText(1, stable_id);
-  if (Status s = select.Step(found); !s.ok() || !*found) return s;
-  if (select.ColumnText(1) != description) {
-    return Status::Corruption(
-        fmt::format("plan database {}: environment {} is stored as {} but should be {}", db.path(),
-                    stable_id, select.ColumnText(1), description));
-  }
-  *id = select.ColumnInt64(0);
-  return Status::Ok();
-}
-
-}  // namespace
-
-Status PlanRepository::EnsureEnvironment(const EnvironmentFingerprint& fingerprint,
-                                         EnvironmentRowId* id) {
-  const std::string stable_id = EnvironmentStableId(fingerprint);
-  const std::string description = CanonicalEnvironmentText(fingerprint);
-  bool found = false;
-  Status s = RunWithBusyRetry(db(), "looking up the environment", [&] {
-    return FindEnvironment(db(), stable_id, description, &found, id);
-  });
-  if (!s.ok() || found) return s;
-  if (!writable()) {
-    return Status::NotFound(fmt::format("plan database {} has no plans for environment {} ({})",
-                                        database_->path(), stable_id, description));
-  }
-  return InsertThenFind(
-      "adding an environment",
-      "INSERT INTO environments (fingerprint, description, created) VALUES (?1, ?2, ?3) "
-      "ON CONFLICT (fingerprint) DO NOTHING",
-      [&](SqliteStatement& insert) {
-        insert.BindText(1, stable_id);
-        insert.BindText(2, description);
-        insert.BindInt64(3, NowUnixMillis());
-      },
-      [&](bool* found_now) { return FindEnvironment(db(), stable_id, description, found_now, id); },
-      fmt::format("environment {}", stable_id));
-}
-
-Status PlanRepository::InsertThenFind(std::string_view what, std::string_view insert_sql,
-                                      const std::function<void(SqliteStatement&)>& bind,
-                                      const std::function<Status(bool* found)>& find,
-                                      std::string_view row) {
-  return RunTransaction(db(), TransactionKind::kWrite, what, [&]() -> Status {
-    SqliteStatement insert;
-    if (Status r = db().Prepare(insert_sql, what, &insert); !r.ok()) return r;
-    bind(insert);
-    if (Status r = insert.Run(); !r.ok()) return r;
-    bool found = false;
-    if (Status r = find(&found); !r.ok()) return r;
-    if (!found) {
-      return Status::Corruption(
-          fmt::format("plan database {}: {} vanished after its insert", database_->path(), row));
-    }
-    return Status::Ok();
-  });
-}
 
 Status PlanRepository::RecordHits(std::span<const PlanRowId> plans,
                                   std::optional<WorkloadRowId> workload) {
@@ -97,75 +12,6 @@ Status PlanRepository::RecordHits(std::span<const PlanRowId> plans,
   for (const PlanRowId id : plans) ++counted[id];
   const std::vector<std::pair<PlanRowId, int64_t>> counts(counted.begin(), counted.end());
   return RecordHitCounts(counts, workload);
-}
-
-Status PlanRepository::RecordHitCounts(std::span<const std::pair<PlanRowId, int64_t>> counts,
-                                       std::optional<WorkloadRowId> workload) {
-  if (counts.empty()) return Status::Ok();
-  if (Status s = database_->CheckWritable("recording hits"); !s.ok()) return s;
-  return RunTransaction(db(), TransactionKind::kWrite, "recording hits", [&]() -> Status {
-    const int64_t now = NowUnixMillis();
-    SqliteStatement hit;
-    if (Status r = db().Prepare("UPDATE plans SET hits = hits + ?2, last_hit = ?3 WHERE id = ?1",
-                                "recording hits", &hit);
-        !r.ok()) {
-      return r;
-    }
-    SqliteStatement usage;
-    if (workload.has_value()) {
-      if (Status r = db().Prepare(
-              "INSERT INTO plan_usage (workload_id, plan_id, hits, last_hit) "
-              "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (workload_id, plan_id) DO UPDATE SET "
-              "hits = hits + excluded.hits, last_hit = excluded.last_hit",
-              "recording plan use", &usage);
-          !r.ok()) {
-        return r;
-      }
-    }
-    for (const auto& [id, count] : counts) {
-      hit.Reset();
-      hit.BindInt64(1, id);
-      hit.BindInt64(2, count);
-      hit.BindInt64(3, now);
-      if (Status r = hit.Run(); !r.ok()) return r;
-      if (db().changes() == 0 || !workload.has_value()) continue;  // Plan gone, or no workload.
-      usage.Reset();
-      usage.BindInt64(1, *workload);
-      usage.BindInt64(2, id);
-      usage.BindInt64(3, count);
-      usage.BindInt64(4, now);
-      if (Status r = usage.Run(); !r.ok()) return r;
-    }
-    return Status::Ok();
-  });
-}
-
-Status PlanRepository::Quarantine(PlanRowId plan, std::string_view reason) {
-  if (Status s = database_->CheckWritable("quarantining a plan"); !s.ok()) return s;
-  bool found = false;
-  Status s = RunTransaction(db(), TransactionKind::kWrite, "quarantining a plan", [&]() -> Status {
-    SqliteStatement update;
-    if (Status r = db().Prepare(
-            "UPDATE plans SET status = 'quarantined', quarantine_reason = ?2 WHERE id = ?1",
-            "quarantining a plan", &update);
-        !r.ok()) {
-      return r;
-    }
-    update.BindInt64(1, plan);
-    update.BindText(2, reason);
-    if (Status r = update.Run(); !r.ok()) return r;
-    found = db().changes() == 1;
-    return Status::Ok();
-  });
-  if (!s.ok()) return s;
-  if (!found) {
-    return Status::NotFound(
-        fmt::format("plan database {} has no plan {} to quarantine", database_->path(), plan));
-  }
-  LogFusion(LogLevel::kBasic, [&] {
-    return fmt::format("[store] quarantined plan {} in {}: {}", plan, database_->path(), reason);
-  });
-  return Status::Ok();
 }
 
 }  // namespace ember

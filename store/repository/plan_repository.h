@@ -1,11 +1,15 @@
-// PlanRepository: the SQLite tier of the plan store — environments, plans and their triggers,
+// PlanRepository: the durable tier of the plan store — environments, plans and their triggers,
 // workloads and their exploration ledger, plan use per workload, compiled kernels
-// (docs/PLAN_DATABASE.md; the schema is migrations/0001_plan_store.sql).
+// (docs/PLAN_DATABASE.md). One interface, one implementation per database: SQLite
+// (sqlite_plan_repository.h, a file) and PostgreSQL (store/postgres/, a server shared across
+// hosts). PlanRepository::Open picks one from the location (store/plan_repository_open.cpp); the
+// engine, the writer, the shared tier and the tools see only this interface, so a third
+// database joins by implementing it and naming its scheme there.
 //
-// Every method returns a Status and never throws or aborts on a database problem (Note [SQLite
-// errors]): the engine then degrades to memory-only. Writes run in short BEGIN IMMEDIATE
-// transactions with busy retries (Note [Busy handling]); a write on a read-only database
-// returns Unavailable with the reason (plan_database.h) and changes nothing.
+// Every method returns a Status and never throws or aborts on a database problem: the engine
+// then degrades to memory-only. Writes run in short transactions, retried when the database is
+// busy; a write on a read-only database returns Unavailable with the reason and changes nothing.
+// Every implementation keeps the rules below across processes (and, for a server, hosts).
 //
 // Cross-process rules:
 //   * "Existing plan wins": plans are unique per (environment, plan_key). A publication that
@@ -25,95 +29,115 @@
 // Decoding and validating the blobs is the caller's job, which reports a bad row with
 // Quarantine().
 //
-// Threading: one thread at a time (one SQLite connection). Open one repository per thread that
-// needs one and one per process; never carry one across fork().
+// Threading: one thread at a time (one connection). Open one repository per thread that needs
+// one and one per process; never carry one across fork().
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
-#include <set>
 #include <span>
+#include <string>
 #include <string_view>
 #include <utility>
 
 #include "engine/core/status.h"
 #include "store/codec/environment_fingerprint.h"
 #include "store/database/open_options.h"
-#include "store/database/plan_database.h"
 #include "store/repository/plan_rows.h"
 
 namespace ember {
 
-class SqliteStatement;
-
 class PlanRepository {
  public:
-  // Opens (and creates or migrates) the database of `options` (PlanDatabase::Open).
+  // Opens (and creates or migrates) the plan database at `options.path`: a libpq connection URI
+  // (postgresql://… or postgres://…) opens the PostgreSQL implementation, anything else is a
+  // SQLite file (SqlitePlanRepository::Open). Defined in store/plan_repository_open.cpp.
   static Status Open(const PlanDbOptions& options, std::unique_ptr<PlanRepository>* out);
 
-  PlanDatabase& database() { return *database_; }
-  bool writable() const { return database_->writable(); }
+  virtual ~PlanRepository() = default;
+
+  // "sqlite" or "postgresql".
+  virtual std::string_view backend() const = 0;
+  // Where the plans live, for messages: the file's path, or the server's URI without its
+  // password.
+  virtual const std::string& location() const = 0;
+  virtual bool writable() const = 0;
+  // Why the database is read-only ("" when writable).
+  virtual std::string read_only_reason() const = 0;
+
+  // --- Upkeep the background writer asks for (PlanWriter) -------------------------------------
+  // Before a batch of writes: an error when writing now would store nothing anyone reads (a
+  // SQLite file moved away from its path), after doing what can be done for what was written.
+  virtual Status CheckBeforeWriting() = 0;
+  // After a batch that asked for it (a sync): let the database fold what it wrote into place
+  // (SQLite: a passive WAL checkpoint). OK where there is nothing to do.
+  virtual Status Checkpoint() = 0;
 
   // --- Environments ---------------------------------------------------------------------------
   // The row id of `fingerprint`'s environment, inserting it when new. NotFound on a read-only
   // database that does not know it; Corruption when the stored description of the same stable
   // id differs.
-  Status EnsureEnvironment(const EnvironmentFingerprint& fingerprint, EnvironmentRowId* id);
+  virtual Status EnsureEnvironment(const EnvironmentFingerprint& fingerprint,
+                                   EnvironmentRowId* id) = 0;
 
   // --- Plans and triggers ---------------------------------------------------------------------
   // The 'ok' plans of `environment` whose first op hashes to `first_op_hash`, by id, each with
   // its triggers in order. An empty result is OK.
-  Status LoadPlansByFirstOp(EnvironmentRowId environment, uint64_t first_op_hash, LoadedPlans* out);
+  virtual Status LoadPlansByFirstOp(EnvironmentRowId environment, uint64_t first_op_hash,
+                                    LoadedPlans* out) = 0;
   // The id of the plan of `environment` with this key (any status), or nullopt.
-  Status FindPlanByKey(EnvironmentRowId environment, const Hash128& plan_key,
-                       std::optional<PlanRowId>* id);
+  virtual Status FindPlanByKey(EnvironmentRowId environment, const Hash128& plan_key,
+                               std::optional<PlanRowId>* id) = 0;
   // Stores `plan` (see "existing plan wins" above).
-  Status InsertPlan(EnvironmentRowId environment, const NewPlan& plan, InsertResult* result);
+  virtual Status InsertPlan(EnvironmentRowId environment, const NewPlan& plan,
+                            InsertResult* result) = 0;
   // Appends the triggers that `plan` does not have yet, in order. *added (optional) gets how
   // many were new. InvalidArgument when the plan does not exist.
-  Status AppendTriggers(PlanRowId plan, std::span<const TriggerRow> triggers,
-                        size_t* added = nullptr);
+  virtual Status AppendTriggers(PlanRowId plan, std::span<const TriggerRow> triggers,
+                                size_t* added = nullptr) = 0;
   // Commits the whole batch in one transaction (see above).
-  Status Publish(const PublishBatch& batch, PublishResult* result);
+  virtual Status Publish(const PublishBatch& batch, PublishResult* result) = 0;
   // Counts one hit per entry of `plans` (an id may repeat) and sets last_hit; with a workload,
   // also its plan_usage rows. Ids of plans that no longer exist are skipped.
   Status RecordHits(std::span<const PlanRowId> plans, std::optional<WorkloadRowId> workload);
   // The same with each plan once and its number of hits.
-  Status RecordHitCounts(std::span<const std::pair<PlanRowId, int64_t>> counts,
-                         std::optional<WorkloadRowId> workload);
+  virtual Status RecordHitCounts(std::span<const std::pair<PlanRowId, int64_t>> counts,
+                                 std::optional<WorkloadRowId> workload) = 0;
   // Marks a plan 'quarantined' with `reason`: it is no longer loaded. NotFound when absent.
-  Status Quarantine(PlanRowId plan, std::string_view reason);
+  virtual Status Quarantine(PlanRowId plan, std::string_view reason) = 0;
 
   // --- Workloads (the exploration ledger) ----------------------------------------------------
   // The workload `name` of `environment`, created with no explorations and no cap when new; its
   // last_seen is refreshed. On a read-only database an unknown workload is Unavailable.
-  Status GetOrCreateWorkload(EnvironmentRowId environment, std::string_view name, WorkloadRow* out);
+  virtual Status GetOrCreateWorkload(EnvironmentRowId environment, std::string_view name,
+                                     WorkloadRow* out) = 0;
   // The workload `name` of `environment` without creating it (a read): *found says whether it
   // exists.
-  Status FindWorkload(EnvironmentRowId environment, std::string_view name, bool* found,
-                      WorkloadRow* out);
-  Status GetWorkload(WorkloadRowId workload, WorkloadRow* out);
+  virtual Status FindWorkload(EnvironmentRowId environment, std::string_view name, bool* found,
+                              WorkloadRow* out) = 0;
+  virtual Status GetWorkload(WorkloadRowId workload, WorkloadRow* out) = 0;
   // explorations += n, atomically across processes; *count gets the new persisted value.
-  Status AddExplorations(WorkloadRowId workload, int64_t n, int64_t* count);
+  virtual Status AddExplorations(WorkloadRowId workload, int64_t n, int64_t* count) = 0;
   // Takes one exploration from the budget if any is left (explorations < max_explorations, or
   // no cap): *granted says whether it did; *count gets the persisted count afterwards. Two
   // processes can never both take the last one.
-  Status TryReserveExploration(WorkloadRowId workload, bool* granted, int64_t* count);
+  virtual Status TryReserveExploration(WorkloadRowId workload, bool* granted, int64_t* count) = 0;
   // Sets max_explorations (nullopt: unlimited). InvalidArgument when negative.
-  Status SetCap(WorkloadRowId workload, std::optional<int64_t> max_explorations);
-  Status ResetExplorations(WorkloadRowId workload);
+  virtual Status SetCap(WorkloadRowId workload, std::optional<int64_t> max_explorations) = 0;
+  virtual Status ResetExplorations(WorkloadRowId workload) = 0;
   // hits += counters.hits, misses += ..., unfused_runs += ...
-  Status AddCounters(WorkloadRowId workload, const WorkloadCounters& counters);
+  virtual Status AddCounters(WorkloadRowId workload, const WorkloadCounters& counters) = 0;
 
   // --- Compiled kernels ------------------------------------------------------------------------
   // Stores a kernel; an existing row with the same key wins (its id is returned, added false).
-  Status PutKernel(EnvironmentRowId environment, const NewKernel& kernel, KernelRowId* id,
-                   bool* added = nullptr);
+  virtual Status PutKernel(EnvironmentRowId environment, const NewKernel& kernel, KernelRowId* id,
+                           bool* added = nullptr) = 0;
   // The kernel with exactly this key. NotFound when there is none; Corruption when its checksum
   // does not match — the row is then deleted (when writable) and logged, and never returned.
-  Status GetKernel(EnvironmentRowId environment, const KernelKey& key, StoredKernel* out);
+  virtual Status GetKernel(EnvironmentRowId environment, const KernelKey& key,
+                           StoredKernel* out) = 0;
 
   // Called inside Publish's transaction after each plan item, with its index (tests use it to
   // kill a process mid-transaction).
@@ -121,25 +145,10 @@ class PlanRepository {
     publish_hook_ = std::move(hook);
   }
 
- private:
-  explicit PlanRepository(std::unique_ptr<PlanDatabase> database)
-      : database_(std::move(database)) {}
+ protected:
+  PlanRepository() = default;
 
-  SqliteDatabase& db() { return database_->sqlite(); }
-  Status UpdateWorkload(WorkloadRowId workload, std::string_view what, std::string_view sql,
-                        const std::function<void(SqliteStatement&)>& bind);
-  // In one write transaction: runs `insert_sql` (an INSERT … ON CONFLICT that keeps or updates
-  // an existing row) with the values `bind` gives it, then `find`, which must see the row; a row
-  // it does not see is Corruption naming `row` ("environment env-…", "workload 'train'").
-  // `what` names the step ("adding an environment").
-  Status InsertThenFind(std::string_view what, std::string_view insert_sql,
-                        const std::function<void(SqliteStatement&)>& bind,
-                        const std::function<Status(bool* found)>& find, std::string_view row);
-
-  std::unique_ptr<PlanDatabase> database_;
   std::function<void(size_t)> publish_hook_;
-  // Bad rows already logged (a read-only database cannot quarantine them): logged once each.
-  std::set<PlanRowId> reported_bad_plans_;
 };
 
 }  // namespace ember

@@ -139,7 +139,7 @@ void PlanWriter::Run() {
 bool PlanWriter::Check(const Status& status, const char* what) {
   if (status.ok()) return true;
   if (!failed_.exchange(true)) {
-    const std::string& path = repository_->database().path();
+    const std::string& path = repository_->location();
     Warn("plan-db-write:" + path,
          fmt::format("plan database {}: {} failed ({}); plans found from now on are not stored "
                      "(the next run explores them again), plans committed before are kept",
@@ -149,13 +149,8 @@ bool PlanWriter::Check(const Status& status, const char* what) {
 }
 
 void PlanWriter::Apply(std::vector<Message>& batch, const Counters& counted) {
-  // Writing into a file that is no longer at its path would store nothing anyone reads. Its
-  // log, though, is still at the path, beside whatever is there now: copy it into the file it
-  // belongs to and empty it, so that no SQLite program replays it onto the newcomer (Note
-  // [Write-ahead log binding]), and a moved file keeps every plan committed to it.
-  if (Status moved = repository_->database().CheckStillAtPath(); !moved.ok()) {
-    repository_->database().sqlite().Exec("PRAGMA wal_checkpoint(TRUNCATE)",
-                                          "emptying the write-ahead log");
+  // A SQLite file moved away from its path (SqlitePlanRepository::CheckBeforeWriting).
+  if (Status moved = repository_->CheckBeforeWriting(); !moved.ok()) {
     Check(moved, "writing");
     return;
   }
@@ -267,9 +262,7 @@ void PlanWriter::Apply(std::vector<Message>& batch, const Counters& counted) {
   // Last, after everything it follows in the batch is committed.
   if (std::any_of(batch.begin(), batch.end(),
                   [](const Message& m) { return m.kind == Message::Kind::kCheckpoint; })) {
-    Check(repository_->database().sqlite().Exec("PRAGMA wal_checkpoint(PASSIVE)",
-                                                "checkpointing the write-ahead log"),
-          "checkpointing");
+    Check(repository_->Checkpoint(), "checkpointing");
   }
 }
 

@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "store/codec/environment_fingerprint.h"
-#include "store/repository/plan_repository.h"
+#include "store/repository/sqlite_plan_repository.h"
 #include "tests/common/temp_dir.h"
 
 namespace ember::test {
@@ -25,9 +25,9 @@ inline PlanDbOptions OptionsFor(const std::string& path) {
 
 // The repository of the database `path` (created when missing); a test failure, and null,
 // when it cannot be opened.
-inline std::unique_ptr<PlanRepository> OpenRepository(const std::string& path) {
-  std::unique_ptr<PlanRepository> repo;
-  const Status s = PlanRepository::Open(OptionsFor(path), &repo);
+inline std::unique_ptr<SqlitePlanRepository> OpenRepository(const std::string& path) {
+  std::unique_ptr<SqlitePlanRepository> repo;
+  const Status s = SqlitePlanRepository::Open(OptionsFor(path), &repo);
   EXPECT_TRUE(s.ok()) << s.ToString();
   return repo;
 }
@@ -57,7 +57,7 @@ class RepositoryFixture : public testing::Test {
 
   TempDir dir_;
   std::string path_ = dir_.File("plans.db");
-  std::unique_ptr<PlanRepository> repo_;
+  std::unique_ptr<SqlitePlanRepository> repo_;
   EnvironmentRowId env_ = 0;
 };
 

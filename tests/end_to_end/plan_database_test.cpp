@@ -81,7 +81,7 @@ TEST(DISABLED_PlanDatabaseChild, Run) {
 
 // --- the parent --------------------------------------------------------------------------
 
-int64_t Count(PlanRepository& repo, const std::string& sql) {
+int64_t Count(SqlitePlanRepository& repo, const std::string& sql) {
   std::string text;
   EXPECT_TRUE(repo.database().sqlite().QueryText(sql, "counting", &text).ok()) << sql;
   return std::stoll(text);
@@ -102,13 +102,13 @@ TEST(PlanDatabase, SecondProcessStartsWarmWithoutExploring) {
     // -wal (as a user shipping it would), holds every plan.
     TempDir copy;
     std::filesystem::copy_file(dir.path() / "plans.db", copy.path() / "plans.db");
-    std::unique_ptr<PlanRepository> alone = OpenRepository(copy.File("plans.db"));
+    std::unique_ptr<SqlitePlanRepository> alone = OpenRepository(copy.File("plans.db"));
     ASSERT_NE(alone, nullptr);
     EXPECT_EQ(Count(*alone, "SELECT COUNT(*) FROM plans"), cold.at("plans_published"));
   }
   {
     // Each plan records what finding it cost (ember-plans gc weighs plans by it).
-    std::unique_ptr<PlanRepository> repo = OpenRepository(dir.path().string() + "/plans.db");
+    std::unique_ptr<SqlitePlanRepository> repo = OpenRepository(dir.path().string() + "/plans.db");
     ASSERT_NE(repo, nullptr);
     EXPECT_EQ(Count(*repo, "SELECT COUNT(*) FROM plans WHERE explore_ms > 0"),
               Count(*repo, "SELECT COUNT(*) FROM plans"));
@@ -143,7 +143,7 @@ TEST(PlanDatabase, ConcurrentProcessesShareOnePlanPerSegment) {
   for (const Child& child : children) reports.push_back(Collect(child));
   for (const Report& r : reports) EXPECT_EQ(r.at("checksum"), reports[0].at("checksum"));
 
-  std::unique_ptr<PlanRepository> repo = OpenRepository(path);
+  std::unique_ptr<SqlitePlanRepository> repo = OpenRepository(path);
   ASSERT_NE(repo, nullptr);
   const int64_t plans = Count(*repo, "SELECT COUNT(*) FROM plans");
   EXPECT_EQ(Count(*repo, "SELECT COUNT(DISTINCT plan_key) FROM plans"), plans);
@@ -155,7 +155,7 @@ TEST(PlanDatabase, ConcurrentProcessesShareOnePlanPerSegment) {
   TempDir alone;
   const std::string single = alone.path().string() + "/plans.db";
   RunChild(alone.path().string(), {"EMBER_PLAN_DB=" + single, "EMBER_TEST_WORKLOAD=seed"});
-  std::unique_ptr<PlanRepository> reference = OpenRepository(single);
+  std::unique_ptr<SqlitePlanRepository> reference = OpenRepository(single);
   EXPECT_EQ(Count(*reference, "SELECT COUNT(*) FROM plans"), plans);
   // A fifth process finds everything.
   const Report late = RunChild(dir.path().string(), env);
@@ -176,7 +176,7 @@ TEST(PlanDatabase, KilledWritersLeaveAHealthyDatabase) {
     test::KillChild(child.pid);
   }
   {
-    std::unique_ptr<PlanRepository> repo = OpenRepository(path);
+    std::unique_ptr<SqlitePlanRepository> repo = OpenRepository(path);
     ASSERT_NE(repo, nullptr);
     std::string check;
     ASSERT_TRUE(
@@ -226,7 +226,7 @@ TEST(PlanDatabase, DamagedRowsAreQuarantinedAndResultsStayRight) {
   const std::vector<std::string> env = {"EMBER_PLAN_DB=" + path, "EMBER_TEST_WORKLOAD=seed"};
   const Report cold = RunChild(dir.path().string(), env);
   {
-    std::unique_ptr<PlanRepository> repo = OpenRepository(path);
+    std::unique_ptr<SqlitePlanRepository> repo = OpenRepository(path);
     ASSERT_NE(repo, nullptr);
     ASSERT_TRUE(repo->database()
                     .sqlite()

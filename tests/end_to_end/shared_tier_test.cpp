@@ -40,7 +40,7 @@ struct SharedDb {
     return RunChild(dir.path().string(), Env(workload, std::move(extra)));
   }
   double Query(const std::string& sql) const {
-    std::unique_ptr<PlanRepository> repo = test::OpenRepository(path);
+    std::unique_ptr<SqlitePlanRepository> repo = test::OpenRepository(path);
     std::string text;
     EXPECT_TRUE(repo->database().sqlite().QueryText(sql, "querying", &text).ok()) << sql;
     return text.empty() ? 0 : std::stod(text);
@@ -114,7 +114,7 @@ TEST(SharedTier, WorkersStartingTogetherExploreEachSegmentAboutOnce) {
   // for the finder's plan; a lost race costs one more exploration, never a wrong result.
   EXPECT_GT(from_shm, 0);
   EXPECT_LT(explorations, kWorkers * single.at("explorations") / 2);
-  std::unique_ptr<PlanRepository> repo = test::OpenRepository(db.path);
+  std::unique_ptr<SqlitePlanRepository> repo = test::OpenRepository(db.path);
   ASSERT_NE(repo, nullptr);
   std::string plans, keys;
   ASSERT_TRUE(repo->database().sqlite().QueryText("SELECT COUNT(*) FROM plans", "", &plans).ok());

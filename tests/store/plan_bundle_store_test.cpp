@@ -15,7 +15,7 @@
 #include "store/admin/plan_inventory.h"
 #include "store/admin/plan_verification.h"
 #include "store/codec/plan_codec.h"
-#include "store/repository/plan_repository.h"
+#include "store/repository/sqlite_plan_repository.h"
 #include "tests/common/temp_dir.h"
 #include "tests/store/sqlite_test_util.h"
 
@@ -49,12 +49,12 @@ NewPlan OneOpPlan(OpKind kind) {
 }
 
 struct Database {
-  std::unique_ptr<PlanRepository> repo;
+  std::unique_ptr<SqlitePlanRepository> repo;
   EnvironmentRowId environment = 0;
 
   explicit Database(const std::string& path) {
     PlanDbOptions options{.path = path, .network_filesystem = false};
-    EXPECT_TRUE(PlanRepository::Open(options, &repo).ok());
+    EXPECT_TRUE(SqlitePlanRepository::Open(options, &repo).ok());
     EXPECT_TRUE(repo->EnsureEnvironment(Environment(), &environment).ok());
   }
   PlanRowId Insert(const NewPlan& plan, std::vector<TriggerRow> triggers) {

@@ -31,8 +31,8 @@ using testing::SizeIs;
 
 class SqliteMigrations : public testing::Test {
  protected:
-  Status Open(std::unique_ptr<PlanRepository>* repo) {
-    return PlanRepository::Open(OptionsFor(path_), repo);
+  Status Open(std::unique_ptr<SqlitePlanRepository>* repo) {
+    return SqlitePlanRepository::Open(OptionsFor(path_), repo);
   }
 
   // A database at the current schema with a few plans, closed (so WAL is checkpointed away).
@@ -66,7 +66,7 @@ TEST_F(SqliteMigrations, EmbeddedMigrationsAreNumberedWithoutGaps) {
 }
 
 TEST_F(SqliteMigrations, NewDatabaseGetsEveryMigrationOnceAndRecordsIt) {
-  std::unique_ptr<PlanRepository> repo;
+  std::unique_ptr<SqlitePlanRepository> repo;
   ASSERT_TRUE(Open(&repo).ok());
   EXPECT_TRUE(repo->database().created());
   EXPECT_EQ(repo->database().migrations_applied(), LatestSchemaVersion());
@@ -92,7 +92,7 @@ TEST_F(SqliteMigrations, NewDatabaseGetsEveryMigrationOnceAndRecordsIt) {
 TEST_F(SqliteMigrations, ReopeningAppliesNothingAndKeepsData) {
   MakePopulated();
   for (int i = 0; i < 3; ++i) {
-    std::unique_ptr<PlanRepository> repo;
+    std::unique_ptr<SqlitePlanRepository> repo;
     ASSERT_TRUE(Open(&repo).ok());
     EXPECT_FALSE(repo->database().created());
     EXPECT_EQ(repo->database().migrations_applied(), 0);
@@ -113,7 +113,7 @@ TEST_F(SqliteMigrations, NewerSchemaOpensReadOnlyAndRefusesWritesWithoutTouching
   const FileSnapshot before = FileSnapshot::Of(path_);
   {
     ScopedLogCapture log(LogLevel::kBasic);
-    std::unique_ptr<PlanRepository> repo;
+    std::unique_ptr<SqlitePlanRepository> repo;
     const Status open = Open(&repo);
     ASSERT_TRUE(open.ok()) << open.ToString();
     EXPECT_FALSE(repo->writable());
@@ -160,7 +160,7 @@ TEST_F(SqliteMigrations, NewerSchemaInWalModeIsNotModifiedEither) {
   ASSERT_EQ(test::ReadFile(path_)[18], 2);  // Still a WAL database.
   const FileSnapshot before = FileSnapshot::Of(path_);
   {
-    std::unique_ptr<PlanRepository> repo;
+    std::unique_ptr<SqlitePlanRepository> repo;
     ASSERT_TRUE(Open(&repo).ok());
     EXPECT_FALSE(repo->writable());
     EnvironmentRowId env = 0;
@@ -183,8 +183,8 @@ TEST_F(SqliteMigrations, ReadOnlyOptionNeverWrites) {
   const FileSnapshot before = FileSnapshot::Of(path_);
   PlanDbOptions options = OptionsFor(path_);
   options.read_only = true;
-  std::unique_ptr<PlanRepository> repo;
-  ASSERT_TRUE(PlanRepository::Open(options, &repo).ok());
+  std::unique_ptr<SqlitePlanRepository> repo;
+  ASSERT_TRUE(SqlitePlanRepository::Open(options, &repo).ok());
   EXPECT_FALSE(repo->writable());
   EnvironmentRowId env = 0;
   ASSERT_TRUE(repo->EnsureEnvironment(test::SampleEnvironment(), &env).ok());
@@ -200,7 +200,7 @@ TEST_F(SqliteMigrations, RecordedMigrationWithAnotherNameIsRefused) {
     RawDb raw(path_);
     raw.Exec("UPDATE schema_migrations SET name = 'something_else' WHERE version = 1");
   }
-  std::unique_ptr<PlanRepository> repo;
+  std::unique_ptr<SqlitePlanRepository> repo;
   const Status s = Open(&repo);
   EXPECT_EQ(s.code(), Status::Code::kCorruption);
   EXPECT_THAT(s.message(), HasSubstr("'something_else'"));
@@ -213,7 +213,7 @@ TEST_F(SqliteMigrations, GarbageFileIsRefusedAndUntouched) {
   for (char& c : garbage) c = static_cast<char>(rng());
   WriteBytes(path_, garbage);
   const FileSnapshot before = FileSnapshot::Of(path_);
-  std::unique_ptr<PlanRepository> repo;
+  std::unique_ptr<SqlitePlanRepository> repo;
   const Status s = Open(&repo);
   EXPECT_EQ(s.code(), Status::Code::kCorruption);
   EXPECT_THAT(s.message(), HasSubstr("is not a SQLite database"));
@@ -226,7 +226,7 @@ TEST_F(SqliteMigrations, GarbageFileIsRefusedAndUntouched) {
 TEST_F(SqliteMigrations, FileShorterThanAHeaderIsRefusedAndUntouched) {
   WriteBytes(path_, "SQLite format 3");
   const FileSnapshot before = FileSnapshot::Of(path_);
-  std::unique_ptr<PlanRepository> repo;
+  std::unique_ptr<SqlitePlanRepository> repo;
   const Status s = Open(&repo);
   EXPECT_EQ(s.code(), Status::Code::kCorruption);
   EXPECT_THAT(s.message(), HasSubstr("fewer than a database header"));
@@ -240,7 +240,7 @@ TEST_F(SqliteMigrations, TruncatedDatabaseIsRefusedAndUntouched) {
   for (size_t keep : {whole.size() / 2, size_t{4096}, whole.size() - 100}) {
     WriteBytes(path_, std::string_view(whole).substr(0, keep));
     const FileSnapshot before = FileSnapshot::Of(path_);
-    std::unique_ptr<PlanRepository> repo;
+    std::unique_ptr<SqlitePlanRepository> repo;
     const Status s = Open(&repo);
     EXPECT_EQ(s.code(), Status::Code::kCorruption) << keep;
     EXPECT_THAT(s.message(), HasSubstr("truncated")) << keep;
@@ -256,7 +256,7 @@ TEST_F(SqliteMigrations, AnotherProgramsDatabaseIsRefusedAndUntouched) {
   }
   chmod(path_.c_str(), 0600);
   const FileSnapshot before = FileSnapshot::Of(path_);
-  std::unique_ptr<PlanRepository> repo;
+  std::unique_ptr<SqlitePlanRepository> repo;
   const Status s = Open(&repo);
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("another program"));
@@ -272,7 +272,7 @@ TEST_F(SqliteMigrations, DatabaseWithAnotherApplicationIdIsRefused) {
   }
   chmod(path_.c_str(), 0600);
   const FileSnapshot before = FileSnapshot::Of(path_);
-  std::unique_ptr<PlanRepository> repo;
+  std::unique_ptr<SqlitePlanRepository> repo;
   const Status s = Open(&repo);
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("application_id 0x0000002a"));
@@ -285,7 +285,7 @@ TEST_F(SqliteMigrations, EmptySqliteDatabaseIsInitialized) {
     raw.Exec("PRAGMA user_version = 3");  // Writes a header and an empty schema.
   }
   chmod(path_.c_str(), 0600);
-  std::unique_ptr<PlanRepository> repo;
+  std::unique_ptr<SqlitePlanRepository> repo;
   const Status s = Open(&repo);
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(repo->database().migrations_applied(), LatestSchemaVersion());
@@ -297,7 +297,7 @@ TEST_F(SqliteMigrations, MissingTableIsReportedAtOpen) {
     RawDb raw(path_);
     raw.Exec("DROP TABLE kernels");
   }
-  std::unique_ptr<PlanRepository> repo;
+  std::unique_ptr<SqlitePlanRepository> repo;
   const Status s = Open(&repo);
   EXPECT_EQ(s.code(), Status::Code::kCorruption);
   EXPECT_THAT(s.message(), HasSubstr("missing table 'kernels'"));
@@ -305,7 +305,7 @@ TEST_F(SqliteMigrations, MissingTableIsReportedAtOpen) {
 
 TEST_F(SqliteMigrations, MissingTableAtRunTimeGivesAClearStatus) {
   MakePopulated();
-  std::unique_ptr<PlanRepository> repo;
+  std::unique_ptr<SqlitePlanRepository> repo;
   ASSERT_TRUE(Open(&repo).ok());
   EnvironmentRowId env = 0;
   ASSERT_TRUE(repo->EnsureEnvironment(test::SampleEnvironment(), &env).ok());
@@ -326,7 +326,7 @@ TEST_F(SqliteMigrations, LostMigrationsTableIsCorruptionNotForeign) {
     RawDb raw(path_);
     raw.Exec("DROP TABLE schema_migrations");
   }
-  std::unique_ptr<PlanRepository> repo;
+  std::unique_ptr<SqlitePlanRepository> repo;
   const Status s = Open(&repo);
   EXPECT_EQ(s.code(), Status::Code::kCorruption);
   EXPECT_THAT(s.message(), HasSubstr("lost its schema_migrations"));

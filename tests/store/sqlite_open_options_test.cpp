@@ -71,8 +71,8 @@ TEST(SqliteOpenOptions, WorldWritableFileIsRefusedUnlessAllowed) {
   const std::string path = dir.File("plans.db");
   OpenRepository(path);
   chmod(path.c_str(), 0666);
-  std::unique_ptr<PlanRepository> repo;
-  const Status s = PlanRepository::Open(OptionsFor(path), &repo);
+  std::unique_ptr<SqlitePlanRepository> repo;
+  const Status s = SqlitePlanRepository::Open(OptionsFor(path), &repo);
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr(path));
   EXPECT_THAT(s.message(), HasSubstr("writable by its group and by other users (mode 0666)"));
@@ -82,7 +82,7 @@ TEST(SqliteOpenOptions, WorldWritableFileIsRefusedUnlessAllowed) {
 
   PlanDbOptions allow = OptionsFor(path);
   allow.allow_shared_writable = true;
-  EXPECT_TRUE(PlanRepository::Open(allow, &repo).ok());
+  EXPECT_TRUE(SqlitePlanRepository::Open(allow, &repo).ok());
 }
 
 TEST(SqliteOpenOptions, GroupWritableDirectoryIsRefused) {
@@ -90,8 +90,8 @@ TEST(SqliteOpenOptions, GroupWritableDirectoryIsRefused) {
   const std::string shared = dir.File("shared");
   std::filesystem::create_directory(shared);
   chmod(shared.c_str(), 0770);
-  std::unique_ptr<PlanRepository> repo;
-  const Status s = PlanRepository::Open(OptionsFor(shared + "/plans.db"), &repo);
+  std::unique_ptr<SqlitePlanRepository> repo;
+  const Status s = SqlitePlanRepository::Open(OptionsFor(shared + "/plans.db"), &repo);
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("writable by its group (mode 0770)"));
   EXPECT_FALSE(std::filesystem::exists(shared + "/plans.db"));  // Checked before creating.
@@ -104,8 +104,8 @@ TEST(SqliteOpenOptions, AStickySharedDirectoryIsRefusedWithTheRightFix) {
   const std::string scratch = dir.File("scratch");
   std::filesystem::create_directory(scratch);
   chmod(scratch.c_str(), 01777);
-  std::unique_ptr<PlanRepository> repo;
-  const Status s = PlanRepository::Open(OptionsFor(scratch + "/plans.db"), &repo);
+  std::unique_ptr<SqlitePlanRepository> repo;
+  const Status s = SqlitePlanRepository::Open(OptionsFor(scratch + "/plans.db"), &repo);
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("a shared directory writable by"));
   EXPECT_THAT(s.message(), HasSubstr("mkdir -m 700 " + scratch + "/mine"));
@@ -119,8 +119,8 @@ TEST(SqliteOpenOptions, WorldWritableCompanionFileIsRefused) {
   OpenRepository(path);
   sqlite_test::WriteBytes(path + "-journal", "");
   chmod((path + "-journal").c_str(), 0602);
-  std::unique_ptr<PlanRepository> repo;
-  const Status s = PlanRepository::Open(OptionsFor(path), &repo);
+  std::unique_ptr<SqlitePlanRepository> repo;
+  const Status s = SqlitePlanRepository::Open(OptionsFor(path), &repo);
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("plans.db-journal"));
 }
@@ -131,8 +131,8 @@ TEST(SqliteOpenOptions, FileOwnedByAnotherUserIsRefused) {
   const std::string path = dir.File("plans.db");
   OpenRepository(path);
   ASSERT_EQ(chown(path.c_str(), 4242, 4242), 0);
-  std::unique_ptr<PlanRepository> repo;
-  const Status s = PlanRepository::Open(OptionsFor(path), &repo);
+  std::unique_ptr<SqlitePlanRepository> repo;
+  const Status s = SqlitePlanRepository::Open(OptionsFor(path), &repo);
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("owned by uid 4242"));
 }
@@ -142,11 +142,11 @@ TEST(SqliteOpenOptions, MissingFileIsNotCreatedWhenReadOnlyOrCreateIsOff) {
   const std::string path = dir.File("plans.db");
   PlanDbOptions options = OptionsFor(path);
   options.read_only = true;
-  std::unique_ptr<PlanRepository> repo;
-  EXPECT_EQ(PlanRepository::Open(options, &repo).code(), Status::Code::kNotFound);
+  std::unique_ptr<SqlitePlanRepository> repo;
+  EXPECT_EQ(SqlitePlanRepository::Open(options, &repo).code(), Status::Code::kNotFound);
   options.read_only = false;
   options.create = false;
-  EXPECT_EQ(PlanRepository::Open(options, &repo).code(), Status::Code::kNotFound);
+  EXPECT_EQ(SqlitePlanRepository::Open(options, &repo).code(), Status::Code::kNotFound);
   EXPECT_FALSE(std::filesystem::exists(path));
 }
 
@@ -155,15 +155,16 @@ TEST(SqliteOpenOptions, DirectoryInPlaceOfTheFileIsRefused) {
   const std::string path = dir.File("plans.db");
   std::filesystem::create_directory(path);
   chmod(path.c_str(), 0700);
-  std::unique_ptr<PlanRepository> repo;
-  const Status s = PlanRepository::Open(OptionsFor(path), &repo);
+  std::unique_ptr<SqlitePlanRepository> repo;
+  const Status s = SqlitePlanRepository::Open(OptionsFor(path), &repo);
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("not a regular file"));
 }
 
 TEST(SqliteOpenOptions, EmptyPathIsInvalid) {
-  std::unique_ptr<PlanRepository> repo;
-  EXPECT_EQ(PlanRepository::Open(PlanDbOptions{}, &repo).code(), Status::Code::kInvalidArgument);
+  std::unique_ptr<SqlitePlanRepository> repo;
+  EXPECT_EQ(SqlitePlanRepository::Open(PlanDbOptions{}, &repo).code(),
+            Status::Code::kInvalidArgument);
 }
 
 TEST(SqliteOpenOptions, LocalFilesystemUsesWal) {
@@ -181,8 +182,8 @@ TEST(SqliteOpenOptions, NetworkFilesystemUsesARollbackJournalSaysSoOnceAndWorks)
   ScopedLogCapture log(LogLevel::kBasic);
   PlanDbOptions options = OptionsFor(path);
   options.network_filesystem = true;
-  std::unique_ptr<PlanRepository> repo;
-  const Status open = PlanRepository::Open(options, &repo);
+  std::unique_ptr<SqlitePlanRepository> repo;
+  const Status open = SqlitePlanRepository::Open(options, &repo);
   ASSERT_TRUE(open.ok()) << open.ToString();
   EXPECT_EQ(repo->database().journal_mode(), "delete");
   EXPECT_TRUE(repo->writable());

@@ -17,7 +17,7 @@
 #include "engine/core/log.h"
 #include "store/database/plan_database.h"
 #include "store/database/wal_companions.h"
-#include "store/repository/plan_repository.h"
+#include "store/repository/sqlite_plan_repository.h"
 #include "tests/store/sqlite_test_util.h"
 
 namespace ember {
@@ -65,8 +65,8 @@ size_t PlansReadOnly(
     const std::string& path, const std::function<void()>& while_open = [] {}) {
   PlanDbOptions options = OptionsFor(path);
   options.read_only = true;
-  std::unique_ptr<PlanRepository> repo;
-  const Status s = PlanRepository::Open(options, &repo);
+  std::unique_ptr<SqlitePlanRepository> repo;
+  const Status s = SqlitePlanRepository::Open(options, &repo);
   EXPECT_TRUE(s.ok()) << s.ToString();
   if (!s.ok()) return 0;
   LoadedPlans loaded;
@@ -77,13 +77,13 @@ size_t PlansReadOnly(
 
 // A run that inserts plans first..last-1 and exits cleanly.
 void WritePlansAndClose(const std::string& path, uint64_t first, uint64_t last) {
-  std::unique_ptr<PlanRepository> repo = OpenRepository(path);
+  std::unique_ptr<SqlitePlanRepository> repo = OpenRepository(path);
   ASSERT_NE(repo, nullptr);
   InsertPlans(*repo, first, last);
 }
 
 int64_t CountPlans(const std::string& path) {
-  std::unique_ptr<PlanRepository> repo = OpenRepository(path);
+  std::unique_ptr<SqlitePlanRepository> repo = OpenRepository(path);
   if (repo == nullptr) return -1;
   std::string text;
   EXPECT_TRUE(
@@ -104,8 +104,8 @@ class LiveWriter {
     pid_ = ForkChild([&] {
       close(ready[0]);
       close(go[1]);
-      std::unique_ptr<PlanRepository> repo;
-      if (!PlanRepository::Open(OptionsFor(path), &repo).ok()) return 2;
+      std::unique_ptr<SqlitePlanRepository> repo;
+      if (!SqlitePlanRepository::Open(OptionsFor(path), &repo).ok()) return 2;
       EnvironmentRowId env = 0;
       if (!repo->EnsureEnvironment(SampleEnvironment(), &env).ok()) return 3;
       InsertResult result;
@@ -168,7 +168,7 @@ TEST(WalBinding, ClosingTheLastConnectionLeavesNoCompanions) {
   TempDir dir;
   const std::string path = dir.File("plans.db");
   {
-    std::unique_ptr<PlanRepository> repo = OpenRepository(path);
+    std::unique_ptr<SqlitePlanRepository> repo = OpenRepository(path);
     ASSERT_NE(repo, nullptr);
     InsertPlans(*repo, 1, 5);
     EXPECT_TRUE(Exists(path + "-wal"));
@@ -208,7 +208,7 @@ TEST(WalBinding, AReadOnlyOpenBesideALiveWriterLeavesItsCompanionsAlone) {
 TEST(WalBinding, EveryWriteTransactionBumpsTheCommitCounter) {
   TempDir dir;
   const std::string path = dir.File("plans.db");
-  std::unique_ptr<PlanRepository> repo = OpenRepository(path);
+  std::unique_ptr<SqlitePlanRepository> repo = OpenRepository(path);
   ASSERT_NE(repo, nullptr);
   std::string before;
   ASSERT_TRUE(repo->database().sqlite().QueryText("PRAGMA user_version", "reading", &before).ok());

@@ -9,7 +9,7 @@
 
 #include "engine/core/clock.h"
 #include "store/admin/plan_inventory.h"
-#include "store/repository/plan_repository.h"
+#include "store/repository/sqlite_plan_repository.h"
 #include "tools/plans/commands.h"
 #include "tools/plans/human_units.h"
 #include "tools/plans/text_table.h"
@@ -47,10 +47,10 @@ int ChangeWorkloads(const GlobalOptions& global, const std::string& name,
                     const std::function<Status(PlanRepository&, WorkloadRowId)>& change) {
   std::string path;
   if (Status s = DatabasePath(global, &path); !s.ok()) return ReportOpenFailure(global, s);
-  std::unique_ptr<PlanRepository> repo;
+  std::unique_ptr<SqlitePlanRepository> repo;
   PlanDbOptions options{
       .path = path, .create = false, .allow_shared_writable = global.allow_shared_writable};
-  if (Status s = PlanRepository::Open(options, &repo); !s.ok()) {
+  if (Status s = SqlitePlanRepository::Open(options, &repo); !s.ok()) {
     return ReportOpenFailure(global, s);
   }
   std::vector<WorkloadRecord> rows;

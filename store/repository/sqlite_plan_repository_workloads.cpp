@@ -1,10 +1,10 @@
-// PlanRepository's workload ledger: per-workload exploration counts and counters, persisted so
-// that a budget spent yesterday is spent today (max_explorations per workload:
+// SqlitePlanRepository's workload ledger: per-workload exploration counts and counters, persisted
+// so that a budget spent yesterday is spent today (max_explorations per workload:
 // docs/PLAN_DATABASE.md, "Budgets"; test SqliteWorkloads.BudgetSpentYesterdayIsSpentToday).
 #include <fmt/format.h>
 
 #include "engine/core/clock.h"
-#include "store/repository/plan_repository.h"
+#include "store/repository/sqlite_plan_repository.h"
 #include "store/sqlite/sqlite_statement.h"
 #include "store/sqlite/sqlite_transaction.h"
 
@@ -66,8 +66,8 @@ Status SelectWorkload(SqliteDatabase& db, WorkloadRowId workload, WorkloadRow* o
 
 }  // namespace
 
-Status PlanRepository::GetOrCreateWorkload(EnvironmentRowId environment, std::string_view name,
-                                           WorkloadRow* out) {
+Status SqlitePlanRepository::GetOrCreateWorkload(EnvironmentRowId environment,
+                                                 std::string_view name, WorkloadRow* out) {
   if (!writable()) {
     bool found = false;
     if (Status s = FindWorkload(environment, name, &found, out); !s.ok() || found) return s;
@@ -86,22 +86,22 @@ Status PlanRepository::GetOrCreateWorkload(EnvironmentRowId environment, std::st
       fmt::format("workload '{}'", name));
 }
 
-Status PlanRepository::FindWorkload(EnvironmentRowId environment, std::string_view name,
-                                    bool* found, WorkloadRow* out) {
+Status SqlitePlanRepository::FindWorkload(EnvironmentRowId environment, std::string_view name,
+                                          bool* found, WorkloadRow* out) {
   *found = false;
   return RunWithBusyRetry(db(), "reading a workload", [&] {
     return SelectWorkloadByName(db(), environment, name, found, out);
   });
 }
 
-Status PlanRepository::GetWorkload(WorkloadRowId workload, WorkloadRow* out) {
+Status SqlitePlanRepository::GetWorkload(WorkloadRowId workload, WorkloadRow* out) {
   return RunWithBusyRetry(db(), "reading a workload",
                           [&] { return SelectWorkload(db(), workload, out); });
 }
 
-Status PlanRepository::UpdateWorkload(WorkloadRowId workload, std::string_view what,
-                                      std::string_view sql,
-                                      const std::function<void(SqliteStatement&)>& bind) {
+Status SqlitePlanRepository::UpdateWorkload(WorkloadRowId workload, std::string_view what,
+                                            std::string_view sql,
+                                            const std::function<void(SqliteStatement&)>& bind) {
   if (Status s = database_->CheckWritable(what); !s.ok()) return s;
   bool found = false;
   Status s = RunTransaction(db(), TransactionKind::kWrite, what, [&]() -> Status {
@@ -121,7 +121,7 @@ Status PlanRepository::UpdateWorkload(WorkloadRowId workload, std::string_view w
   return Status::Ok();
 }
 
-Status PlanRepository::AddExplorations(WorkloadRowId workload, int64_t n, int64_t* count) {
+Status SqlitePlanRepository::AddExplorations(WorkloadRowId workload, int64_t n, int64_t* count) {
   if (n < 0) {
     return Status::InvalidArgument(fmt::format("AddExplorations: n must be >= 0, got {}", n));
   }
@@ -145,8 +145,8 @@ Status PlanRepository::AddExplorations(WorkloadRowId workload, int64_t n, int64_
   });
 }
 
-Status PlanRepository::TryReserveExploration(WorkloadRowId workload, bool* granted,
-                                             int64_t* count) {
+Status SqlitePlanRepository::TryReserveExploration(WorkloadRowId workload, bool* granted,
+                                                   int64_t* count) {
   if (Status s = database_->CheckWritable("reserving an exploration"); !s.ok()) return s;
   return RunTransaction(db(), TransactionKind::kWrite, "reserving an exploration", [&]() -> Status {
     SqliteStatement update;
@@ -168,7 +168,8 @@ Status PlanRepository::TryReserveExploration(WorkloadRowId workload, bool* grant
   });
 }
 
-Status PlanRepository::SetCap(WorkloadRowId workload, std::optional<int64_t> max_explorations) {
+Status SqlitePlanRepository::SetCap(WorkloadRowId workload,
+                                    std::optional<int64_t> max_explorations) {
   if (max_explorations.has_value() && *max_explorations < 0) {
     return Status::InvalidArgument(
         fmt::format("max_explorations must be >= 0 or unlimited, got {}", *max_explorations));
@@ -184,13 +185,13 @@ Status PlanRepository::SetCap(WorkloadRowId workload, std::optional<int64_t> max
                         });
 }
 
-Status PlanRepository::ResetExplorations(WorkloadRowId workload) {
+Status SqlitePlanRepository::ResetExplorations(WorkloadRowId workload) {
   return UpdateWorkload(workload, "resetting explorations",
                         "UPDATE workloads SET explorations = 0 WHERE id = ?1",
                         [](SqliteStatement&) {});
 }
 
-Status PlanRepository::AddCounters(WorkloadRowId workload, const WorkloadCounters& counters) {
+Status SqlitePlanRepository::AddCounters(WorkloadRowId workload, const WorkloadCounters& counters) {
   if (counters.hits < 0 || counters.misses < 0 || counters.unfused_runs < 0) {
     return Status::InvalidArgument("workload counters only grow: negative increment");
   }

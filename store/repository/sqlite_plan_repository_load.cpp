@@ -1,4 +1,4 @@
-// PlanRepository's lookup: the plans of one first-op hash with their triggers, checksums
+// SqlitePlanRepository's lookup: the plans of one first-op hash with their triggers, checksums
 // verified (Note [Row checksums]); damaged rows are quarantined and logged once.
 #include <optional>
 
@@ -6,7 +6,7 @@
 
 #include "engine/core/log.h"
 #include "store/codec/row_checksum.h"
-#include "store/repository/plan_repository.h"
+#include "store/repository/sqlite_plan_repository.h"
 #include "store/sqlite/column_encoding.h"
 #include "store/sqlite/sqlite_statement.h"
 #include "store/sqlite/sqlite_transaction.h"
@@ -89,8 +89,8 @@ Status ReadTriggers(SqliteDatabase& db, EnvironmentRowId environment, uint64_t f
 
 }  // namespace
 
-Status PlanRepository::LoadPlansByFirstOp(EnvironmentRowId environment, uint64_t first_op_hash,
-                                          LoadedPlans* out) {
+Status SqlitePlanRepository::LoadPlansByFirstOp(EnvironmentRowId environment,
+                                                uint64_t first_op_hash, LoadedPlans* out) {
   std::vector<BadRow> bad;
   Status s = RunTransaction(db(), TransactionKind::kRead, "loading plans", [&]() -> Status {
     *out = LoadedPlans();
@@ -128,8 +128,8 @@ Status PlanRepository::LoadPlansByFirstOp(EnvironmentRowId environment, uint64_t
   return Status::Ok();
 }
 
-Status PlanRepository::FindPlanByKey(EnvironmentRowId environment, const Hash128& plan_key,
-                                     std::optional<PlanRowId>* id) {
+Status SqlitePlanRepository::FindPlanByKey(EnvironmentRowId environment, const Hash128& plan_key,
+                                           std::optional<PlanRowId>* id) {
   id->reset();
   SqliteStatement select;
   if (Status s = db().Prepare("SELECT id FROM plans WHERE environment_id = ?1 AND plan_key = ?2",

@@ -1,4 +1,4 @@
-// PlanRepository's compiled kernels: a binary is only ever returned when its source hash,
+// SqlitePlanRepository's compiled kernels: a binary is only ever returned when its source hash,
 // architecture, compiler version and checksum all match (issue 5 "Kernels"; test
 // SqliteKernels.KernelIsFoundOnlyByItsExactKey).
 #include <fmt/format.h>
@@ -6,16 +6,16 @@
 #include "engine/core/clock.h"
 #include "engine/core/log.h"
 #include "store/codec/row_checksum.h"
-#include "store/repository/plan_repository.h"
 #include "store/repository/row_writes.h"
+#include "store/repository/sqlite_plan_repository.h"
 #include "store/sqlite/column_encoding.h"
 #include "store/sqlite/sqlite_statement.h"
 #include "store/sqlite/sqlite_transaction.h"
 
 namespace ember {
 
-Status PlanRepository::PutKernel(EnvironmentRowId environment, const NewKernel& kernel,
-                                 KernelRowId* id, bool* added) {
+Status SqlitePlanRepository::PutKernel(EnvironmentRowId environment, const NewKernel& kernel,
+                                       KernelRowId* id, bool* added) {
   if (Status s = database_->CheckWritable("storing a compiled kernel"); !s.ok()) return s;
   bool inserted = false;
   Status s = RunTransaction(db(), TransactionKind::kWrite, "storing a compiled kernel", [&] {
@@ -26,8 +26,8 @@ Status PlanRepository::PutKernel(EnvironmentRowId environment, const NewKernel& 
   return s;
 }
 
-Status PlanRepository::GetKernel(EnvironmentRowId environment, const KernelKey& key,
-                                 StoredKernel* out) {
+Status SqlitePlanRepository::GetKernel(EnvironmentRowId environment, const KernelKey& key,
+                                       StoredKernel* out) {
   bool found = false;
   Status s = RunWithBusyRetry(db(), "loading a compiled kernel", [&]() -> Status {
     SqliteStatement select;

@@ -1,11 +1,11 @@
-// PlanRepository's publication: single plans, triggers, and batches committed in one
+// SqlitePlanRepository's publication: single plans, triggers, and batches committed in one
 // transaction, under the "existing plan wins" rule (plan_repository.h).
 #include <fmt/format.h>
 
 #include "engine/core/clock.h"
 #include "engine/core/log.h"
-#include "store/repository/plan_repository.h"
 #include "store/repository/row_writes.h"
+#include "store/repository/sqlite_plan_repository.h"
 #include "store/sqlite/sqlite_transaction.h"
 
 namespace ember {
@@ -35,8 +35,8 @@ void LogInsert(const NewPlan& plan, const InsertResult& result) {
 
 }  // namespace
 
-Status PlanRepository::InsertPlan(EnvironmentRowId environment, const NewPlan& plan,
-                                  InsertResult* result) {
+Status SqlitePlanRepository::InsertPlan(EnvironmentRowId environment, const NewPlan& plan,
+                                        InsertResult* result) {
   if (Status s = database_->CheckWritable("publishing a plan"); !s.ok()) return s;
   Status s = RunTransaction(db(), TransactionKind::kWrite, "publishing a plan", [&] {
     return InsertPlanRow(db(), environment, plan, NowUnixMillis(), result);
@@ -45,8 +45,8 @@ Status PlanRepository::InsertPlan(EnvironmentRowId environment, const NewPlan& p
   return s;
 }
 
-Status PlanRepository::AppendTriggers(PlanRowId plan, std::span<const TriggerRow> triggers,
-                                      size_t* added) {
+Status SqlitePlanRepository::AppendTriggers(PlanRowId plan, std::span<const TriggerRow> triggers,
+                                            size_t* added) {
   if (Status s = database_->CheckWritable("appending triggers"); !s.ok()) return s;
   size_t count = 0;
   Status s = RunTransaction(db(), TransactionKind::kWrite, "appending triggers", [&] {
@@ -57,7 +57,7 @@ Status PlanRepository::AppendTriggers(PlanRowId plan, std::span<const TriggerRow
   return s;
 }
 
-Status PlanRepository::Publish(const PublishBatch& batch, PublishResult* result) {
+Status SqlitePlanRepository::Publish(const PublishBatch& batch, PublishResult* result) {
   if (Status s = database_->CheckWritable("publishing plans"); !s.ok()) return s;
   Status s = RunTransaction(db(), TransactionKind::kWrite, "publishing plans", [&]() -> Status {
     *result = PublishResult();

@@ -1,0 +1,93 @@
+// SqlitePlanRepository: the plan repository (plan_repository.h, whose rules it keeps) in a
+// SQLite file (the schema is migrations/0001_plan_store.sql and what follows it).
+//
+// Every method returns a Status and never throws or aborts on a database problem (Note [SQLite
+// errors]). Writes run in short BEGIN IMMEDIATE transactions with busy retries (Note [Busy
+// handling]); a write on a read-only database returns Unavailable with the reason
+// (plan_database.h) and changes nothing. The file's own checks (trust, header, WAL binding)
+// happen when it opens (PlanDatabase::Open).
+//
+// Threading: one thread at a time (one SQLite connection).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "engine/core/status.h"
+#include "store/database/plan_database.h"
+#include "store/repository/plan_repository.h"
+
+namespace ember {
+
+class SqliteStatement;
+
+class SqlitePlanRepository final : public PlanRepository {
+ public:
+  // Opens (and creates or migrates) the database file of `options` (PlanDatabase::Open).
+  static Status Open(const PlanDbOptions& options, std::unique_ptr<SqlitePlanRepository>* out);
+
+  // The file and its connection, for the tests and tools that need SQLite itself.
+  PlanDatabase& database() { return *database_; }
+
+  std::string_view backend() const override;
+  const std::string& location() const override;
+  bool writable() const override;
+  std::string read_only_reason() const override;
+  Status CheckBeforeWriting() override;
+  Status Checkpoint() override;
+  Status EnsureEnvironment(const EnvironmentFingerprint& fingerprint,
+                           EnvironmentRowId* id) override;
+  Status LoadPlansByFirstOp(EnvironmentRowId environment, uint64_t first_op_hash,
+                            LoadedPlans* out) override;
+  Status FindPlanByKey(EnvironmentRowId environment, const Hash128& plan_key,
+                       std::optional<PlanRowId>* id) override;
+  Status InsertPlan(EnvironmentRowId environment, const NewPlan& plan,
+                    InsertResult* result) override;
+  Status AppendTriggers(PlanRowId plan, std::span<const TriggerRow> triggers,
+                        size_t* added = nullptr) override;
+  Status Publish(const PublishBatch& batch, PublishResult* result) override;
+  Status RecordHitCounts(std::span<const std::pair<PlanRowId, int64_t>> counts,
+                         std::optional<WorkloadRowId> workload) override;
+  Status Quarantine(PlanRowId plan, std::string_view reason) override;
+  Status GetOrCreateWorkload(EnvironmentRowId environment, std::string_view name,
+                             WorkloadRow* out) override;
+  Status FindWorkload(EnvironmentRowId environment, std::string_view name, bool* found,
+                      WorkloadRow* out) override;
+  Status GetWorkload(WorkloadRowId workload, WorkloadRow* out) override;
+  Status AddExplorations(WorkloadRowId workload, int64_t n, int64_t* count) override;
+  Status TryReserveExploration(WorkloadRowId workload, bool* granted, int64_t* count) override;
+  Status SetCap(WorkloadRowId workload, std::optional<int64_t> max_explorations) override;
+  Status ResetExplorations(WorkloadRowId workload) override;
+  Status AddCounters(WorkloadRowId workload, const WorkloadCounters& counters) override;
+  Status PutKernel(EnvironmentRowId environment, const NewKernel& kernel, KernelRowId* id,
+                   bool* added = nullptr) override;
+  Status GetKernel(EnvironmentRowId environment, const KernelKey& key, StoredKernel* out) override;
+
+ private:
+  explicit SqlitePlanRepository(std::unique_ptr<PlanDatabase> database)
+      : database_(std::move(database)) {}
+
+  SqliteDatabase& db() { return database_->sqlite(); }
+  Status UpdateWorkload(WorkloadRowId workload, std::string_view what, std::string_view sql,
+                        const std::function<void(SqliteStatement&)>& bind);
+  // In one write transaction: runs `insert_sql` (an INSERT … ON CONFLICT that keeps or updates
+  // an existing row) with the values `bind` gives it, then `find`, which must see the row; a row
+  // it does not see is Corruption naming `row` ("environment env-…", "workload 'train'").
+  // `what` names the step ("adding an environment").
+  Status InsertThenFind(std::string_view what, std::string_view insert_sql,
+                        const std::function<void(SqliteStatement&)>& bind,
+                        const std::function<Status(bool* found)>& find, std::string_view row);
+
+  std::unique_ptr<PlanDatabase> database_;
+  // Bad rows already logged (a read-only database cannot quarantine them): logged once each.
+  std::set<PlanRowId> reported_bad_plans_;
+};
+
+}  // namespace ember
