@@ -26,6 +26,8 @@ packages=(
   # Plan database.
   libsqlite3-dev
   sqlite3
+  libpq-dev         # libpq-fe.h to build; libpq5 is opened at run time (store/postgres/)
+  postgresql        # the server the PostgreSQL tests start for themselves (initdb, pg_ctl)
   capnproto         # capnp compiler for schema/plan.capnp
   libcapnp-dev
   # Configuration and tools.

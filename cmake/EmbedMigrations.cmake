@@ -1,11 +1,15 @@
 # Embeds migrations/NNNN_name.sql into a C++ source file, so that ember binaries need no files
 # at run time (migrations/README.md). Run as a script:
 #   cmake -DSQL_DIR=<migrations dir> -DOUTPUT=<file.cpp> -P EmbedMigrations.cmake
-# The output defines ember::EmbeddedMigrations() (store/database/migrations.h): one entry per file, in
-# version order. The build fails on a badly named file, a gap in the numbering, or a file that
+# The output defines ember::EmbeddedMigrations() (store/database/migrations.h), or the function
+# -DFUNCTION=<name> names (the PostgreSQL set: store/postgres/), one entry per file, in version
+# order. The build fails on a badly named file, a gap in the numbering, or a file that
 # contains the raw-string delimiter.
 if(NOT SQL_DIR OR NOT OUTPUT)
   message(FATAL_ERROR "EmbedMigrations.cmake needs -DSQL_DIR=... and -DOUTPUT=...")
+endif()
+if(NOT FUNCTION)
+  set(FUNCTION "EmbeddedMigrations")
 endif()
 
 file(GLOB files RELATIVE "${SQL_DIR}" "${SQL_DIR}/*.sql")
@@ -45,7 +49,7 @@ ${entries}};
 
 }  // namespace
 
-std::span<const Migration> EmbeddedMigrations() { return kMigrations; }
+std::span<const Migration> ${FUNCTION}() { return kMigrations; }
 
 }  // namespace ember
 ")

@@ -1,0 +1,97 @@
+// PostgresPlanRepository: the plan repository (store/repository/plan_repository.h, whose rules
+// it keeps) on a PostgreSQL server, so that every host of a fleet reads what any host found.
+// The schema is migrations/postgres/, the SQLite schema version for version.
+//
+// How the rules hold across hosts, where SQLite had one writer at a time:
+//   * "existing plan wins": INSERT … ON CONFLICT DO NOTHING waits for a concurrent insert of
+//     the same key to commit, then finds its row;
+//   * trigger positions: appending locks the plan's row (SELECT … FOR UPDATE), so two hosts
+//     never compute the same next position;
+//   * the exploration budget: one conditional UPDATE (explorations < max_explorations), which
+//     PostgreSQL re-checks on the newest row version after any concurrent update, so the cap
+//     holds with any number of hosts;
+//   * a Publish batch is one transaction; serialization failures and deadlocks run it again.
+// Migrations run under a transaction-level advisory lock, so hosts that start together upgrade
+// once; a server whose recorded schema is newer than this binary's is read, never written.
+//
+// Threading: one thread at a time (one connection).
+#pragma once
+
+#include <memory>
+#include <set>
+#include <string>
+
+#include "store/postgres/pg_connection.h"
+#include "store/repository/plan_repository.h"
+
+namespace ember {
+
+class PostgresPlanRepository final : public PlanRepository {
+ public:
+  // Connects to the server of `options.path` (a postgresql:// URI) and creates or migrates
+  // ember's tables (unless options.read_only).
+  static Status Open(const PlanDbOptions& options, std::unique_ptr<PostgresPlanRepository>* out);
+
+  // The connection, for tests and tools.
+  pg::Connection& connection() { return *conn_; }
+  int schema_version() const { return schema_version_; }
+
+  std::string_view backend() const override { return "postgresql"; }
+  const std::string& location() const override { return conn_->location(); }
+  bool writable() const override { return read_only_reason_.empty(); }
+  std::string read_only_reason() const override { return read_only_reason_; }
+  Status CheckBeforeWriting() override { return Status::Ok(); }
+  Status Checkpoint() override { return Status::Ok(); }
+  Status EnsureEnvironment(const EnvironmentFingerprint& fingerprint,
+                           EnvironmentRowId* id) override;
+  Status LoadPlansByFirstOp(EnvironmentRowId environment, uint64_t first_op_hash,
+                            LoadedPlans* out) override;
+  Status FindPlanByKey(EnvironmentRowId environment, const Hash128& plan_key,
+                       std::optional<PlanRowId>* id) override;
+  Status InsertPlan(EnvironmentRowId environment, const NewPlan& plan,
+                    InsertResult* result) override;
+  Status AppendTriggers(PlanRowId plan, std::span<const TriggerRow> triggers,
+                        size_t* added = nullptr) override;
+  Status Publish(const PublishBatch& batch, PublishResult* result) override;
+  Status RecordHitCounts(std::span<const std::pair<PlanRowId, int64_t>> counts,
+                         std::optional<WorkloadRowId> workload) override;
+  Status Quarantine(PlanRowId plan, std::string_view reason) override;
+  Status GetOrCreateWorkload(EnvironmentRowId environment, std::string_view name,
+                             WorkloadRow* out) override;
+  Status FindWorkload(EnvironmentRowId environment, std::string_view name, bool* found,
+                      WorkloadRow* out) override;
+  Status GetWorkload(WorkloadRowId workload, WorkloadRow* out) override;
+  Status AddExplorations(WorkloadRowId workload, int64_t n, int64_t* count) override;
+  Status TryReserveExploration(WorkloadRowId workload, bool* granted, int64_t* count) override;
+  Status SetCap(WorkloadRowId workload, std::optional<int64_t> max_explorations) override;
+  Status ResetExplorations(WorkloadRowId workload) override;
+  Status AddCounters(WorkloadRowId workload, const WorkloadCounters& counters) override;
+  Status PutKernel(EnvironmentRowId environment, const NewKernel& kernel, KernelRowId* id,
+                   bool* added = nullptr) override;
+  Status GetKernel(EnvironmentRowId environment, const KernelKey& key, StoredKernel* out) override;
+
+ private:
+  explicit PostgresPlanRepository(std::unique_ptr<pg::Connection> conn) : conn_(std::move(conn)) {}
+
+  Status Migrate(bool read_only);
+  Status CheckWritable(std::string_view what) const;
+  // One UPDATE of workload $1 (more parameters from `params`); NotFound when it has no row.
+  Status UpdateWorkload(WorkloadRowId workload, std::string_view what, std::string_view sql,
+                        pg::Params params);
+  // The row writes every publication shares, inside the caller's transaction.
+  Status InsertPlanRow(EnvironmentRowId environment, const NewPlan& plan, int64_t now,
+                       InsertResult* result);
+  Status AppendTriggerRows(PlanRowId plan, std::span<const TriggerRow> triggers, size_t* added);
+  Status InsertKernelRow(EnvironmentRowId environment, const NewKernel& kernel,
+                         std::optional<PlanRowId> plan_id, int64_t now, KernelRowId* id,
+                         bool* added);
+  Status LinkKernelRow(EnvironmentRowId environment, const KernelKey& key, PlanRowId plan,
+                       bool* linked);
+
+  std::unique_ptr<pg::Connection> conn_;
+  std::string read_only_reason_;
+  int schema_version_ = 0;
+  std::set<PlanRowId> reported_bad_plans_;
+};
+
+}  // namespace ember

@@ -1,0 +1,114 @@
+// What only the PostgreSQL repository has: locations that are URIs (and whose passwords are
+// never shown), an unreachable server, a schema newer than the binary, a foreign database, and
+// hosts that start together and migrate once.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "store/postgres/pg_location.h"
+#include "store/postgres/postgres_plan_repository.h"
+#include "tests/common/process.h"
+#include "tests/store/repository_backends.h"
+#include "tests/store/sqlite_test_util.h"
+
+namespace ember {
+namespace {
+
+using testing::HasSubstr;
+using testing::Not;
+
+TEST(PostgresLocation, UrisAreToldFromPaths) {
+  EXPECT_TRUE(pg::IsPostgresUri("postgresql://db.example/plans"));
+  EXPECT_TRUE(pg::IsPostgresUri("postgres://u@h:5432/d"));
+  EXPECT_FALSE(pg::IsPostgresUri("/var/cache/ember/plans.db"));
+  EXPECT_FALSE(pg::IsPostgresUri("postgresql.db"));
+}
+
+TEST(PostgresLocation, PasswordsAreNeverShown) {
+  EXPECT_EQ(pg::RedactedUri("postgresql://ember:s3cret@db.example:5432/plans?sslmode=require"),
+            "postgresql://ember:***@db.example:5432/plans?sslmode=require");
+  EXPECT_EQ(pg::RedactedUri("postgres://ember@db/plans?password=s3cret&sslmode=verify-full"),
+            "postgres://ember@db/plans?password=***&sslmode=verify-full");
+  EXPECT_EQ(pg::RedactedUri("postgresql://a:b@h"), "postgresql://a:***@h");
+  EXPECT_EQ(pg::RedactedUri("postgresql:///plans?host=/run/pg"),
+            "postgresql:///plans?host=/run/pg");
+  // An '@' inside the password: the last one before the host ends the user info.
+  EXPECT_EQ(pg::RedactedUri("postgresql://u:p@ss@h/d"), "postgresql://u:***@h/d");
+}
+
+TEST(PostgresRepository, AnUnreachableServerIsUnavailableAndTheMessageHasNoPassword) {
+  PlanDbOptions options;
+  // Port 1 on loopback: nothing listens there.
+  options.path = "postgresql://ember:topsecret@127.0.0.1:1/plans?connect_timeout=2";
+  std::unique_ptr<PlanRepository> repo;
+  const Status s = PlanRepository::Open(options, &repo);
+  EXPECT_EQ(s.code(), Status::Code::kUnavailable) << s.ToString();
+  EXPECT_THAT(s.message(), HasSubstr("127.0.0.1"));
+  EXPECT_THAT(s.message(), Not(HasSubstr("topsecret")));
+  EXPECT_EQ(repo, nullptr);
+}
+
+class PostgresOnly : public test::BackendFixture {};
+INSTANTIATE_TEST_SUITE_P(Server, PostgresOnly, testing::Values("postgresql"), test::BackendName);
+
+TEST_P(PostgresOnly, ANewerSchemaIsReadNeverWritten) {
+  RawExec("INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', 0)");
+  std::unique_ptr<PlanRepository> repo = Open();
+  ASSERT_NE(repo, nullptr);
+  EXPECT_FALSE(repo->writable());
+  EXPECT_THAT(repo->read_only_reason(), HasSubstr("99"));
+  InsertResult result;
+  EXPECT_EQ(repo->InsertPlan(env_, sqlite_test::SamplePlan(1), &result).code(),
+            Status::Code::kUnavailable);
+  LoadedPlans loaded;
+  EXPECT_TRUE(repo->LoadPlansByFirstOp(env_, 7, &loaded).ok());
+}
+
+TEST_P(PostgresOnly, AForeignDatabaseIsRefused) {
+  const std::string foreign = test::FreshPostgresDatabase(*server_);
+  std::unique_ptr<pg::Connection> conn;
+  ASSERT_TRUE(pg::Connection::Open(foreign, &conn).ok());
+  ASSERT_TRUE(conn->Exec("CREATE TABLE plans (x int)", "a foreign table").ok());
+  PlanDbOptions options;
+  options.path = foreign;
+  std::unique_ptr<PlanRepository> repo;
+  const Status s = PlanRepository::Open(options, &repo);
+  EXPECT_EQ(s.code(), Status::Code::kCorruption) << s.ToString();
+  EXPECT_THAT(s.message(), HasSubstr("not an ember plan database"));
+}
+
+TEST_P(PostgresOnly, HostsThatStartTogetherMigrateOnce) {
+  const std::string empty = test::FreshPostgresDatabase(*server_);
+  std::vector<pid_t> children;
+  for (int i = 0; i < 6; ++i) {
+    children.push_back(test::ForkChild([&] {
+      PlanDbOptions options;
+      options.path = empty;
+      std::unique_ptr<PlanRepository> repo;
+      return PlanRepository::Open(options, &repo).ok() ? 0 : 1;
+    }));
+  }
+  for (pid_t pid : children) EXPECT_EQ(test::WaitChild(pid), 0);
+  std::unique_ptr<pg::Connection> conn;
+  ASSERT_TRUE(pg::Connection::Open(empty, &conn).ok());
+  pg::Result r;
+  ASSERT_TRUE(
+      conn->Exec("SELECT count(*), max(version) FROM schema_migrations", "counting", &r).ok());
+  EXPECT_EQ(r.Int64(0, 0), 2);
+  EXPECT_EQ(r.Int64(0, 1), 2);
+}
+
+TEST_P(PostgresOnly, AStoppedServerIsUnavailableAndARestartedOneServesAgain) {
+  InsertResult result;
+  ASSERT_TRUE(repo_->InsertPlan(env_, sqlite_test::SamplePlan(1), &result).ok());
+  ASSERT_TRUE(server_->Stop());
+  LoadedPlans loaded;
+  const Status s = repo_->LoadPlansByFirstOp(env_, 7, &loaded);
+  EXPECT_EQ(s.code(), Status::Code::kUnavailable) << s.ToString();
+  ASSERT_TRUE(server_->Restart());
+  Reopen();
+  ASSERT_TRUE(repo_->LoadPlansByFirstOp(env_, 7, &loaded).ok());
+  EXPECT_EQ(loaded.plans.size(), 1u);
+}
+
+}  // namespace
+}  // namespace ember
