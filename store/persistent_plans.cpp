@@ -1,5 +1,7 @@
 #include "store/persistent_plans.h"
 
+#include "engine/core/plan_db_location.h"
+
 #include <unistd.h>
 
 #include <array>
@@ -110,7 +112,7 @@ Status PersistentPlans::Open(const PersistentPlansOptions& options,
          fmt::format("plan database {}: nothing new can be stored ({}); its plans are used, "
                      "but plans found from now on are not stored and the exploration budget is "
                      "counted in this process only",
-                     options.path, unwritable));
+                     ShownLocation(options.path), unwritable));
   }
   plans->writer_ = std::make_unique<PlanWriter>(std::move(writer_connection), plans->environment_,
                                                 plans->workload_);
@@ -134,7 +136,7 @@ Status PersistentPlans::Open(const PersistentPlansOptions& options,
          fmt::format("plan database {}: compiled kernels are neither loaded from it nor stored "
                      "in it ({}): a kernel binary is code, and allow_shared_writable widens the "
                      "trust of plans only",
-                     options.path, untrusted));
+                     ShownLocation(options.path), untrusted));
   }
   PersistentPlans* self = plans.get();
   const bool shm_kernels = !options.allow_shared_writable;

@@ -1,6 +1,6 @@
 // PlanRepository::Open: the one place that knows which implementation serves a location. A
 // libpq connection URI names a PostgreSQL server; anything else is a SQLite file.
-#include "store/postgres/pg_location.h"
+#include "engine/core/plan_db_location.h"
 #include "store/postgres/postgres_plan_repository.h"
 #include "store/repository/plan_repository.h"
 #include "store/repository/sqlite_plan_repository.h"
@@ -9,7 +9,7 @@ namespace ember {
 
 Status PlanRepository::Open(const PlanDbOptions& options, std::unique_ptr<PlanRepository>* out) {
   out->reset();
-  if (pg::IsPostgresUri(options.path)) {
+  if (IsPostgresUri(options.path)) {
     std::unique_ptr<PostgresPlanRepository> server;
     if (Status s = PostgresPlanRepository::Open(options, &server); !s.ok()) return s;
     *out = std::move(server);

@@ -10,6 +10,7 @@
 #include <ember/tensor.h>
 
 #include "engine/core/config.h"
+#include "engine/core/plan_db_location.h"
 #include "engine/fuse/builtin_fusers.h"
 #include "engine/fuse/elementwise_fuser.h"
 #include "engine/fuse/matmul_fuser.h"
@@ -119,7 +120,7 @@ std::unique_ptr<PlanBacking> OpenPlanDatabase(Device device) {
     static std::once_flag said;
     std::call_once(said, [&] {
       std::fprintf(stderr, "ember: plan database %s: %s; plans stay in memory\n",
-                   options.path.c_str(), s.ToString().c_str());
+                   ShownLocation(options.path).c_str(), s.ToString().c_str());
     });
     return nullptr;
   }

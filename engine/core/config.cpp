@@ -1,5 +1,7 @@
 #include "engine/core/config.h"
 
+#include "engine/core/plan_db_location.h"
+
 #include <fmt/format.h>
 
 #include <toml++/toml.h>
@@ -315,7 +317,7 @@ std::string Shown(const Setting& setting, const Value& value, Layer layer) {
       return value.text.empty() ? std::string(setting.empty_means) : Quote(value.text);
     case Kind::kPath:
       if (value.text.empty()) return fmt::format("{} (the default)", Quote(kDefaultPlanDbPath));
-      return Quote(value.text);
+      return Quote(ShownLocation(value.text));
   }
   return "";
 }

@@ -8,8 +8,8 @@
 #include <random>
 #include <thread>
 
+#include "engine/core/plan_db_location.h"
 #include "store/postgres/libpq_api.h"
-#include "store/postgres/pg_location.h"
 
 namespace ember::pg {
 namespace {

@@ -6,8 +6,8 @@
 
 #include "engine/core/clock.h"
 #include "engine/core/log.h"
+#include "engine/core/plan_db_location.h"
 #include "store/codec/row_checksum.h"
-#include "store/postgres/pg_location.h"
 #include "store/postgres/pg_migrations.h"
 #include "store/sqlite/column_encoding.h"
 

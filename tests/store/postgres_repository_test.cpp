@@ -4,7 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "store/postgres/pg_location.h"
+#include "engine/core/plan_db_location.h"
 #include "store/postgres/postgres_plan_repository.h"
 #include "tests/common/process.h"
 #include "tests/store/repository_backends.h"
@@ -17,22 +17,21 @@ using testing::HasSubstr;
 using testing::Not;
 
 TEST(PostgresLocation, UrisAreToldFromPaths) {
-  EXPECT_TRUE(pg::IsPostgresUri("postgresql://db.example/plans"));
-  EXPECT_TRUE(pg::IsPostgresUri("postgres://u@h:5432/d"));
-  EXPECT_FALSE(pg::IsPostgresUri("/var/cache/ember/plans.db"));
-  EXPECT_FALSE(pg::IsPostgresUri("postgresql.db"));
+  EXPECT_TRUE(IsPostgresUri("postgresql://db.example/plans"));
+  EXPECT_TRUE(IsPostgresUri("postgres://u@h:5432/d"));
+  EXPECT_FALSE(IsPostgresUri("/var/cache/ember/plans.db"));
+  EXPECT_FALSE(IsPostgresUri("postgresql.db"));
 }
 
 TEST(PostgresLocation, PasswordsAreNeverShown) {
-  EXPECT_EQ(pg::RedactedUri("postgresql://ember:s3cret@db.example:5432/plans?sslmode=require"),
+  EXPECT_EQ(RedactedUri("postgresql://ember:s3cret@db.example:5432/plans?sslmode=require"),
             "postgresql://ember:***@db.example:5432/plans?sslmode=require");
-  EXPECT_EQ(pg::RedactedUri("postgres://ember@db/plans?password=s3cret&sslmode=verify-full"),
+  EXPECT_EQ(RedactedUri("postgres://ember@db/plans?password=s3cret&sslmode=verify-full"),
             "postgres://ember@db/plans?password=***&sslmode=verify-full");
-  EXPECT_EQ(pg::RedactedUri("postgresql://a:b@h"), "postgresql://a:***@h");
-  EXPECT_EQ(pg::RedactedUri("postgresql:///plans?host=/run/pg"),
-            "postgresql:///plans?host=/run/pg");
+  EXPECT_EQ(RedactedUri("postgresql://a:b@h"), "postgresql://a:***@h");
+  EXPECT_EQ(RedactedUri("postgresql:///plans?host=/run/pg"), "postgresql:///plans?host=/run/pg");
   // An '@' inside the password: the last one before the host ends the user info.
-  EXPECT_EQ(pg::RedactedUri("postgresql://u:p@ss@h/d"), "postgresql://u:***@h/d");
+  EXPECT_EQ(RedactedUri("postgresql://u:p@ss@h/d"), "postgresql://u:***@h/d");
 }
 
 TEST(PostgresRepository, AnUnreachableServerIsUnavailableAndTheMessageHasNoPassword) {

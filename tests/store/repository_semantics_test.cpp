@@ -2,6 +2,8 @@
 // first op, "existing plan wins", collisions, quarantine and repair, trigger order and dedup,
 // batched publication in one transaction, hits, workloads and their budget, kernels, damaged
 // rows. The SQLite-only behaviours (files, WAL, disk full) stay in sqlite_*_test.cpp.
+#include <csignal>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -305,6 +307,32 @@ TEST_P(RepositorySemantics, ConcurrentPublicationsOfOnePlanKeepOneRow) {
   ASSERT_THAT(Load().plans, SizeIs(1));
   EXPECT_THAT(Load().plans[0].triggers, SizeIs(3));
   EXPECT_EQ(Raw("SELECT CAST(max(position) AS TEXT) FROM triggers"), "2");
+}
+
+// A process killed inside its publication (after the first of three plans, between statements
+// of one transaction) leaves nothing of the batch, and the next process publishes it whole.
+TEST_P(RepositorySemantics, AProcessKilledMidPublishLeavesNothingPartial) {
+  PublishBatch batch{.environment_id = env_};
+  for (uint64_t n = 1; n <= 3; ++n) {
+    batch.plans.push_back({SamplePlan(n), {OnOps("t")}, {SampleKernel("k" + std::to_string(n))}});
+  }
+  const pid_t child = test::ForkChild([&] {
+    std::unique_ptr<PlanRepository> mine = Open();
+    if (mine == nullptr) return 1;
+    mine->SetPublishHookForTesting([](size_t item) {
+      if (item == 0) raise(SIGKILL);
+    });
+    PublishResult result;
+    mine->Publish(batch, &result);
+    return 2;  // not reached
+  });
+  EXPECT_EQ(test::WaitChild(child), test::kKilledBySignal + SIGKILL);
+  EXPECT_EQ(Count("plans"), 0);
+  EXPECT_EQ(Count("triggers"), 0);
+  EXPECT_EQ(Count("kernels"), 0);
+  PublishResult result;
+  ASSERT_TRUE(repo_->Publish(batch, &result).ok());
+  EXPECT_THAT(Load().plans, SizeIs(3));
 }
 
 // --- Kernels -----------------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 // scenario with the engine's counters and the timings.
 #include "tools/lab/scenarios.h"
 
+#include "engine/core/plan_db_location.h"
+
 #include "engine/core/config.h"
 
 #include <algorithm>
@@ -90,7 +92,7 @@ RunResult RunScenario(const LabOptions& options, Device device, Clock::time_poin
   result.device = device.ToString();
   // What the engine reads (ember.toml, then the variables engine_setup.cpp exported).
   const Config& config = GlobalConfig();
-  result.database = PlanDbPath(config);
+  result.database = ShownLocation(PlanDbPath(config));  // a server's URI without its password
   result.workload = config.workload.empty() ? std::string("ember-lab") : config.workload;
   result.tolerance = kF32Tolerance;
   if (entry == nullptr) throw Error("ember-lab: unknown scenario \"" + options.scenario + "\"");

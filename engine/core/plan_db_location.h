@@ -1,4 +1,6 @@
-// Telling a PostgreSQL location from a SQLite path, and showing one without its secrets.
+// Plan database locations: telling a PostgreSQL server from a SQLite path, and showing either
+// without its secrets. Here in engine/core because the configuration's messages, the tools and
+// the store all show locations.
 //
 // A plan database location that starts with postgresql:// or postgres:// is a libpq
 // connection URI (https://www.postgresql.org/docs/15/libpq-connect.html#LIBPQ-CONNSTRING).
@@ -10,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-namespace ember::pg {
+namespace ember {
 
 bool IsPostgresUri(std::string_view location);
 
@@ -19,4 +21,9 @@ bool IsPostgresUri(std::string_view location);
 // which server, port, database and options.
 std::string RedactedUri(std::string_view uri);
 
-}  // namespace ember::pg
+// What to show for a plan database location: RedactedUri for a server, the path as it is.
+inline std::string ShownLocation(std::string_view location) {
+  return IsPostgresUri(location) ? RedactedUri(location) : std::string(location);
+}
+
+}  // namespace ember

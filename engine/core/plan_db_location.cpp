@@ -1,6 +1,6 @@
-#include "store/postgres/pg_location.h"
+#include "engine/core/plan_db_location.h"
 
-namespace ember::pg {
+namespace ember {
 
 bool IsPostgresUri(std::string_view location) {
   return location.starts_with("postgresql://") || location.starts_with("postgres://");
@@ -45,4 +45,4 @@ std::string RedactedUri(std::string_view uri) {
   return out;
 }
 
-}  // namespace ember::pg
+}  // namespace ember
