@@ -144,7 +144,7 @@ Status PersistentPlans::Open(const PersistentPlansOptions& options,
       PersistentKernels::Options{.environment = plans->environment_,
                                  .trusted = trusted,
                                  .shm_wait_ms = options.shm_wait_ms},
-      [self] { return self->reads_failed_ ? nullptr : self->reader_.get(); },
+      [self] { return self->reads_failed_ || self->reader_down_ ? nullptr : self->reader_.get(); },
       [self, shm_kernels] { return shm_kernels ? self->tier_.get() : nullptr; },
       [self](NewKernel kernel) { self->KeepKernel(std::move(kernel)); },
       [self](const KernelBinaryKey& key) { self->LinkKernel(key); });
@@ -154,6 +154,18 @@ Status PersistentPlans::Open(const PersistentPlansOptions& options,
 
 PersistentPlans::~PersistentPlans() = default;  // the writer applies what is queued
 
+bool PersistentPlans::ReaderUp() {
+  if (!reader_down_) return true;
+  if (std::chrono::steady_clock::now() < reader_retry_at_) return false;
+  if (reader_->Reconnect().ok()) {
+    reader_down_ = false;
+    return true;
+  }
+  reader_backoff_ = std::min(reader_backoff_ * 2, PlanWriter::kMaxRetry);
+  reader_retry_at_ = std::chrono::steady_clock::now() + reader_backoff_;
+  return false;
+}
+
 void PersistentPlans::Load(const OperationIr& first, const AddPlan& add) {
   LoadTimer timer(load_ns_);
   const uint64_t hash = HashOp(first);
@@ -162,14 +174,25 @@ void PersistentPlans::Load(const OperationIr& first, const AddPlan& add) {
   size_t added = tier_ != nullptr ? LoadShared(first, hash, add, nullptr) : 0;
   if (added > 0 && tier_ != nullptr && !tier_->incomplete()) return;
   LoadedPlans loaded;
-  if (reads_failed_ || reader_ == nullptr) {
-    // SQLite is out (or closed at exit); the shared tier may still have a sibling's plan.
+  if (reads_failed_ || reader_ == nullptr || !ReaderUp()) {
+    // The database is out (or closed at exit, or a server out of reach for now); the shared
+    // tier may still have a sibling's plan.
   } else if (Status s = reader_->LoadPlansByFirstOp(environment_, hash, &loaded); !s.ok()) {
-    reads_failed_ = true;
-    Warn("plan-db-read:" + reader_->location(),
-         fmt::format("reading plans failed ({}); stored plans are not used from now on, "
-                     "segments explore instead",
-                     s.ToString()));
+    if (reader_->IsTransient(s)) {
+      reader_down_ = true;
+      reader_backoff_ = PlanWriter::kFirstRetry;
+      reader_retry_at_ = std::chrono::steady_clock::now() + reader_backoff_;
+      Warn("plan-db-read-unreachable:" + reader_->location(),
+           fmt::format("reading plans failed ({}); segments explore meanwhile, and reads "
+                       "resume when the database is back",
+                       s.ToString()));
+    } else {
+      reads_failed_ = true;
+      Warn("plan-db-read:" + reader_->location(),
+           fmt::format("reading plans failed ({}); stored plans are not used from now on, "
+                       "segments explore instead",
+                       s.ToString()));
+    }
   }
   quarantined_.fetch_add(loaded.quarantined);
   for (const StoredPlan& row : loaded.plans) {

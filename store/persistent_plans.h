@@ -21,6 +21,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -111,6 +112,13 @@ class PersistentPlans final : public PlanBacking {
   std::optional<int64_t> cap_;
   int64_t explored_here_ = 0;
   bool reads_failed_ = false;
+  // A server out of reach (PlanRepository::IsTransient): reads are skipped until reader_retry_at_,
+  // then the reader reconnects; the pause doubles up to PlanWriter::kMaxRetry.
+  bool reader_down_ = false;
+  std::chrono::steady_clock::time_point reader_retry_at_;
+  std::chrono::milliseconds reader_backoff_{0};
+  // Whether the reader can be used now (reconnecting when its pause is over).
+  bool ReaderUp();
   std::atomic<uint64_t> loaded_{0};
   std::atomic<uint64_t> quarantined_{0};
   std::atomic<uint64_t> load_ns_{0};

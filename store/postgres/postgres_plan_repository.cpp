@@ -18,7 +18,8 @@ Status PostgresPlanRepository::Open(const PlanDbOptions& options,
   out->reset();
   std::unique_ptr<pg::Connection> conn;
   if (Status s = pg::Connection::Open(options.path, &conn); !s.ok()) return s;
-  std::unique_ptr<PostgresPlanRepository> repo(new PostgresPlanRepository(std::move(conn)));
+  std::unique_ptr<PostgresPlanRepository> repo(
+      new PostgresPlanRepository(std::move(conn), options.path));
   if (Status s = repo->Migrate(options.read_only); !s.ok()) return s;
   *out = std::move(repo);
   return Status::Ok();
@@ -40,6 +41,14 @@ Status PostgresPlanRepository::Migrate(bool read_only) {
     LogFusion(LogLevel::kBasic,
               [&] { return fmt::format("[store] {}: {}", location(), read_only_reason_); });
   }
+  return Status::Ok();
+}
+
+Status PostgresPlanRepository::Reconnect() {
+  if (conn_->healthy()) return Status::Ok();
+  std::unique_ptr<pg::Connection> fresh;
+  if (Status s = pg::Connection::Open(uri_, &fresh); !s.ok()) return s;
+  conn_ = std::move(fresh);
   return Status::Ok();
 }
 

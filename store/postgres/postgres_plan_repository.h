@@ -42,6 +42,12 @@ class PostgresPlanRepository final : public PlanRepository {
   std::string read_only_reason() const override { return read_only_reason_; }
   Status CheckBeforeWriting() override { return Status::Ok(); }
   Status Checkpoint() override { return Status::Ok(); }
+  // A lost connection: Unavailable from a connection libpq has seen die.
+  bool IsTransient(const Status& status) const override {
+    return status.code() == Status::Code::kUnavailable && !conn_->healthy();
+  }
+  // A new connection to the same URI (the schema is already there: no migration).
+  Status Reconnect() override;
   Status EnsureEnvironment(const EnvironmentFingerprint& fingerprint,
                            EnvironmentRowId* id) override;
   Status LoadPlansByFirstOp(EnvironmentRowId environment, uint64_t first_op_hash,
@@ -71,7 +77,8 @@ class PostgresPlanRepository final : public PlanRepository {
   Status GetKernel(EnvironmentRowId environment, const KernelKey& key, StoredKernel* out) override;
 
  private:
-  explicit PostgresPlanRepository(std::unique_ptr<pg::Connection> conn) : conn_(std::move(conn)) {}
+  PostgresPlanRepository(std::unique_ptr<pg::Connection> conn, std::string uri)
+      : conn_(std::move(conn)), uri_(std::move(uri)) {}
 
   Status Migrate(bool read_only);
   Status CheckWritable(std::string_view what) const;
@@ -89,6 +96,7 @@ class PostgresPlanRepository final : public PlanRepository {
                        bool* linked);
 
   std::unique_ptr<pg::Connection> conn_;
+  std::string uri_;  // as configured, password included: for Reconnect only, never shown
   std::string read_only_reason_;
   int schema_version_ = 0;
   std::set<PlanRowId> reported_bad_plans_;

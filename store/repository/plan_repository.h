@@ -74,6 +74,17 @@ class PlanRepository {
   // After a batch that asked for it (a sync): let the database fold what it wrote into place
   // (SQLite: a passive WAL checkpoint). OK where there is nothing to do.
   virtual Status Checkpoint() = 0;
+  // Whether `status`, which this repository returned, means the database is out of reach for
+  // now (a server that went away) rather than a refusal: the writer then holds its writes and
+  // retries them (Note [Write-behind]). A file is never out of reach in that sense.
+  virtual bool IsTransient(const Status& status) const {
+    (void)status;
+    return false;
+  }
+  // After a transient failure: tries to reach the database again; OK once it can be used.
+  virtual Status Reconnect() {
+    return Status::Unavailable(location() + " cannot be reached again");
+  }
 
   // --- Environments ---------------------------------------------------------------------------
   // The row id of `fingerprint`'s environment, inserting it when new. NotFound on a read-only

@@ -119,25 +119,117 @@ void PlanWriter::FlushDurable() {
 void PlanWriter::Run() {
   std::unique_lock lock(mu_);
   while (true) {
-    work_cv_.wait(lock, [&] { return stop_ || !queue_.empty() || pending_.count > 0; });
+    auto work = [&] { return stop_ || !queue_.empty() || pending_.count > 0; };
+    if (held_.empty()) {
+      work_cv_.wait(lock, work);
+    } else if (!work_cv_.wait_until(lock, retry_at_, work)) {
+      lock.unlock();
+      RetryHeld();
+      lock.lock();
+      continue;
+    }
     // Anything but counters, a Flush or the stop goes at once; counters alone wait their delay.
     auto ready = [&] { return stop_ || durable_ > applied_ || flushing_ > 0; };
     if (!ready()) work_cv_.wait_until(lock, counters_since_ + kCounterDelay, ready);
-    if (queue_.empty() && pending_.count == 0 && stop_) return;
+    if (queue_.empty() && pending_.count == 0 && stop_) {
+      if (held_.empty()) return;
+      lock.unlock();
+      RetryHeld();  // one last try before the process goes
+      if (!held_.empty()) {
+        Warn("plan-db-held-lost:" + repository_->location(),
+             fmt::format("plan database {}: still out of reach at exit; {} held write(s) are "
+                         "lost (the next run explores those plans again)",
+                         repository_->location(), held_messages_));
+      }
+      return;
+    }
     std::vector<Message> batch(std::make_move_iterator(queue_.begin()),
                                std::make_move_iterator(queue_.end()));
     queue_.clear();
     Counters counters = std::exchange(pending_, Counters{});
+    const uint64_t taken = batch.size() + counters.count;
     lock.unlock();
-    if (!failed_.load()) Apply(batch, counters);
+    if (!failed_.load()) Take(std::move(batch), std::move(counters));
     lock.lock();
-    applied_ += batch.size() + counters.count;
+    applied_ += taken;
     done_cv_.notify_all();
   }
 }
 
+void PlanWriter::Take(std::vector<Message> batch, Counters counted) {
+  if (!held_.empty()) {
+    // Behind earlier held batches: in order, so that a trigger never precedes its plan.
+    Hold(std::move(batch), std::move(counted), Progress{});
+    if (std::chrono::steady_clock::now() >= retry_at_) RetryHeld();
+    return;
+  }
+  Progress progress;
+  if (Apply(batch, counted, progress) == Outcome::kHeld) {
+    Warn("plan-db-unreachable:" + repository_->location(),
+         fmt::format("plan database {}: out of reach; writes are held in memory (up to {} "
+                     "messages) and retried, plans are used from memory meanwhile",
+                     repository_->location(), kMaxHeld));
+    backoff_ = kFirstRetry;
+    retry_at_ = std::chrono::steady_clock::now() + backoff_;
+    Hold(std::move(batch), std::move(counted), progress);
+  }
+}
+
+void PlanWriter::Hold(std::vector<Message> batch, Counters counted, Progress progress) {
+  // Past the bound, what only adds plans (new plans, triggers, kernels) is dropped, counted;
+  // bindings, explorations and quarantines stay (small, and the budget must stay right).
+  std::vector<Message> kept;
+  for (Message& m : batch) {
+    const bool optional = m.kind == Message::Kind::kPublish || m.kind == Message::Kind::kAdopt ||
+                          m.kind == Message::Kind::kTrigger || m.kind == Message::Kind::kKernel;
+    if (optional && held_messages_ >= kMaxHeld) {
+      dropped_.fetch_add(1);
+      continue;
+    }
+    ++held_messages_;
+    kept.push_back(std::move(m));
+  }
+  held_count_.store(held_messages_);
+  held_.push_back({std::move(kept), std::move(counted), progress});
+}
+
+void PlanWriter::RetryHeld() {
+  if (held_.empty()) return;
+  const auto again_later = [&] {
+    backoff_ = std::min(backoff_ * 2, kMaxRetry);
+    retry_at_ = std::chrono::steady_clock::now() + backoff_;
+  };
+  if (Status s = repository_->Reconnect(); !s.ok()) return again_later();
+  size_t written = 0;
+  while (!held_.empty()) {
+    Held& next = held_.front();
+    const Outcome outcome = Apply(next.batch, next.counted, next.progress);
+    if (outcome == Outcome::kHeld) return again_later();
+    written += next.batch.size();
+    held_messages_ -= next.batch.size();
+    held_.pop_front();
+    if (outcome == Outcome::kFailed) {
+      held_.clear();
+      held_messages_ = 0;
+      break;
+    }
+  }
+  held_count_.store(held_messages_);
+  if (failed_.load()) return;
+  Warn("plan-db-reachable:" + repository_->location(),
+       fmt::format("plan database {}: reachable again; wrote the {} held write(s){}",
+                   repository_->location(), written,
+                   dropped_.load() > 0
+                       ? fmt::format(" ({} dropped while it was out of reach)", dropped_.load())
+                       : std::string()));
+}
+
 bool PlanWriter::Check(const Status& status, const char* what) {
   if (status.ok()) return true;
+  if (repository_->IsTransient(status)) {
+    transient_ = true;
+    return false;
+  }
   if (!failed_.exchange(true)) {
     const std::string& path = repository_->location();
     Warn("plan-db-write:" + path,
@@ -148,41 +240,47 @@ bool PlanWriter::Check(const Status& status, const char* what) {
   return false;
 }
 
-void PlanWriter::Apply(std::vector<Message>& batch, const Counters& counted) {
+PlanWriter::Outcome PlanWriter::Apply(const std::vector<Message>& batch, const Counters& counted,
+                                      Progress& progress) {
+  transient_ = false;
+  const auto stopped = [&] { return transient_ ? Outcome::kHeld : Outcome::kFailed; };
   // A SQLite file moved away from its path (SqlitePlanRepository::CheckBeforeWriting).
   if (Status moved = repository_->CheckBeforeWriting(); !moved.ok()) {
     Check(moved, "writing");
-    return;
+    return stopped();
   }
   // Bindings first: everything later in the batch may refer to a loaded plan.
   for (const Message& m : batch) {
     if (m.kind == Message::Kind::kBind) rows_[m.id] = m.row;
   }
-  // Adopted plans whose row exists are only bound: a read, no write transaction.
-  for (Message& m : batch) {
+  // Adopted plans whose row exists are only bound: a read, no write transaction. The batch
+  // is read, never changed: a held batch is applied again as it was (Note [Write-behind]).
+  std::vector<const Message*> adopted_new;
+  for (const Message& m : batch) {
     if (m.kind != Message::Kind::kAdopt) continue;
     std::optional<PlanRowId> row;
     if (!Check(repository_->FindPlanByKey(environment_, m.item.plan.plan_key, &row),
                "finding an adopted plan")) {
-      return;
+      return stopped();
     }
     if (row.has_value()) {
       rows_[m.id] = *row;
     } else {
-      m.kind = Message::Kind::kPublish;
+      adopted_new.push_back(&m);
     }
   }
   // New plans, with the triggers they were found with, in one transaction.
   PublishBatch publish{.environment_id = environment_};
   std::vector<PlanId> published_ids;
-  for (Message& m : batch) {
-    if (m.kind != Message::Kind::kPublish) continue;
-    publish.plans.push_back(std::move(m.item));
+  for (const Message& m : batch) {
+    const bool adopted = std::find(adopted_new.begin(), adopted_new.end(), &m) != adopted_new.end();
+    if (m.kind != Message::Kind::kPublish && !adopted) continue;
+    publish.plans.push_back(m.item);
     published_ids.push_back(m.id);
   }
   if (!publish.plans.empty()) {
     PublishResult result;
-    if (!Check(repository_->Publish(publish, &result), "publishing plans")) return;
+    if (!Check(repository_->Publish(publish, &result), "publishing plans")) return stopped();
     for (size_t i = 0; i < published_ids.size(); ++i) {
       const InsertResult& r = result.plans[i];
       if (r.outcome == InsertOutcome::kKeyCollision) continue;  // in memory only
@@ -191,7 +289,7 @@ void PlanWriter::Apply(std::vector<Message>& batch, const Counters& counted) {
         // Another process was first: keep its row, merge the triggers found here.
         if (!Check(repository_->AppendTriggers(r.plan_id, publish.plans[i].triggers),
                    "merging triggers")) {
-          return;
+          return stopped();
         }
       } else {
         published_.fetch_add(1);
@@ -212,20 +310,20 @@ void PlanWriter::Apply(std::vector<Message>& batch, const Counters& counted) {
     auto row = rows_.find(id);
     if (row != rows_.end()) hits.emplace_back(row->second, count);
   }
-  for (Message& m : batch) {
+  for (const Message& m : batch) {
     switch (m.kind) {
       case Message::Kind::kTrigger: {
         auto row = rows_.find(m.id);
-        if (row != rows_.end()) triggers.triggers.push_back({row->second, {std::move(m.trigger)}});
+        if (row != rows_.end()) triggers.triggers.push_back({row->second, {m.trigger}});
         break;
       }
       case Message::Kind::kKernel: {
         // A plan without a row (a key collision, kept in memory only) links to nothing.
         auto row = m.has_plan ? rows_.find(m.id) : rows_.end();
-        for (NewKernel& kernel : m.item.kernels) {
-          kernel.plan_id =
+        for (const NewKernel& kernel : m.item.kernels) {
+          triggers.kernels.push_back(kernel);
+          triggers.kernels.back().plan_id =
               row != rows_.end() ? std::optional<PlanRowId>(row->second) : std::nullopt;
-          triggers.kernels.push_back(std::move(kernel));
         }
         break;
       }
@@ -234,7 +332,9 @@ void PlanWriter::Apply(std::vector<Message>& batch, const Counters& counted) {
         ++counters.misses;
         break;
       case Message::Kind::kQuarantine:
-        if (!Check(repository_->Quarantine(m.row, m.reason), "quarantining a plan")) return;
+        if (!Check(repository_->Quarantine(m.row, m.reason), "quarantining a plan")) {
+          return stopped();
+        }
         break;
       case Message::Kind::kBind:
       case Message::Kind::kPublish:
@@ -244,26 +344,36 @@ void PlanWriter::Apply(std::vector<Message>& batch, const Counters& counted) {
   }
   if (!triggers.triggers.empty() || !triggers.kernels.empty()) {
     PublishResult ignored;
-    if (!Check(repository_->Publish(triggers, &ignored), "appending triggers and kernels")) return;
+    if (!Check(repository_->Publish(triggers, &ignored), "appending triggers and kernels")) {
+      return stopped();
+    }
   }
-  if (!hits.empty() && !Check(repository_->RecordHitCounts(hits, workload_), "recording hits")) {
-    return;
+  // Counted once each, also when the batch is applied again after a retry.
+  if (!progress.hits && !hits.empty() &&
+      !Check(repository_->RecordHitCounts(hits, workload_), "recording hits")) {
+    return stopped();
   }
-  if (explorations > 0) {
+  progress.hits = true;
+  if (!progress.explorations && explorations > 0) {
     int64_t count = 0;
     if (!Check(repository_->AddExplorations(workload_, explorations, &count),
                "counting explorations")) {
-      return;
+      return stopped();
     }
   }
-  if (counters.hits + counters.misses + counters.unfused_runs > 0) {
-    if (!Check(repository_->AddCounters(workload_, counters), "updating the workload")) return;
+  progress.explorations = true;
+  if (!progress.counters && counters.hits + counters.misses + counters.unfused_runs > 0) {
+    if (!Check(repository_->AddCounters(workload_, counters), "updating the workload")) {
+      return stopped();
+    }
   }
+  progress.counters = true;
   // Last, after everything it follows in the batch is committed.
   if (std::any_of(batch.begin(), batch.end(),
                   [](const Message& m) { return m.kind == Message::Kind::kCheckpoint; })) {
     Check(repository_->Checkpoint(), "checkpointing");
   }
+  return Outcome::kApplied;
 }
 
 }  // namespace ember

@@ -16,6 +16,17 @@
 // already committed stay. A writer made without a repository (a database that cannot be
 // written) drops everything from the start.
 //
+// A server out of reach is different (PlanRepository::IsTransient: a lost connection): the
+// writer says so once, keeps the batch that failed and every later one in memory (held, up to
+// kMaxHeld messages; beyond that new plans, triggers and kernels are dropped and counted), and
+// tries again after a growing pause (kFirstRetry doubling up to kMaxRetry), reconnecting first.
+// Once a retry goes through it says so once, with what it wrote. A retried batch starts over,
+// but the steps that already committed are not repeated where repeating would count twice
+// (hits, explorations, workload counters); the others are idempotent by the repository's
+// rules (existing plan wins, triggers and kernels deduplicated). Held messages count as applied
+// for Flush, so a sync never waits on a server that is down; what is still held when the
+// process exits is lost, and said.
+//
 // Counters (plan hits, unfused runs) are coalesced: they wake the writer only once they have
 // waited kCounterDelay, or when anything else is enqueued or a Flush asks, so that a steady
 // state, which only hits stored plans, costs one small transaction per kCounterDelay instead of
@@ -49,6 +60,9 @@ namespace ember {
 class PlanWriter {
  public:
   static constexpr std::chrono::milliseconds kCounterDelay{1000};
+  static constexpr size_t kMaxHeld = 4096;
+  static constexpr std::chrono::milliseconds kFirstRetry{100};
+  static constexpr std::chrono::milliseconds kMaxRetry{30000};
 
   // A null `repository` makes a writer that stores nothing (and starts no thread).
   PlanWriter(std::unique_ptr<PlanRepository> repository, EnvironmentRowId environment,
@@ -87,6 +101,9 @@ class PlanWriter {
 
   uint64_t plans_published() const { return published_.load(); }
   bool failed() const { return failed_.load(); }
+  // Writes held while the database is out of reach, and those dropped because too many were.
+  uint64_t held() const { return held_count_.load(); }
+  uint64_t dropped() const { return dropped_.load(); }
 
  private:
   struct Message {
@@ -135,6 +152,26 @@ class PlanWriter {
   std::chrono::steady_clock::time_point counters_since_;
   bool closed_ = false;  // guarded by mu_; Enqueue drops once set
 
+  // The steps of a batch that must not run twice, done by an earlier attempt.
+  struct Progress {
+    bool hits = false;
+    bool explorations = false;
+    bool counters = false;
+  };
+  enum class Outcome { kApplied, kFailed, kHeld };
+  struct Held {
+    std::vector<Message> batch;
+    Counters counted;
+    Progress progress;
+  };
+  std::deque<Held> held_;                            // writer thread only, oldest first
+  size_t held_messages_ = 0;                         // writer thread only
+  std::chrono::steady_clock::time_point retry_at_;   // writer thread only
+  std::chrono::milliseconds backoff_ = kFirstRetry;  // writer thread only
+  bool transient_ = false;  // writer thread only: the last Check failed for want of the server
+  std::atomic<uint64_t> held_count_{0};
+  std::atomic<uint64_t> dropped_{0};
+
   std::unordered_map<PlanId, PlanRowId> rows_;  // writer thread only
   std::atomic<uint64_t> published_{0};
   std::atomic<bool> failed_{false};
@@ -145,8 +182,14 @@ class PlanWriter {
   void Count(std::optional<PlanId> hit);
   void Stop();
   void Run();
-  void Apply(std::vector<Message>& batch, const Counters& counted);
-  // Says the first failure (Warn) and stops writing; returns false when `status` failed.
+  Outcome Apply(const std::vector<Message>& batch, const Counters& counted, Progress& progress);
+  // Applies a new batch, or holds it behind earlier held ones (Note [Write-behind]).
+  void Take(std::vector<Message> batch, Counters counted);
+  // Retries the held batches in order, after reconnecting; stops at the first that is held again.
+  void RetryHeld();
+  void Hold(std::vector<Message> batch, Counters counted, Progress progress);
+  // Says the first failure (Warn) and stops writing, or, for a server out of reach, sets
+  // transient_; returns false when `status` failed.
   bool Check(const Status& status, const char* what);
 };
 

@@ -1,11 +1,15 @@
 // What only the PostgreSQL repository has: locations that are URIs (and whose passwords are
 // never shown), an unreachable server, a schema newer than the binary, a foreign database, and
 // hosts that start together and migrate once.
+#include <chrono>
+#include <thread>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "engine/core/plan_db_location.h"
 #include "store/postgres/postgres_plan_repository.h"
+#include "store/repository/plan_writer.h"
 #include "tests/common/process.h"
 #include "tests/store/repository_backends.h"
 #include "tests/store/sqlite_test_util.h"
@@ -107,6 +111,43 @@ TEST_P(PostgresOnly, AStoppedServerIsUnavailableAndARestartedOneServesAgain) {
   Reopen();
   ASSERT_TRUE(repo_->LoadPlansByFirstOp(env_, 7, &loaded).ok());
   EXPECT_EQ(loaded.plans.size(), 1u);
+}
+
+// The server stops under a running writer: a sync does not wait for it, what was published
+// meanwhile is held and written once the server is back, and the workload counts each
+// exploration once.
+TEST_P(PostgresOnly, AWriterHoldsItsWritesWhileTheServerIsDownAndWritesThemWhenItIsBack) {
+  WorkloadRow workload;
+  ASSERT_TRUE(repo_->GetOrCreateWorkload(env_, "train", &workload).ok());
+  PlanWriter writer(Open(), env_, workload.id);
+  writer.Publish(0, {sqlite_test::SamplePlan(1), {sqlite_test::OnOps("t")}, {}});
+  writer.Exploration();
+  writer.Flush();
+  ASSERT_EQ(writer.held(), 0u);
+
+  ASSERT_TRUE(server_->Stop());
+  writer.Publish(1, {sqlite_test::SamplePlan(2), {}, {}});
+  writer.Exploration();
+  writer.Hit(0);
+  writer.Flush();  // returns: held writes count as applied
+  EXPECT_GT(writer.held(), 0u);
+  EXPECT_FALSE(writer.failed());
+
+  ASSERT_TRUE(server_->Restart());
+  for (int i = 0; i < 100 && writer.held() > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(writer.held(), 0u);
+  EXPECT_FALSE(writer.failed());
+  EXPECT_EQ(writer.dropped(), 0u);
+  Reopen();
+  LoadedPlans loaded;
+  ASSERT_TRUE(repo_->LoadPlansByFirstOp(env_, 7, &loaded).ok());
+  EXPECT_EQ(loaded.plans.size(), 2u);
+  ASSERT_TRUE(repo_->GetWorkload(workload.id, &workload).ok());
+  EXPECT_EQ(workload.explorations, 2);
+  EXPECT_EQ(Raw("SELECT CAST(hits AS TEXT) FROM plans WHERE origin = 'local' ORDER BY id LIMIT 1"),
+            "1");
 }
 
 }  // namespace
