@@ -8,7 +8,8 @@
 // does not depend on where its element sits in a tile or a chunk: the unfused kernels and the
 // fused interpreter (both through ElementTile, kernels.h) agree bit for bit on one machine.
 // Accuracy, as SLEEF documents and tests/runtime/cpu_vector_math_test.cpp checks against a
-// double-precision reference: at most 1 ULP (exp, log, log1p, sin, cos, tanh, erf), with
+// double-precision reference: at most 1 ULP (exp, log, log1p, sin, cos, tanh, erf; log1p above
+// 1e38, where SLEEF's overflows, is SLEEF's log: vector_math.cpp), with
 // IEEE special values (NaN in, NaN out; exp(-inf) = 0; log(0) = -inf; tanh(+-inf) = +-1).
 // glibc's scalar functions are within 1 ULP too, so a result may differ from std::exp's by
 // one unit in the last place, never more than both bounds allow.
