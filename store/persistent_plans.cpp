@@ -99,6 +99,9 @@ Status PersistentPlans::Open(const PersistentPlansOptions& options,
     plans->explorations_at_open_ = workload.explorations;
     plans->cap_ = workload.max_explorations;
   }
+  if (options.max_explorations) {
+    plans->configured_cap_ = static_cast<int64_t>(*options.max_explorations);
+  }
   if (!plans->cap_ && options.max_explorations) {
     plans->cap_ = static_cast<int64_t>(*options.max_explorations);
   }
@@ -437,12 +440,23 @@ void PersistentPlans::OnHit(PlanId id) {
 }
 
 bool PersistentPlans::ExplorationAllowed() {
-  return !cap_ || explorations_at_open_ + explored_here_ < *cap_;
+  if (!cap_) return true;
+  if (reserved_) return true;  // granted before, and not spent yet
+  if (workload_ != 0 && !reads_failed_ && reader_ != nullptr && reader_->writable() && ReaderUp()) {
+    bool granted = false;
+    int64_t count = 0;
+    if (reader_->TryReserveExploration(workload_, configured_cap_, &granted, &count).ok()) {
+      reserved_ = granted;
+      return granted;
+    }
+  }
+  return explorations_at_open_ + explored_here_ < *cap_;
 }
 
 void PersistentPlans::OnExploration() {
   ++explored_here_;
-  writer_->Exploration();
+  // A reserved exploration is already counted in the database; the writer counts the miss.
+  writer_->Exploration(/*counted=*/std::exchange(reserved_, false));
 }
 
 void PersistentPlans::OnUnfusedRun() {

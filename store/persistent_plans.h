@@ -111,6 +111,13 @@ class PersistentPlans final : public PlanBacking {
   int64_t explorations_at_open_ = 0;
   std::optional<int64_t> cap_;
   int64_t explored_here_ = 0;
+  // The configured cap (the workload row's own wins in the database too).
+  std::optional<int64_t> configured_cap_;
+  // An exploration the database granted (TryReserveExploration) and not yet spent: the budget
+  // is spent in the database at once, so that processes (on a server, hosts) running together
+  // never explore more than the cap between them. Local counting is the fallback when the
+  // database cannot answer.
+  bool reserved_ = false;
   bool reads_failed_ = false;
   // A server out of reach (PlanRepository::IsTransient): reads are skipped until reader_retry_at_,
   // then the reader reconnects; the pause doubles up to PlanWriter::kMaxRetry.

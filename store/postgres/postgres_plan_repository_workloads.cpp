@@ -115,8 +115,9 @@ Status PostgresPlanRepository::AddExplorations(WorkloadRowId workload, int64_t n
   return r.CheckTypes();
 }
 
-Status PostgresPlanRepository::TryReserveExploration(WorkloadRowId workload, bool* granted,
-                                                     int64_t* count) {
+Status PostgresPlanRepository::TryReserveExploration(WorkloadRowId workload,
+                                                     std::optional<int64_t> cap_if_unset,
+                                                     bool* granted, int64_t* count) {
   if (Status s = CheckWritable("reserving an exploration"); !s.ok()) return s;
   pg::Result r;
   // After waiting on a concurrent update of the row, PostgreSQL evaluates the WHERE clause
@@ -124,9 +125,19 @@ Status PostgresPlanRepository::TryReserveExploration(WorkloadRowId workload, boo
   // take the last exploration.
   if (Status s = conn_->Exec(
           "UPDATE workloads SET explorations = explorations + 1, last_seen = $2 WHERE id = $1 "
-          "AND (max_explorations IS NULL OR explorations < max_explorations) "
-          "RETURNING explorations",
-          pg::Params().Int64(workload).Int64(NowUnixMillis()), "reserving an exploration", &r);
+          "AND (COALESCE(max_explorations, $3) IS NULL OR "
+          "explorations < COALESCE(max_explorations, $3)) RETURNING explorations",
+          [&] {
+            pg::Params p;
+            p.Int64(workload).Int64(NowUnixMillis());
+            if (cap_if_unset.has_value()) {
+              p.Int64(*cap_if_unset);
+            } else {
+              p.NullInt64();
+            }
+            return p;
+          }(),
+          "reserving an exploration", &r);
       !s.ok()) {
     return s;
   }

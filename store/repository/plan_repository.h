@@ -134,7 +134,10 @@ class PlanRepository {
   // Takes one exploration from the budget if any is left (explorations < max_explorations, or
   // no cap): *granted says whether it did; *count gets the persisted count afterwards. Two
   // processes can never both take the last one.
-  virtual Status TryReserveExploration(WorkloadRowId workload, bool* granted, int64_t* count) = 0;
+  // `cap_if_unset` is the cap when the row stores none (the configured max_explorations; the
+  // stored cap wins, as everywhere); nullopt: unlimited then.
+  virtual Status TryReserveExploration(WorkloadRowId workload, std::optional<int64_t> cap_if_unset,
+                                       bool* granted, int64_t* count) = 0;
   // Sets max_explorations (nullopt: unlimited). InvalidArgument when negative.
   virtual Status SetCap(WorkloadRowId workload, std::optional<int64_t> max_explorations) = 0;
   virtual Status ResetExplorations(WorkloadRowId workload) = 0;

@@ -90,7 +90,9 @@ void PlanWriter::Adopt(PlanId id, PublishItem item) {
 }
 
 void PlanWriter::Hit(PlanId id) { Count(id); }
-void PlanWriter::Exploration() { Enqueue({.kind = Message::Kind::kExploration}); }
+void PlanWriter::Exploration(bool counted) {
+  Enqueue({.kind = Message::Kind::kExploration, .counted = counted});
+}
 void PlanWriter::UnfusedRun() { Count(std::nullopt); }
 void PlanWriter::Quarantine(PlanRowId row, std::string reason) {
   Enqueue({.kind = Message::Kind::kQuarantine, .row = row, .reason = std::move(reason)});
@@ -328,7 +330,7 @@ PlanWriter::Outcome PlanWriter::Apply(const std::vector<Message>& batch, const C
         break;
       }
       case Message::Kind::kExploration:
-        ++explorations;
+        if (!m.counted) ++explorations;
         ++counters.misses;
         break;
       case Message::Kind::kQuarantine:

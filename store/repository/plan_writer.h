@@ -82,7 +82,9 @@ class PlanWriter {
   // first kernels travel in its PublishItem instead, so that they commit with it.
   void Kernel(std::optional<PlanId> plan, NewKernel kernel);
   void Hit(PlanId id);
-  void Exploration();
+  // One exploration; `counted`: already counted in the workload row (a reservation), so only
+  // the miss is written.
+  void Exploration(bool counted = false);
   void UnfusedRun();
   void Quarantine(PlanRowId row, std::string reason);
   void Flush();
@@ -124,6 +126,7 @@ class PlanWriter {
     TriggerRow trigger;
     std::string reason;
     bool has_plan = false;  // kKernel: whether `id` names the plan it is linked to
+    bool counted = false;   // kExploration: already in the workload row
   };
 
   std::unique_ptr<PlanRepository> repository_;

@@ -62,7 +62,8 @@ class SqlitePlanRepository final : public PlanRepository {
                       WorkloadRow* out) override;
   Status GetWorkload(WorkloadRowId workload, WorkloadRow* out) override;
   Status AddExplorations(WorkloadRowId workload, int64_t n, int64_t* count) override;
-  Status TryReserveExploration(WorkloadRowId workload, bool* granted, int64_t* count) override;
+  Status TryReserveExploration(WorkloadRowId workload, std::optional<int64_t> cap_if_unset,
+                               bool* granted, int64_t* count) override;
   Status SetCap(WorkloadRowId workload, std::optional<int64_t> max_explorations) override;
   Status ResetExplorations(WorkloadRowId workload) override;
   Status AddCounters(WorkloadRowId workload, const WorkloadCounters& counters) override;

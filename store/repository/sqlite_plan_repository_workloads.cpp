@@ -145,20 +145,27 @@ Status SqlitePlanRepository::AddExplorations(WorkloadRowId workload, int64_t n, 
   });
 }
 
-Status SqlitePlanRepository::TryReserveExploration(WorkloadRowId workload, bool* granted,
-                                                   int64_t* count) {
+Status SqlitePlanRepository::TryReserveExploration(WorkloadRowId workload,
+                                                   std::optional<int64_t> cap_if_unset,
+                                                   bool* granted, int64_t* count) {
   if (Status s = database_->CheckWritable("reserving an exploration"); !s.ok()) return s;
   return RunTransaction(db(), TransactionKind::kWrite, "reserving an exploration", [&]() -> Status {
     SqliteStatement update;
     if (Status r = db().Prepare(
             "UPDATE workloads SET explorations = explorations + 1, last_seen = ?2 WHERE id = ?1 "
-            "AND (max_explorations IS NULL OR explorations < max_explorations)",
+            "AND (COALESCE(max_explorations, ?3) IS NULL OR "
+            "explorations < COALESCE(max_explorations, ?3))",
             "reserving an exploration", &update);
         !r.ok()) {
       return r;
     }
     update.BindInt64(1, workload);
     update.BindInt64(2, NowUnixMillis());
+    if (cap_if_unset.has_value()) {
+      update.BindInt64(3, *cap_if_unset);
+    } else {
+      update.BindNull(3);
+    }
     if (Status r = update.Run(); !r.ok()) return r;
     *granted = db().changes() == 1;
     WorkloadRow row;

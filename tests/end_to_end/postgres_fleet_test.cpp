@@ -30,5 +30,37 @@ TEST(PostgresFleet, ASecondHostStartsWarmFromTheFirstHostsPlans) {
   }
 }
 
+// Eight hosts start together on one server with a budget of four explorations for their
+// workload: between them they explore exactly four times, and every result is still right
+// (the segments beyond the budget run unfused).
+TEST(PostgresFleet, EightHostsShareOneExplorationBudget) {
+  std::string why;
+  test::PostgresServer* server = test::SharedPostgres(&why);
+  if (server == nullptr) GTEST_SKIP() << "no PostgreSQL server: " << why;
+  const std::string uri = test::FreshPostgresDatabase(*server);
+  sqlite_test::TempDir dir;
+  // "many": sixteen distinct segments, far more than the budget.
+  const std::vector<std::string> env = {"EMBER_PLAN_DB=" + uri, "EMBER_TEST_WORKLOAD=many",
+                                        "EMBER_WORKLOAD=fleet", "EMBER_MAX_EXPLORATIONS=4"};
+  const test::Report alone =
+      test::RunChild(dir.path().string(), {"EMBER_PLAN_DB=off", "EMBER_TEST_WORKLOAD=many"});
+  std::vector<test::Child> hosts;
+  for (int i = 0; i < 8; ++i) hosts.push_back(test::SpawnChild(dir.path().string(), env));
+  double explored = 0;
+  for (const test::Child& host : hosts) {
+    const test::Report report = test::Collect(host);
+    explored += report.at("explorations");
+    EXPECT_EQ(report.at("checksum"), alone.at("checksum"));
+  }
+  EXPECT_EQ(explored, 4);
+  std::unique_ptr<pg::Connection> conn;
+  ASSERT_TRUE(pg::Connection::Open(uri, &conn).ok());
+  pg::Result r;
+  ASSERT_TRUE(
+      conn->Exec("SELECT explorations FROM workloads WHERE name = 'fleet'", "reading", &r).ok());
+  ASSERT_EQ(r.rows(), 1);
+  EXPECT_EQ(r.Int64(0, 0), 4);
+}
+
 }  // namespace
 }  // namespace ember

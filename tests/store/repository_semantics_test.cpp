@@ -227,17 +227,17 @@ TEST_P(RepositorySemantics, BudgetSpentYesterdayIsSpentToday) {
   ASSERT_TRUE(repo_->SetCap(w.id, 2).ok());
   bool granted = false;
   int64_t count = 0;
-  ASSERT_TRUE(repo_->TryReserveExploration(w.id, &granted, &count).ok());
+  ASSERT_TRUE(repo_->TryReserveExploration(w.id, std::nullopt, &granted, &count).ok());
   EXPECT_TRUE(granted);
   EXPECT_EQ(count, 1);
   Reopen();  // "Tomorrow".
-  ASSERT_TRUE(repo_->TryReserveExploration(w.id, &granted, &count).ok());
+  ASSERT_TRUE(repo_->TryReserveExploration(w.id, std::nullopt, &granted, &count).ok());
   EXPECT_TRUE(granted);
-  ASSERT_TRUE(repo_->TryReserveExploration(w.id, &granted, &count).ok());
+  ASSERT_TRUE(repo_->TryReserveExploration(w.id, std::nullopt, &granted, &count).ok());
   EXPECT_FALSE(granted);
   EXPECT_EQ(count, 2);
   ASSERT_TRUE(repo_->ResetExplorations(w.id).ok());
-  ASSERT_TRUE(repo_->TryReserveExploration(w.id, &granted, &count).ok());
+  ASSERT_TRUE(repo_->TryReserveExploration(w.id, std::nullopt, &granted, &count).ok());
   EXPECT_TRUE(granted);
   ASSERT_TRUE(repo_->SetCap(w.id, std::nullopt).ok());
   ASSERT_TRUE(repo_->AddExplorations(w.id, 5, &count).ok());
@@ -272,7 +272,7 @@ TEST_P(RepositorySemantics, TheBudgetHoldsWithEightConcurrentProcesses) {
       for (int attempt = 0; attempt < 4; ++attempt) {
         bool granted = false;
         int64_t count = 0;
-        if (!mine->TryReserveExploration(w.id, &granted, &count).ok()) return 101;
+        if (!mine->TryReserveExploration(w.id, std::nullopt, &granted, &count).ok()) return 101;
         granted_here += granted ? 1 : 0;
       }
       return granted_here;

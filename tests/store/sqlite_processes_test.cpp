@@ -200,7 +200,8 @@ TEST(SqliteProcesses, CapIsSharedAcrossProcesses) {
       for (int i = 0; i < kAttempts; ++i) {
         bool granted = false;
         int64_t count = 0;
-        if (Status s = store.repo->TryReserveExploration(workload, &granted, &count); !s.ok()) {
+        if (Status s = store.repo->TryReserveExploration(workload, std::nullopt, &granted, &count);
+            !s.ok()) {
           Fail(s);
           return 255;
         }

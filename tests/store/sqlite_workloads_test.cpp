@@ -61,9 +61,9 @@ TEST_F(SqliteWorkloads, BudgetSpentYesterdayIsSpentToday) {
   ASSERT_TRUE(repo_->SetCap(id, 2).ok());
   bool granted = false;
   int64_t count = 0;
-  ASSERT_TRUE(repo_->TryReserveExploration(id, &granted, &count).ok());
+  ASSERT_TRUE(repo_->TryReserveExploration(id, std::nullopt, &granted, &count).ok());
   EXPECT_TRUE(granted);
-  ASSERT_TRUE(repo_->TryReserveExploration(id, &granted, &count).ok());
+  ASSERT_TRUE(repo_->TryReserveExploration(id, std::nullopt, &granted, &count).ok());
   EXPECT_TRUE(granted);
   EXPECT_EQ(count, 2);
 
@@ -71,12 +71,12 @@ TEST_F(SqliteWorkloads, BudgetSpentYesterdayIsSpentToday) {
   const WorkloadRow today = Workload("train");
   EXPECT_EQ(today.explorations, 2);
   EXPECT_EQ(today.max_explorations, 2);
-  ASSERT_TRUE(repo_->TryReserveExploration(id, &granted, &count).ok());
+  ASSERT_TRUE(repo_->TryReserveExploration(id, std::nullopt, &granted, &count).ok());
   EXPECT_FALSE(granted);
   EXPECT_EQ(count, 2);
 
   ASSERT_TRUE(repo_->SetCap(id, std::nullopt).ok());
-  ASSERT_TRUE(repo_->TryReserveExploration(id, &granted, &count).ok());
+  ASSERT_TRUE(repo_->TryReserveExploration(id, std::nullopt, &granted, &count).ok());
   EXPECT_TRUE(granted);
   EXPECT_EQ(count, 3);
   ASSERT_TRUE(repo_->ResetExplorations(id).ok());
@@ -88,7 +88,7 @@ TEST_F(SqliteWorkloads, ZeroCapNeverGrants) {
   ASSERT_TRUE(repo_->SetCap(id, 0).ok());
   bool granted = true;
   int64_t count = -1;
-  ASSERT_TRUE(repo_->TryReserveExploration(id, &granted, &count).ok());
+  ASSERT_TRUE(repo_->TryReserveExploration(id, std::nullopt, &granted, &count).ok());
   EXPECT_FALSE(granted);
   EXPECT_EQ(count, 0);
   EXPECT_EQ(repo_->SetCap(id, -1).code(), Status::Code::kInvalidArgument);
@@ -111,7 +111,8 @@ TEST_F(SqliteWorkloads, UnknownWorkloadIsNotFound) {
   bool granted = false;
   WorkloadRow row;
   EXPECT_EQ(repo_->AddExplorations(999, 1, &count).code(), Status::Code::kNotFound);
-  EXPECT_EQ(repo_->TryReserveExploration(999, &granted, &count).code(), Status::Code::kNotFound);
+  EXPECT_EQ(repo_->TryReserveExploration(999, std::nullopt, &granted, &count).code(),
+            Status::Code::kNotFound);
   EXPECT_EQ(repo_->SetCap(999, 1).code(), Status::Code::kNotFound);
   EXPECT_EQ(repo_->ResetExplorations(999).code(), Status::Code::kNotFound);
   EXPECT_EQ(repo_->AddCounters(999, {.hits = 1}).code(), Status::Code::kNotFound);
