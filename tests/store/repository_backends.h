@@ -5,7 +5,9 @@
 // cases report skipped with the reason.
 #pragma once
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <memory>
@@ -31,7 +33,7 @@ inline PostgresServer* SharedPostgres(std::string* why_not) {
 // A new, empty database on the shared server; its URI.
 inline std::string FreshPostgresDatabase(PostgresServer& server) {
   static std::atomic<int> next{0};
-  const std::string name = "t" + std::to_string(getpid()) + "_" + std::to_string(next++);
+  const std::string name = fmt::format("t{}_{}", getpid(), next++);
   bool ok = false;
   const std::string out = server.Psql("CREATE DATABASE " + name, &ok);
   EXPECT_TRUE(ok) << out;

@@ -4,6 +4,8 @@
 // rows. The SQLite-only behaviours (files, WAL, disk full) stay in sqlite_*_test.cpp.
 #include <csignal>
 
+#include <fmt/format.h>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -297,7 +299,7 @@ TEST_P(RepositorySemantics, ConcurrentPublicationsOfOnePlanKeepOneRow) {
       std::unique_ptr<PlanRepository> mine = Open();
       if (mine == nullptr) return 1;
       PublishBatch batch{.environment_id = env_};
-      batch.plans.push_back({SamplePlan(1), {OnOps("t" + std::to_string(i % 3))}, {}});
+      batch.plans.push_back({SamplePlan(1), {OnOps(fmt::format("t{}", i % 3))}, {}});
       PublishResult result;
       return mine->Publish(batch, &result).ok() ? 0 : 2;
     }));
@@ -314,7 +316,7 @@ TEST_P(RepositorySemantics, ConcurrentPublicationsOfOnePlanKeepOneRow) {
 TEST_P(RepositorySemantics, AProcessKilledMidPublishLeavesNothingPartial) {
   PublishBatch batch{.environment_id = env_};
   for (uint64_t n = 1; n <= 3; ++n) {
-    batch.plans.push_back({SamplePlan(n), {OnOps("t")}, {SampleKernel("k" + std::to_string(n))}});
+    batch.plans.push_back({SamplePlan(n), {OnOps("t")}, {SampleKernel(fmt::format("k{}", n))}});
   }
   const pid_t child = test::ForkChild([&] {
     std::unique_ptr<PlanRepository> mine = Open();
