@@ -203,11 +203,44 @@ std::unique_ptr<PostgresServer> PostgresServer::Start(std::string* why_not) {
                "\nserver log:" + Tail(dir + "/server.log");
     return nullptr;
   }
+  server->StartWatchdog();
   return server;
+}
+
+void PostgresServer::StartWatchdog() {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return;  // no watchdog: the destructor still cleans up
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return;
+  }
+  if (pid == 0) {
+    // Its own session, so that a kill of the test's process group leaves it to clean up.
+    setsid();
+    close(fds[1]);
+    char byte = 0;
+    for (;;) {
+      const ssize_t n = read(fds[0], &byte, 1);
+      if (n == 0 || (n < 0 && errno != EINTR)) break;  // end of file: the owner is gone
+    }
+    // The owner is gone. After its destructor the directory is already removed.
+    running_ = fs::exists(directory_ + "/data/postmaster.pid");
+    if (fs::exists(directory_)) CleanUp();
+    _exit(0);
+  }
+  close(fds[0]);
+  watchdog_fd_ = fds[1];
 }
 
 PostgresServer::~PostgresServer() {
   if (getpid() != owner_pid_ || directory_.empty()) return;
+  CleanUp();
+  if (watchdog_fd_ >= 0) close(watchdog_fd_);  // the watchdog then finds nothing to do
+}
+
+void PostgresServer::CleanUp() {
   if (running_) {
     const int stopped = Run("pg_ctl", {"-D", directory_ + "/data", "-m", "immediate", "stop"}, "",
                             directory_ + "/stop.log", directory_ + "/stop.log");

@@ -59,6 +59,12 @@ class PostgresServer {
   PostgresServer() = default;
   // pg_ctl start on `port_`; on failure, *why_not says why (with the log's tail).
   bool StartServer(std::string* why_not);
+  // Forks the watchdog that stops the server and removes its directory when this process ends
+  // without running the destructor (a crash, SIGKILL, a test timeout, a SIGPIPE): it waits on
+  // a pipe only this process writes to, and the pipe ends with the process, however it ends.
+  void StartWatchdog();
+  // What the destructor does: stop the server, remove the directory.
+  void CleanUp();
   // Runs bin_dir_/`program` with `args` as the server's user, stdin from `in_file` (empty:
   // /dev/null), stdout and stderr into `out_file`/`err_file`; returns its exit code.
   int Run(const std::string& program, const std::vector<std::string>& args,
@@ -74,6 +80,7 @@ class PostgresServer {
   uid_t uid_ = static_cast<uid_t>(-1);
   gid_t gid_ = static_cast<gid_t>(-1);
   pid_t owner_pid_ = 0;
+  int watchdog_fd_ = -1;  // the pipe's write end (close-on-exec); -1 when no watchdog
   mutable std::atomic<int> files_made_{0};
 };
 

@@ -3,11 +3,19 @@
 // when it cannot start.
 #include "tests/common/postgres_server.h"
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
+
+#include "tests/common/process.h"
 
 namespace ember::test {
 namespace {
@@ -52,6 +60,34 @@ TEST(PostgresServer, DestructorRemovesTheDirectory) {
   ASSERT_TRUE(std::filesystem::exists(directory));
   server.reset();
   EXPECT_FALSE(std::filesystem::exists(directory));
+}
+
+// A test process that dies without its destructors (SIGKILL here; a crash, a timeout or a
+// SIGPIPE alike) still leaves no server running and no directory: the watchdog cleans up.
+TEST(PostgresServer, AKilledOwnerLeavesNothingBehind) {
+  const std::string report =
+      std::filesystem::temp_directory_path() / ("ember-pg-owner-" + std::to_string(getpid()));
+  const pid_t owner = ForkChild([&] {
+    std::string why_not;
+    std::unique_ptr<PostgresServer> server = PostgresServer::Start(&why_not);
+    std::ofstream(report) << (server ? server->directory() : std::string("-"));
+    if (server == nullptr) return 3;
+    raise(SIGKILL);
+    return 4;  // not reached
+  });
+  const int code = WaitChild(owner);
+  std::string directory;
+  std::ifstream(report) >> directory;
+  std::filesystem::remove(report);
+  if (code == 3) GTEST_SKIP() << "no PostgreSQL server could start";
+  ASSERT_EQ(code, kKilledBySignal + SIGKILL);
+  ASSERT_FALSE(directory.empty());
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; ++i) {
+    gone = !std::filesystem::exists(directory);
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_TRUE(gone) << directory << " is still there after 10 s";
 }
 
 TEST(PostgresServer, ReportsWhyWhenBinariesAreMissing) {
