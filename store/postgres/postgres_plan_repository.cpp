@@ -116,11 +116,7 @@ Status PostgresPlanRepository::EnsureEnvironment(const EnvironmentFingerprint& f
 
 Status PostgresPlanRepository::LoadPlansByFirstOp(EnvironmentRowId environment,
                                                   uint64_t first_op_hash, LoadedPlans* out) {
-  struct BadRow {
-    PlanRowId id;
-    std::string reason;
-  };
-  std::vector<BadRow> bad;
+  std::vector<BadPlanRow> bad;
   // One statement for plans and triggers: a consistent snapshot without a transaction, and
   // one round trip per first op.
   Status s = [&]() -> Status {
@@ -170,25 +166,7 @@ Status PostgresPlanRepository::LoadPlansByFirstOp(EnvironmentRowId environment,
     return r.CheckTypes();
   }();
   if (!s.ok()) return s;
-  for (const BadRow& row : bad) {
-    ++out->quarantined;
-    if (!reported_bad_plans_.insert(row.id).second) continue;
-    if (writable()) {
-      if (Status q = Quarantine(row.id, row.reason); !q.ok()) {
-        LogFusion(LogLevel::kBasic, [&] {
-          return fmt::format("[store] plan {} is damaged ({}) and could not be quarantined: {}",
-                             row.id, row.reason, q.ToString());
-        });
-      }
-    } else {
-      LogFusion(LogLevel::kBasic, [&] {
-        return fmt::format(
-            "[store] plan {} in {} is damaged ({}); skipped (read-only, not "
-            "quarantined)",
-            row.id, location(), row.reason);
-      });
-    }
-  }
+  ReportBadRows(bad, out);
   LogFusion(LogLevel::kMedium, [&] {
     return fmt::format("[store] loaded {} plan(s) for first-op {} from postgresql",
                        out->plans.size(), FormatHash(first_op_hash));

@@ -77,6 +77,17 @@ class PostgresPlanRepository final : public PlanRepository {
                    bool* added = nullptr) override;
   Status GetKernel(EnvironmentRowId environment, const KernelKey& key, StoredKernel* out) override;
 
+ protected:
+  Status WritePlanRow(EnvironmentRowId environment, const NewPlan& plan, int64_t now,
+                      InsertResult* result) override;
+  Status WriteTriggerRows(PlanRowId plan, std::span<const TriggerRow> triggers,
+                          size_t* added) override;
+  Status WriteKernelRow(EnvironmentRowId environment, const NewKernel& kernel,
+                        std::optional<PlanRowId> plan_id, int64_t now, KernelRowId* id,
+                        bool* added) override;
+  Status WriteKernelLink(EnvironmentRowId environment, const KernelKey& key, PlanRowId plan,
+                         bool* linked) override;
+
  private:
   PostgresPlanRepository(std::unique_ptr<pg::Connection> conn, std::string uri)
       : conn_(std::move(conn)), uri_(std::move(uri)) {}
@@ -86,21 +97,10 @@ class PostgresPlanRepository final : public PlanRepository {
   // One UPDATE of workload $1 (more parameters from `params`); NotFound when it has no row.
   Status UpdateWorkload(WorkloadRowId workload, std::string_view what, std::string_view sql,
                         pg::Params params);
-  // The row writes every publication shares, inside the caller's transaction.
-  Status InsertPlanRow(EnvironmentRowId environment, const NewPlan& plan, int64_t now,
-                       InsertResult* result);
-  Status AppendTriggerRows(PlanRowId plan, std::span<const TriggerRow> triggers, size_t* added);
-  Status InsertKernelRow(EnvironmentRowId environment, const NewKernel& kernel,
-                         std::optional<PlanRowId> plan_id, int64_t now, KernelRowId* id,
-                         bool* added);
-  Status LinkKernelRow(EnvironmentRowId environment, const KernelKey& key, PlanRowId plan,
-                       bool* linked);
-
   std::unique_ptr<pg::Connection> conn_;
   std::string uri_;  // as configured, password included: for Reconnect only, never shown
   std::string read_only_reason_;
   int schema_version_ = 0;
-  std::set<PlanRowId> reported_bad_plans_;
 };
 
 }  // namespace ember

@@ -10,8 +10,8 @@
 
 namespace ember {
 
-Status PostgresPlanRepository::InsertPlanRow(EnvironmentRowId environment, const NewPlan& plan,
-                                             int64_t now, InsertResult* result) {
+Status PostgresPlanRepository::WritePlanRow(EnvironmentRowId environment, const NewPlan& plan,
+                                            int64_t now, InsertResult* result) {
   const Blob key = PlanKeyBytes(plan.plan_key);
   auto columns = [&] {
     pg::Params p;
@@ -75,9 +75,9 @@ Status PostgresPlanRepository::InsertPlanRow(EnvironmentRowId environment, const
   return existing.CheckTypes();
 }
 
-Status PostgresPlanRepository::AppendTriggerRows(PlanRowId plan,
-                                                 std::span<const TriggerRow> triggers,
-                                                 size_t* added) {
+Status PostgresPlanRepository::WriteTriggerRows(PlanRowId plan,
+                                                std::span<const TriggerRow> triggers,
+                                                size_t* added) {
   if (triggers.empty()) return Status::Ok();
   // The plan's row lock orders the hosts that append to it: each reads the last position after
   // the one before it committed.
@@ -107,10 +107,9 @@ Status PostgresPlanRepository::AppendTriggerRows(PlanRowId plan,
   return Status::Ok();
 }
 
-Status PostgresPlanRepository::InsertKernelRow(EnvironmentRowId environment,
-                                               const NewKernel& kernel,
-                                               std::optional<PlanRowId> plan_id, int64_t now,
-                                               KernelRowId* id, bool* added) {
+Status PostgresPlanRepository::WriteKernelRow(EnvironmentRowId environment, const NewKernel& kernel,
+                                              std::optional<PlanRowId> plan_id, int64_t now,
+                                              KernelRowId* id, bool* added) {
   const int64_t checksum = ToColumn(KernelChecksum(kernel.binary));
   pg::Params values;
   values.Int64(environment);
@@ -185,8 +184,8 @@ Status PostgresPlanRepository::InsertKernelRow(EnvironmentRowId environment,
       pg::Params().Int64(*plan_id).Int64(*id), "linking a kernel to its plan");
 }
 
-Status PostgresPlanRepository::LinkKernelRow(EnvironmentRowId environment, const KernelKey& key,
-                                             PlanRowId plan, bool* linked) {
+Status PostgresPlanRepository::WriteKernelLink(EnvironmentRowId environment, const KernelKey& key,
+                                               PlanRowId plan, bool* linked) {
   pg::Result r;
   if (Status s = conn_->Exec(
           "INSERT INTO plan_kernels (plan_id, kernel_id) SELECT $1, id FROM kernels "
@@ -210,7 +209,7 @@ Status PostgresPlanRepository::InsertPlan(EnvironmentRowId environment, const Ne
                                           InsertResult* result) {
   if (Status s = CheckWritable("publishing a plan"); !s.ok()) return s;
   return conn_->Transaction("publishing a plan", [&] {
-    return InsertPlanRow(environment, plan, NowUnixMillis(), result);
+    return WritePlanRow(environment, plan, NowUnixMillis(), result);
   });
 }
 
@@ -220,7 +219,7 @@ Status PostgresPlanRepository::AppendTriggers(PlanRowId plan, std::span<const Tr
   size_t count = 0;
   Status s = conn_->Transaction("appending triggers", [&] {
     count = 0;
-    return AppendTriggerRows(plan, triggers, &count);
+    return WriteTriggerRows(plan, triggers, &count);
   });
   if (added != nullptr) *added = s.ok() ? count : 0;
   return s;
@@ -228,64 +227,8 @@ Status PostgresPlanRepository::AppendTriggers(PlanRowId plan, std::span<const Tr
 
 Status PostgresPlanRepository::Publish(const PublishBatch& batch, PublishResult* result) {
   if (Status s = CheckWritable("publishing plans"); !s.ok()) return s;
-  return conn_->Transaction("publishing plans", [&]() -> Status {
-    *result = PublishResult();
-    const int64_t now = NowUnixMillis();
-    for (size_t i = 0; i < batch.plans.size(); ++i) {
-      const PublishItem& item = batch.plans[i];
-      InsertResult inserted;
-      if (Status r = InsertPlanRow(batch.environment_id, item.plan, now, &inserted); !r.ok()) {
-        return r;
-      }
-      result->plans.push_back(inserted);
-      const bool ours = inserted.outcome != InsertOutcome::kKeyCollision;
-      if (ours) {
-        if (Status r = AppendTriggerRows(inserted.plan_id, item.triggers, &result->triggers_added);
-            !r.ok()) {
-          return r;
-        }
-      }
-      for (const NewKernel& kernel : item.kernels) {
-        KernelRowId id = 0;
-        bool added = false;
-        const std::optional<PlanRowId> plan_id =
-            ours ? std::optional<PlanRowId>(inserted.plan_id) : std::nullopt;
-        if (Status r = InsertKernelRow(batch.environment_id, kernel, plan_id, now, &id, &added);
-            !r.ok()) {
-          return r;
-        }
-        result->kernels_added += added ? 1 : 0;
-      }
-      if (ours) {
-        for (const KernelKey& key : item.used_kernels) {
-          bool linked = false;
-          if (Status r = LinkKernelRow(batch.environment_id, key, inserted.plan_id, &linked);
-              !r.ok()) {
-            return r;
-          }
-          result->kernel_links_added += linked ? 1 : 0;
-        }
-      }
-      if (publish_hook_) publish_hook_(i);
-    }
-    for (const TriggerAppend& append : batch.triggers) {
-      if (Status r = AppendTriggerRows(append.plan_id, append.triggers, &result->triggers_added);
-          !r.ok()) {
-        return r;
-      }
-    }
-    for (const NewKernel& kernel : batch.kernels) {
-      KernelRowId id = 0;
-      bool added = false;
-      if (Status r =
-              InsertKernelRow(batch.environment_id, kernel, kernel.plan_id, now, &id, &added);
-          !r.ok()) {
-        return r;
-      }
-      result->kernels_added += added ? 1 : 0;
-    }
-    return Status::Ok();
-  });
+  return conn_->Transaction("publishing plans",
+                            [&] { return WriteBatch(batch, NowUnixMillis(), result); });
 }
 
 Status PostgresPlanRepository::PutKernel(EnvironmentRowId environment, const NewKernel& kernel,
@@ -293,7 +236,7 @@ Status PostgresPlanRepository::PutKernel(EnvironmentRowId environment, const New
   if (Status s = CheckWritable("storing a compiled kernel"); !s.ok()) return s;
   bool inserted = false;
   Status s = conn_->Transaction("storing a compiled kernel", [&] {
-    return InsertKernelRow(environment, kernel, kernel.plan_id, NowUnixMillis(), id, &inserted);
+    return WriteKernelRow(environment, kernel, kernel.plan_id, NowUnixMillis(), id, &inserted);
   });
   if (added != nullptr) *added = s.ok() && inserted;
   return s;

@@ -1,8 +1,13 @@
-// What every PlanRepository shares: hits counted per plan, then written as counts.
+// What every PlanRepository shares: hits counted per plan, then written as counts; what a load
+// does with the damaged rows it skipped.
 #include "store/repository/plan_repository.h"
+
+#include <fmt/format.h>
 
 #include <map>
 #include <vector>
+
+#include "engine/core/log.h"
 
 namespace ember {
 
@@ -12,6 +17,85 @@ Status PlanRepository::RecordHits(std::span<const PlanRowId> plans,
   for (const PlanRowId id : plans) ++counted[id];
   const std::vector<std::pair<PlanRowId, int64_t>> counts(counted.begin(), counted.end());
   return RecordHitCounts(counts, workload);
+}
+
+Status PlanRepository::WriteBatch(const PublishBatch& batch, int64_t now, PublishResult* result) {
+  *result = PublishResult();
+  for (size_t i = 0; i < batch.plans.size(); ++i) {
+    const PublishItem& item = batch.plans[i];
+    InsertResult inserted;
+    if (Status r = WritePlanRow(batch.environment_id, item.plan, now, &inserted); !r.ok()) return r;
+    result->plans.push_back(inserted);
+    // A key collision keeps the plan in memory only: nothing of it is linked to the other row.
+    const bool ours = inserted.outcome != InsertOutcome::kKeyCollision;
+    if (ours) {
+      if (Status r = WriteTriggerRows(inserted.plan_id, item.triggers, &result->triggers_added);
+          !r.ok()) {
+        return r;
+      }
+    }
+    const std::optional<PlanRowId> plan_id =
+        ours ? std::optional<PlanRowId>(inserted.plan_id) : std::nullopt;
+    for (const NewKernel& kernel : item.kernels) {
+      KernelRowId id = 0;
+      bool added = false;
+      if (Status r = WriteKernelRow(batch.environment_id, kernel, plan_id, now, &id, &added);
+          !r.ok()) {
+        return r;
+      }
+      result->kernels_added += added ? 1 : 0;
+    }
+    if (ours) {
+      for (const KernelKey& key : item.used_kernels) {
+        bool linked = false;
+        if (Status r = WriteKernelLink(batch.environment_id, key, inserted.plan_id, &linked);
+            !r.ok()) {
+          return r;
+        }
+        result->kernel_links_added += linked ? 1 : 0;
+      }
+    }
+    if (publish_hook_) publish_hook_(i);
+  }
+  for (const TriggerAppend& append : batch.triggers) {
+    if (Status r = WriteTriggerRows(append.plan_id, append.triggers, &result->triggers_added);
+        !r.ok()) {
+      return r;
+    }
+  }
+  for (const NewKernel& kernel : batch.kernels) {
+    KernelRowId id = 0;
+    bool added = false;
+    if (Status r = WriteKernelRow(batch.environment_id, kernel, kernel.plan_id, now, &id, &added);
+        !r.ok()) {
+      return r;
+    }
+    result->kernels_added += added ? 1 : 0;
+  }
+  return Status::Ok();
+}
+
+void PlanRepository::ReportBadRows(std::span<const BadPlanRow> bad, LoadedPlans* out) {
+  for (const BadPlanRow& row : bad) {
+    ++out->quarantined;
+    if (!reported_bad_plans_.insert(row.id).second) continue;
+    if (writable()) {
+      // The good plans are still worth returning when the quarantine itself fails.
+      if (Status q = Quarantine(row.id, row.reason); !q.ok()) {
+        LogFusion(LogLevel::kBasic, [&] {
+          return fmt::format("[store] plan {} is damaged ({}) and could not be quarantined: {}",
+                             row.id, row.reason, q.ToString());
+        });
+      }
+    } else {
+      LogFusion(LogLevel::kBasic, [&] {
+        return fmt::format(
+            "[store] plan {} in {} is damaged ({}); skipped (read-only, not "
+            "quarantined)",
+            row.id, location(), row.reason);
+      });
+    }
+  }
 }
 
 }  // namespace ember

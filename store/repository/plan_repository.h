@@ -37,6 +37,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -162,7 +163,30 @@ class PlanRepository {
  protected:
   PlanRepository() = default;
 
+  // The row writes a publication is made of, each inside the caller's write transaction (the
+  // rules of the header comment hold for each).
+  virtual Status WritePlanRow(EnvironmentRowId environment, const NewPlan& plan, int64_t now,
+                              InsertResult* result) = 0;
+  // REQUIRES: the plan exists (InvalidArgument otherwise). *added counts the new rows.
+  virtual Status WriteTriggerRows(PlanRowId plan, std::span<const TriggerRow> triggers,
+                                  size_t* added) = 0;
+  virtual Status WriteKernelRow(EnvironmentRowId environment, const NewKernel& kernel,
+                                std::optional<PlanRowId> plan_id, int64_t now, KernelRowId* id,
+                                bool* added) = 0;
+  virtual Status WriteKernelLink(EnvironmentRowId environment, const KernelKey& key, PlanRowId plan,
+                                 bool* linked) = 0;
+  // A whole batch with those: the body of every implementation's Publish transaction.
+  Status WriteBatch(const PublishBatch& batch, int64_t now, PublishResult* result);
+
+  // What every load does with its bad rows: counts them in `out`, and quarantines each (or,
+  // on a read-only database, logs it) once per repository.
+  void ReportBadRows(std::span<const BadPlanRow> bad, LoadedPlans* out);
+
   std::function<void(size_t)> publish_hook_;
+
+ private:
+  // Bad rows already reported (a read-only database cannot quarantine them): once each.
+  std::set<PlanRowId> reported_bad_plans_;
 };
 
 }  // namespace ember

@@ -57,6 +57,12 @@ struct LoadedPlans {
   size_t quarantined = 0;
 };
 
+// A row a load skipped because its key or checksum failed (PlanRepository::ReportBadRows).
+struct BadPlanRow {
+  PlanRowId id = 0;
+  std::string reason;
+};
+
 // What InsertPlan did with a plan (the "existing plan wins" rule: the first publication of a
 // plan keeps its row; docs/PLAN_DATABASE.md, "Two processes, one segment").
 enum class InsertOutcome {

@@ -71,6 +71,17 @@ class SqlitePlanRepository final : public PlanRepository {
                    bool* added = nullptr) override;
   Status GetKernel(EnvironmentRowId environment, const KernelKey& key, StoredKernel* out) override;
 
+ protected:
+  Status WritePlanRow(EnvironmentRowId environment, const NewPlan& plan, int64_t now,
+                      InsertResult* result) override;
+  Status WriteTriggerRows(PlanRowId plan, std::span<const TriggerRow> triggers,
+                          size_t* added) override;
+  Status WriteKernelRow(EnvironmentRowId environment, const NewKernel& kernel,
+                        std::optional<PlanRowId> plan_id, int64_t now, KernelRowId* id,
+                        bool* added) override;
+  Status WriteKernelLink(EnvironmentRowId environment, const KernelKey& key, PlanRowId plan,
+                         bool* linked) override;
+
  private:
   explicit SqlitePlanRepository(std::unique_ptr<PlanDatabase> database)
       : database_(std::move(database)) {}
@@ -87,8 +98,6 @@ class SqlitePlanRepository final : public PlanRepository {
                         const std::function<Status(bool* found)>& find, std::string_view row);
 
   std::unique_ptr<PlanDatabase> database_;
-  // Bad rows already logged (a read-only database cannot quarantine them): logged once each.
-  std::set<PlanRowId> reported_bad_plans_;
 };
 
 }  // namespace ember

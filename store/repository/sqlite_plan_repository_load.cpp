@@ -15,13 +15,8 @@ namespace ember {
 
 namespace {
 
-struct BadRow {
-  PlanRowId id = 0;
-  std::string reason;
-};
-
 Status ReadPlans(SqliteDatabase& db, EnvironmentRowId environment, uint64_t first_op_hash,
-                 std::vector<StoredPlan>* plans, std::vector<BadRow>* bad) {
+                 std::vector<StoredPlan>* plans, std::vector<BadPlanRow>* bad) {
   SqliteStatement select;
   if (Status s = db.Prepare(
           "SELECT id, plan_key, ops_blob, plan_blob, checksum, num_ops, origin FROM plans "
@@ -91,7 +86,7 @@ Status ReadTriggers(SqliteDatabase& db, EnvironmentRowId environment, uint64_t f
 
 Status SqlitePlanRepository::LoadPlansByFirstOp(EnvironmentRowId environment,
                                                 uint64_t first_op_hash, LoadedPlans* out) {
-  std::vector<BadRow> bad;
+  std::vector<BadPlanRow> bad;
   Status s = RunTransaction(db(), TransactionKind::kRead, "loading plans", [&]() -> Status {
     *out = LoadedPlans();
     bad.clear();
@@ -101,26 +96,7 @@ Status SqlitePlanRepository::LoadPlansByFirstOp(EnvironmentRowId environment,
     return ReadTriggers(db(), environment, first_op_hash, &out->plans);
   });
   if (!s.ok()) return s;
-  for (const BadRow& row : bad) {
-    ++out->quarantined;
-    if (!reported_bad_plans_.insert(row.id).second) continue;
-    if (writable()) {
-      // The good plans are still worth returning when the quarantine itself fails.
-      if (Status q = Quarantine(row.id, row.reason); !q.ok()) {
-        LogFusion(LogLevel::kBasic, [&] {
-          return fmt::format("[store] plan {} is damaged ({}) and could not be quarantined: {}",
-                             row.id, row.reason, q.ToString());
-        });
-      }
-    } else {
-      LogFusion(LogLevel::kBasic, [&] {
-        return fmt::format(
-            "[store] plan {} in {} is damaged ({}); skipped (read-only, not "
-            "quarantined)",
-            row.id, database_->path(), row.reason);
-      });
-    }
-  }
+  ReportBadRows(bad, out);
   LogFusion(LogLevel::kMedium, [&] {
     return fmt::format("[store] loaded {} plan(s) for first-op {} from sqlite", out->plans.size(),
                        FormatHash(first_op_hash));

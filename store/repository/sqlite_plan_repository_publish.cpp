@@ -59,69 +59,32 @@ Status SqlitePlanRepository::AppendTriggers(PlanRowId plan, std::span<const Trig
 
 Status SqlitePlanRepository::Publish(const PublishBatch& batch, PublishResult* result) {
   if (Status s = database_->CheckWritable("publishing plans"); !s.ok()) return s;
-  Status s = RunTransaction(db(), TransactionKind::kWrite, "publishing plans", [&]() -> Status {
-    *result = PublishResult();
-    const int64_t now = NowUnixMillis();
-    for (size_t i = 0; i < batch.plans.size(); ++i) {
-      const PublishItem& item = batch.plans[i];
-      InsertResult inserted;
-      if (Status r = InsertPlanRow(db(), batch.environment_id, item.plan, now, &inserted);
-          !r.ok()) {
-        return r;
-      }
-      result->plans.push_back(inserted);
-      const bool ours = inserted.outcome != InsertOutcome::kKeyCollision;
-      if (ours) {
-        if (Status r =
-                AppendTriggerRows(db(), inserted.plan_id, item.triggers, &result->triggers_added);
-            !r.ok()) {
-          return r;
-        }
-      }
-      for (const NewKernel& kernel : item.kernels) {
-        KernelRowId id = 0;
-        bool added = false;
-        const std::optional<PlanRowId> plan_id =
-            ours ? std::optional<PlanRowId>(inserted.plan_id) : std::nullopt;
-        if (Status r =
-                InsertKernelRow(db(), batch.environment_id, kernel, plan_id, now, &id, &added);
-            !r.ok()) {
-          return r;
-        }
-        result->kernels_added += added ? 1 : 0;
-      }
-      for (const KernelKey& key : ours ? item.used_kernels : std::vector<KernelKey>()) {
-        bool linked = false;
-        if (Status r = LinkKernelRow(db(), batch.environment_id, key, inserted.plan_id, &linked);
-            !r.ok()) {
-          return r;
-        }
-        result->kernel_links_added += linked ? 1 : 0;
-      }
-      if (publish_hook_) publish_hook_(i);
-    }
-    for (const TriggerAppend& append : batch.triggers) {
-      if (Status r =
-              AppendTriggerRows(db(), append.plan_id, append.triggers, &result->triggers_added);
-          !r.ok()) {
-        return r;
-      }
-    }
-    for (const NewKernel& kernel : batch.kernels) {
-      KernelRowId id = 0;
-      bool added = false;
-      if (Status r =
-              InsertKernelRow(db(), batch.environment_id, kernel, kernel.plan_id, now, &id, &added);
-          !r.ok()) {
-        return r;
-      }
-      result->kernels_added += added ? 1 : 0;
-    }
-    return Status::Ok();
-  });
+  Status s = RunTransaction(db(), TransactionKind::kWrite, "publishing plans",
+                            [&] { return WriteBatch(batch, NowUnixMillis(), result); });
   if (!s.ok()) return s;
   for (size_t i = 0; i < batch.plans.size(); ++i) LogInsert(batch.plans[i].plan, result->plans[i]);
   return Status::Ok();
+}
+
+Status SqlitePlanRepository::WritePlanRow(EnvironmentRowId environment, const NewPlan& plan,
+                                          int64_t now, InsertResult* result) {
+  return InsertPlanRow(db(), environment, plan, now, result);
+}
+
+Status SqlitePlanRepository::WriteTriggerRows(PlanRowId plan, std::span<const TriggerRow> triggers,
+                                              size_t* added) {
+  return AppendTriggerRows(db(), plan, triggers, added);
+}
+
+Status SqlitePlanRepository::WriteKernelRow(EnvironmentRowId environment, const NewKernel& kernel,
+                                            std::optional<PlanRowId> plan_id, int64_t now,
+                                            KernelRowId* id, bool* added) {
+  return InsertKernelRow(db(), environment, kernel, plan_id, now, id, added);
+}
+
+Status SqlitePlanRepository::WriteKernelLink(EnvironmentRowId environment, const KernelKey& key,
+                                             PlanRowId plan, bool* linked) {
+  return LinkKernelRow(db(), environment, key, plan, linked);
 }
 
 }  // namespace ember
