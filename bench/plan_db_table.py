@@ -18,7 +18,7 @@ for m, rows in modes.items():
     print(f"| {m} | {median(rows, 'first_result_ms'):.1f} | {median(rows, 'total_ms'):.1f} | "
           f"{median(rows, 'durable_ms'):.1f} | {wall[m]['median'] * 1e3:.1f} | "
           f"{median(rows, 'explorations'):.0f} | {median(rows, 'cache_hits'):.0f} | "
-          f"{median(rows, 'plans_loaded_from_sqlite'):.0f} | {median(rows, 'plans_published'):.0f} | "
+          f"{median(rows, 'plans_loaded_from_db'):.0f} | {median(rows, 'plans_published'):.0f} | "
           f"{median(rows, 'plan_load_ms'):.2f} (max {max(r['plan_load_ms'] for r in rows):.2f}) |")
 ratio = lambda a, b, key: median(modes[a], key) / median(modes[b], key)
 print(f"\nRatios (last result): warm/cold {ratio('warm', 'cold', 'total_ms'):.2f}×, "

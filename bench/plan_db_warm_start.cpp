@@ -85,17 +85,17 @@ int main(int argc, char** argv) {
   const ember::Stats s = ember::GetStats();
   std::printf(
       "{\"segments\": %d, \"first_result_ms\": %.3f, \"total_ms\": %.3f, \"durable_ms\": %.3f, "
-      "\"explorations\": %llu, \"cache_hits\": %llu, \"plans_loaded_from_sqlite\": %llu, "
+      "\"explorations\": %llu, \"cache_hits\": %llu, \"plans_loaded_from_db\": %llu, "
       "\"plans_published\": %llu, \"rows_quarantined\": %llu, \"plan_load_ms\": %.3f, "
       "\"plans_loaded_from_shm\": %llu, \"cache_hits_from_shm\": %llu, "
-      "\"cache_hits_from_sqlite\": %llu, \"checksum\": %.6g}\n",
+      "\"cache_hits_from_db\": %llu, \"checksum\": %.6g}\n",
       segments, first_ms, last_ms, durable_ms, static_cast<unsigned long long>(s.explorations),
       static_cast<unsigned long long>(s.cache_hits),
-      static_cast<unsigned long long>(s.plans_loaded_from_sqlite),
+      static_cast<unsigned long long>(s.plans_loaded_from_db),
       static_cast<unsigned long long>(s.plans_published),
       static_cast<unsigned long long>(s.rows_quarantined), s.plan_load_ms,
       static_cast<unsigned long long>(s.plans_loaded_from_shm),
       static_cast<unsigned long long>(s.cache_hits_from_shm),
-      static_cast<unsigned long long>(s.cache_hits_from_sqlite), checksum);
+      static_cast<unsigned long long>(s.cache_hits_from_db), checksum);
   return 0;
 }

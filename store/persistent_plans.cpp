@@ -141,6 +141,16 @@ Status PersistentPlans::Open(const PersistentPlansOptions& options,
                      "trust of plans only",
                      ShownLocation(options.path), untrusted));
   }
+  std::unique_ptr<PlanChangeFeed> feed;
+  if (Status s = reader.OpenChangeFeed(&feed); !s.ok()) {
+    Warn("plan-db-feed:" + options.path,
+         fmt::format("plan database {}: plans other hosts publish are seen only when a first op "
+                     "is first met, not while this process runs ({})",
+                     ShownLocation(options.path), s.ToString()));
+  } else if (feed != nullptr) {
+    plans->listener_ = std::make_unique<PlanChangeListener>(std::move(feed), plans->environment_,
+                                                            reader.location());
+  }
   PersistentPlans* self = plans.get();
   const bool shm_kernels = !options.allow_shared_writable;
   plans->kernels_ = std::make_unique<PersistentKernels>(
@@ -172,6 +182,8 @@ bool PersistentPlans::ReaderUp() {
 void PersistentPlans::Load(const OperationIr& first, const AddPlan& add) {
   LoadTimer timer(load_ns_);
   const uint64_t hash = HashOp(first);
+  // Before any read: what other hosts publish from now on is heard.
+  if (listener_ != nullptr) db_synced_[hash] = listener_->Watch(hash);
   // The shared tier first: a sibling's plan is there before its row is (Note [Write-behind]),
   // and whoever read this first op from SQLite put its plans there too.
   size_t added = tier_ != nullptr ? LoadShared(first, hash, add, nullptr) : 0;
@@ -181,23 +193,38 @@ void PersistentPlans::Load(const OperationIr& first, const AddPlan& add) {
     // The database is out (or closed at exit, or a server out of reach for now); the shared
     // tier may still have a sibling's plan.
   } else if (Status s = reader_->LoadPlansByFirstOp(environment_, hash, &loaded); !s.ok()) {
-    if (reader_->IsTransient(s)) {
-      reader_down_ = true;
-      reader_backoff_ = PlanWriter::kFirstRetry;
-      reader_retry_at_ = std::chrono::steady_clock::now() + reader_backoff_;
-      Warn("plan-db-read-unreachable:" + reader_->location(),
-           fmt::format("reading plans failed ({}); segments explore meanwhile, and reads "
-                       "resume when the database is back",
-                       s.ToString()));
-    } else {
-      reads_failed_ = true;
-      Warn("plan-db-read:" + reader_->location(),
-           fmt::format("reading plans failed ({}); stored plans are not used from now on, "
-                       "segments explore instead",
-                       s.ToString()));
-    }
+    OnReadFailure(s);
   }
+  added += AddStoredPlans(first, hash, loaded, add, nullptr);
+  // (PlanRepository logs what it read from SQLite.)
+  if (added == 0 && tier_ != nullptr) {
+    ClaimOrWait(first, hash, add);
+  }
+}
+
+void PersistentPlans::OnReadFailure(const Status& s) {
+  if (reader_->IsTransient(s)) {
+    reader_down_ = true;
+    reader_backoff_ = PlanWriter::kFirstRetry;
+    reader_retry_at_ = std::chrono::steady_clock::now() + reader_backoff_;
+    Warn("plan-db-read-unreachable:" + reader_->location(),
+         fmt::format("reading plans failed ({}); segments explore meanwhile, and reads "
+                     "resume when the database is back",
+                     s.ToString()));
+  } else {
+    reads_failed_ = true;
+    Warn("plan-db-read:" + reader_->location(),
+         fmt::format("reading plans failed ({}); stored plans are not used from now on, "
+                     "segments explore instead",
+                     s.ToString()));
+  }
+}
+
+size_t PersistentPlans::AddStoredPlans(const OperationIr& first, uint64_t hash,
+                                       const LoadedPlans& loaded, const AddPlan& add,
+                                       const AddTrigger* add_trigger) {
   quarantined_.fetch_add(loaded.quarantined);
+  size_t added = 0;
   for (const StoredPlan& row : loaded.plans) {
     ExecutionPlan plan;
     if (Status s = DecodePlanParts(row.ops_blob, row.plan_blob, row.triggers, &plan); !s.ok()) {
@@ -209,30 +236,81 @@ void PersistentPlans::Load(const OperationIr& first, const AddPlan& add) {
       writer_->Quarantine(row.id, s.ToString());
       continue;
     }
-    // Another first op with the same hash: not this one's plan. A known key came from the
-    // segment (an incomplete one, or this is a second look).
-    if (!(plan.operations.front() == first) || known_.contains(row.plan_key)) continue;
+    // Another first op with the same hash: not this one's plan.
+    if (!(plan.operations.front() == first)) continue;
+    // A known key came from the segment (an incomplete one, or this is a second look): on a
+    // refresh, it may have gained triggers another host appended (already stored: the
+    // store's AddTrigger must not write them again).
+    if (auto known = known_.find(row.plan_key); known != known_.end()) {
+      if (add_trigger != nullptr) {
+        applying_shared_ = true;
+        for (ExecutionTrigger& trigger : plan.triggers) {
+          (*add_trigger)(known->second, std::move(trigger));
+        }
+        applying_shared_ = false;
+      }
+      continue;
+    }
     if (tier_ != nullptr) PublishShared(hash, row.plan_key, plan);
     const PlanId id = add(std::move(plan));
     writer_->Bind(id, row.id);
-    SetTier(id, Tier::kSqlite);
+    SetTier(id, Tier::kDatabase);
     known_.emplace(row.plan_key, id);
     loaded_.fetch_add(1);
     ++added;
   }
-  // (PlanRepository logs what it read from SQLite.)
-  if (added == 0 && tier_ != nullptr) {
-    ClaimOrWait(first, hash, add);
-  }
+  return added;
 }
 
-uint64_t PersistentPlans::Generation() { return tier_ != nullptr ? tier_->generation() : 0; }
+uint64_t PersistentPlans::Generation() {
+  // Either moving is enough: the store only compares for change.
+  return (tier_ != nullptr ? tier_->generation() : 0) +
+         (listener_ != nullptr ? listener_->generation() : 0);
+}
 
 void PersistentPlans::Refresh(const OperationIr& first, const AddPlan& add,
                               const AddTrigger& add_trigger) {
-  if (tier_ == nullptr) return;
+  if (tier_ == nullptr && listener_ == nullptr) return;
   LoadTimer timer(load_ns_);
-  LoadShared(first, HashOp(first), add, &add_trigger);
+  const uint64_t hash = HashOp(first);
+  // The shared tier first: a sibling of this host that already read the server's new plans
+  // put them there, and then the server is not asked again.
+  if (tier_ != nullptr) LoadShared(first, hash, add, &add_trigger);
+  if (listener_ != nullptr) RefreshFromDatabase(first, hash, add, add_trigger);
+}
+
+void PersistentPlans::RefreshFromDatabase(const OperationIr& first, uint64_t hash,
+                                          const AddPlan& add, const AddTrigger& add_trigger) {
+  auto synced = db_synced_.find(hash);
+  if (synced == db_synced_.end()) return;  // (never loaded: Load reads it all)
+  PlanChangeListener::Pending pending = listener_->Take(hash, synced->second);
+  bool read = pending.resync || pending.triggers;
+  for (const Hash128& key : pending.plans) read = read || !known_.contains(key);
+  if (!read) {
+    synced->second = pending.epoch;
+    return;
+  }
+  LoadedPlans loaded;
+  Status s = Status::Unavailable("the database is not read now");
+  if (!reads_failed_ && reader_ != nullptr && ReaderUp()) {
+    s = reader_->LoadPlansByFirstOp(environment_, hash, &loaded);
+    if (!s.ok()) OnReadFailure(s);
+  }
+  if (!s.ok()) {
+    // Asked again at a later segment (while reads pause, or never once they stopped).
+    if (!reads_failed_) listener_->Requeue(hash, std::move(pending));
+    return;
+  }
+  synced->second = pending.epoch;
+  const size_t added = AddStoredPlans(first, hash, loaded, add, &add_trigger);
+  loaded_by_notify_.fetch_add(added);
+  if (added > 0) {
+    LogFusion(LogLevel::kMedium, [&] {
+      return fmt::format(
+          "[store] loaded {} plan(s) for first-op 0x{:016x} that other hosts published", added,
+          hash);
+    });
+  }
 }
 
 size_t PersistentPlans::LoadShared(const OperationIr& first, uint64_t hash, const AddPlan& add,
@@ -320,7 +398,7 @@ void PersistentPlans::PublishShared(uint64_t hash, const Hash128& key,
         LogFusion(LogLevel::kBasic, [&] {
           return fmt::format(
               "[store] shared plan segment {} is full ({} bytes); new plans go "
-              "to sqlite only ([store] shm_bytes sets its size)",
+              "to the database only ([store] shm_bytes sets its size)",
               tier_->segment().name(), tier_->segment().size());
         });
       }
@@ -433,7 +511,7 @@ void PersistentPlans::SetTier(PlanId id, Tier tier) {
 
 void PersistentPlans::OnHit(PlanId id) {
   if (id < tier_of_plan_.size()) {
-    if (tier_of_plan_[id] == Tier::kSqlite) hits_from_sqlite_.fetch_add(1);
+    if (tier_of_plan_[id] == Tier::kDatabase) hits_from_db_.fetch_add(1);
     if (tier_of_plan_[id] == Tier::kShm) hits_from_shm_.fetch_add(1);
   }
   writer_->Hit(id);
@@ -479,6 +557,7 @@ void PersistentPlans::FlushForSync() {
 }
 
 void PersistentPlans::Close() {
+  listener_.reset();
   PublishPending();
   if (tier_ != nullptr) tier_->ReleaseAll();
   // Every connection closed: the last one to close in any process has SQLite remove the -wal
@@ -494,9 +573,10 @@ BackingCounters PersistentPlans::counters() const {
           .rows_quarantined = quarantined_.load(),
           .load_ns = load_ns_.load(),
           .plans_loaded_from_shm = loaded_from_shm_.load(),
+          .plans_loaded_on_notify = loaded_by_notify_.load(),
           .shm_publish_skipped = shm_skipped_.load(),
           .hits_from_shm = hits_from_shm_.load(),
-          .hits_from_sqlite = hits_from_sqlite_.load()};
+          .hits_from_db = hits_from_db_.load()};
 }
 
 }  // namespace ember

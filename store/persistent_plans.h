@@ -34,6 +34,7 @@
 #include "engine/stream/plan_backing.h"
 #include "store/codec/environment_fingerprint.h"
 #include "store/persistent_kernels.h"
+#include "store/plan_change_listener.h"
 #include "store/repository/plan_repository.h"
 #include "store/repository/plan_writer.h"
 #include "store/shm/shared_plan_tier.h"
@@ -100,6 +101,17 @@ class PersistentPlans final : public PlanBacking {
   // The segment was found inconsistent or unusable: reopen it (a bounded number of times),
   // else go on without it.
   void OnSharedFailure(const Status& status);
+  // The stored rows of `loaded` for `first` that the store lacks: added (and put in the shared
+  // tier); with add_trigger, the triggers of those it has are merged too. Returns how many
+  // plans were added.
+  size_t AddStoredPlans(const OperationIr& first, uint64_t hash, const LoadedPlans& loaded,
+                        const AddPlan& add, const AddTrigger* add_trigger);
+  // Reads `first`'s plans from the database again when the change feed says other hosts
+  // published something for it that the store lacks.
+  void RefreshFromDatabase(const OperationIr& first, uint64_t hash, const AddPlan& add,
+                           const AddTrigger& add_trigger);
+  // A read of the database failed with `s`: reads pause (a server out of reach) or stop.
+  void OnReadFailure(const Status& s);
   // Whether a single-flight claim lets this process explore `first` now (waiting for a
   // sibling's plan first when one holds the claim); loads that plan when it comes.
   size_t ClaimOrWait(const OperationIr& first, uint64_t hash, const AddPlan& add);
@@ -131,11 +143,17 @@ class PersistentPlans final : public PlanBacking {
   std::atomic<uint64_t> load_ns_{0};
   // Where each plan of the in-memory store came from (indexed by PlanId; plans this process
   // explored are kExplored), for the cache-hit counters by tier.
-  enum class Tier : uint8_t { kExplored, kShm, kSqlite };
+  enum class Tier : uint8_t { kExplored, kShm, kDatabase };
   std::vector<Tier> tier_of_plan_;
   void SetTier(PlanId id, Tier tier);
   std::atomic<uint64_t> hits_from_shm_{0};
-  std::atomic<uint64_t> hits_from_sqlite_{0};
+  std::atomic<uint64_t> hits_from_db_{0};
+
+  // What other hosts publish (null where the database cannot tell: SQLite), and per first op
+  // loaded, the listener's epoch of the last complete read of it.
+  std::unique_ptr<PlanChangeListener> listener_;
+  std::unordered_map<uint64_t, uint64_t> db_synced_;
+  std::atomic<uint64_t> loaded_by_notify_{0};
 
   // The shared-memory tier (null when off).
   std::unique_ptr<SharedPlanTier> tier_;

@@ -27,7 +27,7 @@ for scenario in transformer mlp; do
 import json, sys
 r = json.load(open(sys.argv[4]))
 keep = ["explorations", "cache_hits", "kernels_compiled", "compile_ms",
-        "kernels_loaded_from_sqlite", "kernels_loaded_from_shm", "kernels_rebuilt",
+        "kernels_loaded_from_db", "kernels_loaded_from_shm", "kernels_rebuilt",
         "engine_start_ms", "plan_load_ms", "time_to_first_result_ms", "total_ms",
         "steady_ms_per_step", "max_rel_error"]
 row = {"who": "ember", "scenario": sys.argv[1], "phase": sys.argv[2],

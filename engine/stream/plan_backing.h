@@ -21,14 +21,15 @@ namespace ember {
 
 // For ember::Stats.
 struct BackingCounters {
-  uint64_t plans_loaded = 0;           // plans that joined the store from durable storage
-  uint64_t plans_published = 0;        // new plans this process wrote
-  uint64_t rows_quarantined = 0;       // stored plans refused (bad checksum, decode, validation)
-  uint64_t load_ns = 0;                // wall time spent in Load (lookup, decode, validate, add)
-  uint64_t plans_loaded_from_shm = 0;  // of plans_loaded, those the shared-memory tier gave
-  uint64_t shm_publish_skipped = 0;    // plans the shared-memory tier could not take
-  uint64_t hits_from_shm = 0;          // cache hits on plans loaded from the shared tier
-  uint64_t hits_from_sqlite = 0;       // cache hits on plans loaded from SQLite
+  uint64_t plans_loaded = 0;            // plans that joined the store from durable storage
+  uint64_t plans_published = 0;         // new plans this process wrote
+  uint64_t rows_quarantined = 0;        // stored plans refused (bad checksum, decode, validation)
+  uint64_t load_ns = 0;                 // wall time spent in Load (lookup, decode, validate, add)
+  uint64_t plans_loaded_from_shm = 0;   // of plans_loaded, those the shared-memory tier gave
+  uint64_t plans_loaded_on_notify = 0;  // of plans_loaded, those read on a change feed's word
+  uint64_t shm_publish_skipped = 0;     // plans the shared-memory tier could not take
+  uint64_t hits_from_shm = 0;           // cache hits on plans loaded from the shared tier
+  uint64_t hits_from_db = 0;            // cache hits on plans loaded from SQLite
 };
 
 class PlanBacking {

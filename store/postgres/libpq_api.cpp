@@ -56,6 +56,10 @@ void LoadInto(Loaded& loaded) {
   Resolve(handle, "PQserverVersion", &a.serverVersion, &missing);
   Resolve(handle, "PQsetNoticeProcessor", &a.setNoticeProcessor, &missing);
   Resolve(handle, "PQlibVersion", &a.libVersion, &missing);
+  Resolve(handle, "PQsocket", &a.socket, &missing);
+  Resolve(handle, "PQconsumeInput", &a.consumeInput, &missing);
+  Resolve(handle, "PQnotifies", &a.notifies, &missing);
+  Resolve(handle, "PQfreemem", &a.freemem, &missing);
   if (!missing.empty()) {
     loaded.why = fmt::format("libpq lacks {} (too old a libpq)", missing);
     return;

@@ -32,6 +32,10 @@ struct LibPq {
   decltype(&::PQserverVersion) serverVersion;
   decltype(&::PQsetNoticeProcessor) setNoticeProcessor;
   decltype(&::PQlibVersion) libVersion;
+  decltype(&::PQsocket) socket;
+  decltype(&::PQconsumeInput) consumeInput;
+  decltype(&::PQnotifies) notifies;
+  decltype(&::PQfreemem) freemem;
 };
 
 // The loaded table, or nullptr with *why set (the candidates tried and dlopen's reasons).

@@ -213,6 +213,20 @@ Status Connection::ExecScript(std::string_view sql, std::string_view what) {
   return Check(api_->exec(conn_, text.c_str()), what, nullptr);
 }
 
+int Connection::socket() const { return api_->socket(conn_); }
+
+Status Connection::TakeNotifications(std::vector<Notification>* out) {
+  if (api_->consumeInput(conn_) == 0 || !healthy()) {
+    return Status::Unavailable(fmt::format("plan database {}: listening for changes failed: {}",
+                                           location_, Trimmed(api_->errorMessage(conn_))));
+  }
+  while (PGnotify* n = api_->notifies(conn_)) {
+    out->push_back({n->relname != nullptr ? n->relname : "", n->extra != nullptr ? n->extra : ""});
+    api_->freemem(n);
+  }
+  return Status::Ok();
+}
+
 Status Connection::Transaction(std::string_view what, const std::function<Status()>& body) {
   constexpr int kAttempts = 6;
   std::minstd_rand jitter(std::random_device{}());

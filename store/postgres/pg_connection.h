@@ -111,6 +111,17 @@ class Connection {
   // a short jittered sleep: bodies must be safe to run again (they reset their outputs).
   Status Transaction(std::string_view what, const std::function<Status()>& body);
 
+  // --- Notifications (LISTEN/NOTIFY) ---------------------------------------------------------
+  struct Notification {
+    std::string channel;
+    std::string payload;
+  };
+  // The socket to poll for readability before TakeNotifications (-1 when closed).
+  int socket() const;
+  // Reads what the server sent without waiting and appends the notifications received so far.
+  // Unavailable when the connection is lost.
+  Status TakeNotifications(std::vector<Notification>* out);
+
   // The SQLSTATE of the last failed statement ("" when none failed).
   const std::string& last_sqlstate() const { return last_sqlstate_; }
 

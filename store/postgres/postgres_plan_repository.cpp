@@ -1,6 +1,7 @@
 // PostgresPlanRepository: opening, environments, loading, hits and quarantine. Publication and
 // kernels are in postgres_plan_repository_writes.cpp, workloads in _workloads.cpp.
 #include "store/postgres/postgres_plan_repository.h"
+#include "store/postgres/pg_change_feed.h"
 
 #include <fmt/format.h>
 
@@ -49,6 +50,13 @@ Status PostgresPlanRepository::Reconnect() {
   std::unique_ptr<pg::Connection> fresh;
   if (Status s = pg::Connection::Open(uri_, &fresh); !s.ok()) return s;
   conn_ = std::move(fresh);
+  return Status::Ok();
+}
+
+Status PostgresPlanRepository::OpenChangeFeed(std::unique_ptr<PlanChangeFeed>* out) {
+  std::unique_ptr<PostgresChangeFeed> feed;
+  if (Status s = PostgresChangeFeed::Open(uri_, &feed); !s.ok()) return s;
+  *out = std::move(feed);
   return Status::Ok();
 }
 

@@ -10,7 +10,9 @@
 //   * the exploration budget: one conditional UPDATE (explorations < max_explorations), which
 //     PostgreSQL re-checks on the newest row version after any concurrent update, so the cap
 //     holds with any number of hosts;
-//   * a Publish batch is one transaction; serialization failures and deadlocks run it again.
+//   * a Publish batch is one transaction; serialization failures and deadlocks run it again;
+//   * every plan stored and every trigger appended NOTIFYs the other hosts in that same
+//     transaction (pg_change_feed.h), so they hear of it exactly when it commits.
 // Migrations run under a transaction-level advisory lock, so hosts that start together upgrade
 // once; a server whose recorded schema is newer than this binary's is read, never written.
 //
@@ -48,6 +50,8 @@ class PostgresPlanRepository final : public PlanRepository {
   }
   // A new connection to the same URI (the schema is already there: no migration).
   Status Reconnect() override;
+  // LISTEN/NOTIFY (pg_change_feed.h): every publication NOTIFYs at commit.
+  Status OpenChangeFeed(std::unique_ptr<PlanChangeFeed>* out) override;
   Status EnsureEnvironment(const EnvironmentFingerprint& fingerprint,
                            EnvironmentRowId* id) override;
   Status LoadPlansByFirstOp(EnvironmentRowId environment, uint64_t first_op_hash,
@@ -94,6 +98,9 @@ class PostgresPlanRepository final : public PlanRepository {
 
   Status Migrate(bool read_only);
   Status CheckWritable(std::string_view what) const;
+  // NOTIFYs a change (pg_change_feed.h) inside the caller's transaction; kind 'p' or 't'.
+  Status Notify(char kind, EnvironmentRowId environment, uint64_t first_op_hash,
+                const Hash128& plan_key);
   // One UPDATE of workload $1 (more parameters from `params`); NotFound when it has no row.
   Status UpdateWorkload(WorkloadRowId workload, std::string_view what, std::string_view sql,
                         pg::Params params);

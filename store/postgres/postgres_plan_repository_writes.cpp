@@ -5,6 +5,7 @@
 #include "engine/core/clock.h"
 #include "engine/core/log.h"
 #include "store/codec/row_checksum.h"
+#include "store/postgres/pg_change_feed.h"
 #include "store/postgres/postgres_plan_repository.h"
 #include "store/sqlite/column_encoding.h"
 
@@ -31,13 +32,17 @@ Status PostgresPlanRepository::WritePlanRow(EnvironmentRowId environment, const 
   };
   pg::Result inserted;
   // A concurrent insert of the same key makes this one wait for its commit, then do nothing.
-  if (Status s = conn_->Exec(
-          "INSERT INTO plans (environment_id, first_op_hash, plan_key, ops_blob, plan_blob, "
-          "checksum, ops_bytes, plan_bytes, num_ops, explore_ms, created, origin) "
-          "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) "
-          "ON CONFLICT (environment_id, plan_key) DO NOTHING RETURNING id",
-          columns(), "inserting a plan", &inserted);
-      !s.ok()) {
+  // The row inserted NOTIFYs the other hosts (delivered at commit) in the same round trip.
+  const std::string insert = fmt::format(
+      "WITH inserted AS ("
+      "INSERT INTO plans (environment_id, first_op_hash, plan_key, ops_blob, plan_blob, "
+      "checksum, ops_bytes, plan_bytes, num_ops, explore_ms, created, origin) "
+      "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) "
+      "ON CONFLICT (environment_id, plan_key) DO NOTHING "
+      "RETURNING id, environment_id, first_op_hash, plan_key) "
+      "SELECT id FROM inserted, LATERAL pg_notify('{}', {}) AS notified",
+      kPlanChannel, PlanChangePayloadSql('p', "environment_id", "first_op_hash", "plan_key"));
+  if (Status s = conn_->Exec(insert, columns(), "inserting a plan", &inserted); !s.ok()) {
     return s;
   }
   if (inserted.rows() == 1) {
@@ -67,6 +72,7 @@ Status PostgresPlanRepository::WritePlanRow(EnvironmentRowId environment, const 
         !s.ok()) {
       return s;
     }
+    if (Status s = Notify('p', environment, plan.first_op_hash, plan.plan_key); !s.ok()) return s;
     *result = {id, InsertOutcome::kReplacedQuarantined};
     return Status::Ok();
   }
@@ -82,8 +88,10 @@ Status PostgresPlanRepository::WriteTriggerRows(PlanRowId plan,
   // The plan's row lock orders the hosts that append to it: each reads the last position after
   // the one before it committed.
   pg::Result locked;
-  if (Status s = conn_->Exec("SELECT id FROM plans WHERE id = $1 FOR UPDATE",
-                             pg::Params().Int64(plan), "locking the plan's triggers", &locked);
+  if (Status s =
+          conn_->Exec("SELECT id, environment_id, first_op_hash, plan_key FROM plans WHERE id = $1 "
+                      "FOR UPDATE",
+                      pg::Params().Int64(plan), "locking the plan's triggers", &locked);
       !s.ok()) {
     return s;
   }
@@ -91,6 +99,7 @@ Status PostgresPlanRepository::WriteTriggerRows(PlanRowId plan,
     return Status::InvalidArgument(
         fmt::format("plan database {} has no plan {} to add triggers to", location(), plan));
   }
+  size_t appended = 0;
   for (const TriggerRow& trigger : triggers) {
     pg::Result r;
     if (Status s = conn_->Exec(
@@ -102,9 +111,24 @@ Status PostgresPlanRepository::WriteTriggerRows(PlanRowId plan,
         !s.ok()) {
       return s;
     }
-    *added += static_cast<size_t>(r.affected());
+    appended += static_cast<size_t>(r.affected());
   }
-  return Status::Ok();
+  *added += appended;
+  if (appended == 0) return Status::Ok();
+  const std::optional<Hash128> key = PlanKeyFromBytes(locked.Bytea(0, 3));
+  if (!key) return Status::Corruption(fmt::format("plan {} has a malformed key", plan));
+  return Notify('t', locked.Int64(0, 1), FromColumn(locked.Int64(0, 2)), *key);
+}
+
+Status PostgresPlanRepository::Notify(char kind, EnvironmentRowId environment,
+                                      uint64_t first_op_hash, const Hash128& plan_key) {
+  const std::string notify =
+      fmt::format("SELECT pg_notify('{}', {})", kPlanChannel,
+                  PlanChangePayloadSql(kind, "$1::bigint", "$2::bigint", "$3::bytea"));
+  return conn_->Exec(
+      notify,
+      pg::Params().Int64(environment).Int64(ToColumn(first_op_hash)).Bytea(PlanKeyBytes(plan_key)),
+      "announcing a change");
 }
 
 Status PostgresPlanRepository::WriteKernelRow(EnvironmentRowId environment, const NewKernel& kernel,

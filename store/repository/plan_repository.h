@@ -46,6 +46,7 @@
 #include "engine/core/status.h"
 #include "store/codec/environment_fingerprint.h"
 #include "store/database/open_options.h"
+#include "store/repository/plan_change_feed.h"
 #include "store/repository/plan_rows.h"
 
 namespace ember {
@@ -85,6 +86,15 @@ class PlanRepository {
   // After a transient failure: tries to reach the database again; OK once it can be used.
   virtual Status Reconnect() {
     return Status::Unavailable(location() + " cannot be reached again");
+  }
+
+  // A feed of the plans and triggers any connection commits from now on, on a connection of its
+  // own (plan_change_feed.h); *out stays null where the database cannot push changes (a SQLite
+  // file: the shared-memory tier tells a host's processes instead). Uses only the location, so
+  // it may be called from any thread.
+  virtual Status OpenChangeFeed(std::unique_ptr<PlanChangeFeed>* out) {
+    out->reset();
+    return Status::Ok();
   }
 
   // --- Environments ---------------------------------------------------------------------------

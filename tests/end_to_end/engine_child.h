@@ -54,10 +54,10 @@ inline Report Collect(const Child& child) {
 inline void ExpectWarmStart(const Report& cold, const Report& warm) {
   EXPECT_GT(cold.at("explorations"), 0);
   EXPECT_EQ(warm.at("explorations"), 0);
-  EXPECT_GT(warm.at("plans_loaded_from_sqlite"), 0);
+  EXPECT_GT(warm.at("plans_loaded_from_db"), 0);
   EXPECT_EQ(warm.at("plans_published"), 0);
   EXPECT_GT(warm.at("cache_hits"), 0);
-  EXPECT_EQ(warm.at("cache_hits_from_sqlite"), warm.at("cache_hits"));
+  EXPECT_EQ(warm.at("cache_hits_from_db"), warm.at("cache_hits"));
   EXPECT_EQ(warm.at("fused_executions"), cold.at("fused_executions"));
   EXPECT_EQ(warm.at("checksum"), cold.at("checksum"));
 }

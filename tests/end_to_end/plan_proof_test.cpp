@@ -112,7 +112,7 @@ TEST(PlanProof, EveryPlanTheEngineStoresIsProvenAndLoadsAgain) {
   UseDatabase(path);
   const std::vector<std::vector<uint32_t>> loaded = RunAll();
   const Stats warm = GetStats();
-  EXPECT_GT(warm.plans_loaded_from_sqlite, 0u);
+  EXPECT_GT(warm.plans_loaded_from_db, 0u);
   EXPECT_EQ(warm.rows_quarantined, 0u);
   EXPECT_EQ(warm.explorations, 0u);
   EXPECT_EQ(loaded, explored);

@@ -3,6 +3,11 @@
 // and the second starts warm from what the first found, with zero explorations.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "store/shm/shared_segment.h"
 #include "tests/common/postgres_server.h"
 #include "tests/end_to_end/engine_child.h"
 #include "tests/store/repository_backends.h"
@@ -60,6 +65,74 @@ TEST(PostgresFleet, EightHostsShareOneExplorationBudget) {
       conn->Exec("SELECT explorations FROM workloads WHERE name = 'fleet'", "reading", &r).ok());
   ASSERT_EQ(r.rows(), 1);
   EXPECT_EQ(r.Int64(0, 0), 4);
+}
+
+// The shared-memory tier in front of the server on each host: host B's first worker reads the
+// plans host A published from the server, and its second worker gets them from the segment
+// the first filled, without asking the server. (Two hosts on one machine: their URIs differ in
+// application_name, so their segments, named after the location, differ too.)
+TEST(PostgresFleet, EachHostsWorkersReadTheServerOnceBetweenThem) {
+  std::string why;
+  test::PostgresServer* server = test::SharedPostgres(&why);
+  if (server == nullptr) GTEST_SKIP() << "no PostgreSQL server: " << why;
+  const std::string uri = test::FreshPostgresDatabase(*server);
+  const std::string host_a = uri + "?application_name=host_a";
+  const std::string host_b = uri + "?application_name=host_b";
+  struct RemoveSegments {
+    std::vector<std::string> locations;
+    ~RemoveSegments() {
+      for (const std::string& location : locations) SharedSegment::RemoveAll(location);
+    }
+  } cleanup{{host_a, host_b}};
+  sqlite_test::TempDir dir;
+  auto env = [](const std::string& location) {
+    return std::vector<std::string>{"EMBER_PLAN_DB=" + location, "EMBER_TEST_WORKLOAD=seed",
+                                    "EMBER_SHM=on"};
+  };
+  const test::Report a = test::RunChild(dir.path().string(), env(host_a));
+  EXPECT_GT(a.at("plans_published"), 0);
+  const test::Report b1 = test::RunChild(dir.path().string(), env(host_b));
+  test::ExpectWarmStart(a, b1);
+  EXPECT_EQ(b1.at("plans_loaded_from_shm"), 0);
+  const test::Report b2 = test::RunChild(dir.path().string(), env(host_b));
+  EXPECT_EQ(b2.at("explorations"), 0);
+  EXPECT_EQ(b2.at("plans_loaded_from_db"), 0);
+  EXPECT_EQ(b2.at("plans_loaded_from_shm"), b1.at("plans_loaded_from_db"));
+  EXPECT_EQ(b2.at("cache_hits_from_shm"), b2.at("cache_hits"));
+  EXPECT_EQ(b2.at("checksum"), a.at("checksum"));
+}
+
+// A host that is already running hears of the plans another host publishes (LISTEN/NOTIFY):
+// host B has met every first op of the workload, has no plans and may not explore (its budget
+// is zero), so it runs unfused; host A then explores and publishes; B's next segments run A's
+// plans, read because the server announced them, without B exploring once.
+TEST(PostgresFleet, ARunningHostHearsOfPlansAnotherHostPublishes) {
+  std::string why;
+  test::PostgresServer* server = test::SharedPostgres(&why);
+  if (server == nullptr) GTEST_SKIP() << "no PostgreSQL server: " << why;
+  const std::string uri = test::FreshPostgresDatabase(*server);
+  sqlite_test::TempDir dir;
+  const std::string ready = dir.File("b-ready");
+  const test::Child b =
+      test::SpawnChild(dir.path().string(), {"EMBER_PLAN_DB=" + uri, "EMBER_TEST_WORKLOAD=seed",
+                                             "EMBER_WORKLOAD=listener", "EMBER_MAX_EXPLORATIONS=0",
+                                             "EMBER_TEST_READY=" + ready});
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!std::filesystem::exists(ready) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(std::filesystem::exists(ready)) << "host B never finished its first run";
+  const test::Report a = test::RunChild(
+      dir.path().string(),
+      {"EMBER_PLAN_DB=" + uri, "EMBER_TEST_WORKLOAD=seed", "EMBER_WORKLOAD=explorer"});
+  EXPECT_GT(a.at("plans_published"), 0);
+  const test::Report heard = test::Collect(b);
+  EXPECT_EQ(heard.at("explorations"), 0);
+  EXPECT_GT(heard.at("cache_hits_from_db"), 0);
+  EXPECT_GT(heard.at("plans_loaded_on_notify"), 0);
+  EXPECT_EQ(heard.at("plans_loaded_on_notify"), heard.at("plans_loaded_from_db"));
+  EXPECT_EQ(heard.at("plans_published"), 0);
+  EXPECT_EQ(heard.at("checksum"), a.at("checksum"));
 }
 
 }  // namespace

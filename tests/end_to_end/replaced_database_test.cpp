@@ -39,7 +39,7 @@ TEST(ReplacedDatabase, ARunLeavesNoLogBehindToBeReplayedOntoAnotherProgramsDatab
   fs::copy_file(dir.File("other.db"), path, fs::copy_options::overwrite_existing);
   const Report refused = RunChild(dir.path().string(), env);
   EXPECT_EQ(refused.at("checksum"), cold.at("checksum"));  // it ran, with in-memory plans
-  EXPECT_EQ(refused.at("plans_loaded_from_sqlite"), 0);
+  EXPECT_EQ(refused.at("plans_loaded_from_db"), 0);
   RawDb other(path);
   EXPECT_EQ(other.Int("SELECT x FROM t"), 42);
   EXPECT_EQ(other.Int("SELECT COUNT(*) FROM sqlite_master WHERE name = 'plans'"), 0);

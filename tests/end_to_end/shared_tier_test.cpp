@@ -68,7 +68,7 @@ TEST(SharedTier, ASiblingRunsOnPlansFromSharedMemoryWithoutReadingSqlite) {
   const double hits_after_a = db.Query("SELECT SUM(hits) FROM plans");
   const Report b = db.Run("many");
   EXPECT_EQ(b.at("explorations"), 0);
-  EXPECT_EQ(b.at("plans_loaded_from_sqlite"), 0);  // every first op was found in the segment
+  EXPECT_EQ(b.at("plans_loaded_from_db"), 0);  // every first op was found in the segment
   // Its writer bound the plans to their rows by key: its hits are counted there, and it added
   // no row.
   EXPECT_EQ(db.Query("SELECT SUM(hits) FROM plans"), hits_after_a + b.at("cache_hits"));
@@ -90,7 +90,7 @@ TEST(SharedTier, WithTheTierOffPlansComeFromSqlite) {
   const Report a = db.Run("many", {"EMBER_SHM=off"});
   const Report b = db.Run("many", {"EMBER_SHM=off"});
   EXPECT_EQ(b.at("plans_loaded_from_shm"), 0);
-  EXPECT_EQ(b.at("plans_loaded_from_sqlite"), a.at("plans"));
+  EXPECT_EQ(b.at("plans_loaded_from_db"), a.at("plans"));
   EXPECT_TRUE(SharedSegment::NamesFor(db.path).empty());
 }
 
@@ -139,8 +139,8 @@ TEST(SharedTier, AFullSegmentIsSkippedAndSqliteStillSharesThePlans) {
   // it is incomplete now: the next worker reads SQLite as well and explores nothing.
   const Report c = db.Run("many");
   EXPECT_EQ(c.at("explorations"), 0);
-  EXPECT_GT(c.at("plans_loaded_from_sqlite"), 0);
-  EXPECT_EQ(c.at("plans_loaded_from_sqlite") + c.at("plans_loaded_from_shm"), b.at("plans"));
+  EXPECT_GT(c.at("plans_loaded_from_db"), 0);
+  EXPECT_EQ(c.at("plans_loaded_from_db") + c.at("plans_loaded_from_shm"), b.at("plans"));
   EXPECT_EQ(c.at("checksum"), b.at("checksum"));
 }
 
@@ -152,7 +152,7 @@ TEST(SharedTier, InvalidatingMakesWorkersStartAFreshSegmentFromSqlite) {
   EXPECT_EQ(marked, 1u);
   const Report b = db.Run("many");
   EXPECT_EQ(b.at("explorations"), 0);
-  EXPECT_EQ(b.at("plans_loaded_from_sqlite"), a.at("plans"));
+  EXPECT_EQ(b.at("plans_loaded_from_db"), a.at("plans"));
   EXPECT_EQ(b.at("plans_loaded_from_shm"), 0);
 }
 
@@ -164,7 +164,7 @@ TEST(SharedTier, AStaleOrDamagedSegmentIsRecreatedAndTheWorkersCarryOn) {
   Poke<uint32_t>(file, offsetof(shm::SegmentHeader, layout_version), 0);
   const Report b = db.Run("many");
   EXPECT_EQ(b.at("explorations"), 0);
-  EXPECT_EQ(b.at("plans_loaded_from_sqlite"), a.at("plans"));  // the new segment was empty
+  EXPECT_EQ(b.at("plans_loaded_from_db"), a.at("plans"));  // the new segment was empty
   EXPECT_EQ(b.at("checksum"), a.at("checksum"));
   // b put what it read from SQLite into the new segment.
   const Report c = db.Run("many");
@@ -179,7 +179,7 @@ TEST(SharedTier, AStaleOrDamagedSegmentIsRecreatedAndTheWorkersCarryOn) {
   const Report d = db.Run("many");
   EXPECT_EQ(d.at("explorations"), 0);
   EXPECT_EQ(d.at("checksum"), a.at("checksum"));
-  EXPECT_EQ(d.at("plans_loaded_from_sqlite") + d.at("plans_loaded_from_shm"), a.at("plans"));
+  EXPECT_EQ(d.at("plans_loaded_from_db") + d.at("plans_loaded_from_shm"), a.at("plans"));
 }
 
 // Issue 13 §2: a second user who could write a 0666 segment changed one byte of a plan in it and
@@ -198,7 +198,7 @@ TEST(SharedTier, ASegmentOthersCouldWriteIsRefusedAndTheRunReadsSqlite) {
   ASSERT_EQ(forged, 0);
   const Report b = db.Run("many");
   EXPECT_EQ(b.at("plans_loaded_from_shm"), 0);
-  EXPECT_EQ(b.at("plans_loaded_from_sqlite"), a.at("plans"));
+  EXPECT_EQ(b.at("plans_loaded_from_db"), a.at("plans"));
   EXPECT_EQ(b.at("explorations"), 0);
   EXPECT_EQ(b.at("checksum"), a.at("checksum"));
   EXPECT_EQ(b.at("fused_executions"), a.at("fused_executions"));

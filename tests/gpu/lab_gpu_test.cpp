@@ -165,15 +165,15 @@ TEST(LabGpu, AWarmTransformerCompilesNothingAndMatchesTheColdRun) {
   const nlohmann::json cold = RunLabJson(dir, args);
   ExpectCorrect(cold);
   EXPECT_GT(cold["kernels_compiled"].get<int>(), 0);
-  EXPECT_EQ(cold["kernels_loaded_from_sqlite"].get<int>(), 0);
+  EXPECT_EQ(cold["kernels_loaded_from_db"].get<int>(), 0);
   const nlohmann::json warm = RunLabJson(dir, args);
   ExpectCorrect(warm);
   EXPECT_GT(cold["explorations"].get<int>(), 0);
   EXPECT_EQ(warm["explorations"].get<int>(), 0);
-  EXPECT_GT(warm["cache_hits_from_sqlite"].get<int>(), 0);
+  EXPECT_GT(warm["cache_hits_from_db"].get<int>(), 0);
   EXPECT_EQ(warm["kernels_compiled"].get<int>(), 0) << warm.dump(2);
   EXPECT_EQ(warm["kernels_rebuilt"].get<int>(), 0);
-  EXPECT_GT(warm["kernels_loaded_from_sqlite"].get<int>(), 0);
+  EXPECT_GT(warm["kernels_loaded_from_db"].get<int>(), 0);
   // The same kernels on the same inputs: the same error against the reference, bit for bit.
   EXPECT_EQ(warm["max_rel_error"], cold["max_rel_error"]);
   EXPECT_EQ(warm["fused_executions"], cold["fused_executions"]);
@@ -194,7 +194,7 @@ TEST(LabGpu, FourWorkersCompileEachKernelOnceBetweenThem) {
   for (const auto& w : r["workers"]) {
     ExpectCorrect(w);
     compiled += w["kernels_compiled"].get<int>();
-    loaded += w["kernels_loaded_from_shm"].get<int>() + w["kernels_loaded_from_sqlite"].get<int>();
+    loaded += w["kernels_loaded_from_shm"].get<int>() + w["kernels_loaded_from_db"].get<int>();
   }
   sqlite3* handle = nullptr;
   ASSERT_EQ(sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);

@@ -64,13 +64,12 @@ class Table {
 
 std::string Hits(const RunResult& r) {
   return Count(r.stats.cache_hits) + " (mem " + Count(r.MemoryHits()) + ", shm " +
-         Count(r.stats.cache_hits_from_shm) + ", sqlite " + Count(r.stats.cache_hits_from_sqlite) +
-         ")";
+         Count(r.stats.cache_hits_from_shm) + ", db " + Count(r.stats.cache_hits_from_db) + ")";
 }
 
 std::string Loaded(const RunResult& r) {
-  return Count(r.stats.plans_loaded_from_shm) + " shm, " + Count(r.stats.plans_loaded_from_sqlite) +
-         " sqlite";
+  return Count(r.stats.plans_loaded_from_shm) + " shm, " + Count(r.stats.plans_loaded_from_db) +
+         " db";
 }
 
 std::string Check(const RunResult& r, const Style& style) {
@@ -78,14 +77,14 @@ std::string Check(const RunResult& r, const Style& style) {
   return r.Passed() ? value + " " + style.Good("ok") : value + " " + style.Bad("FAIL");
 }
 
-// "12 (8 from shm, 4 from sqlite)", "0"; refused stored binaries, when any, after them.
+// "12 (8 from shm, 4 from db)", "0"; refused stored binaries, when any, after them.
 std::string KernelsLoaded(const RunResult& r) {
   const Stats& s = r.stats;
-  const uint64_t loaded = s.kernels_loaded_from_shm + s.kernels_loaded_from_sqlite;
+  const uint64_t loaded = s.kernels_loaded_from_shm + s.kernels_loaded_from_db;
   std::string text = Count(loaded);
   if (loaded > 0) {
     text += " (" + Count(s.kernels_loaded_from_shm) + " from shm, " +
-            Count(s.kernels_loaded_from_sqlite) + " from sqlite)";
+            Count(s.kernels_loaded_from_db) + " from db)";
   }
   if (s.kernels_rebuilt > 0) text += "; " + Count(s.kernels_rebuilt) + " rebuilt";
   return text;
@@ -232,7 +231,7 @@ void PrintWorkers(const std::vector<RunResult>& workers, const Style& style) {
                                 first.scenario + " on " + first.device)
                           .c_str());
   std::printf("  plans: %s   workload: %s\n\n", first.database.c_str(), first.workload.c_str());
-  Table table({"worker", "explored", "hits: mem", "shm", "sqlite", "loaded: shm", "sqlite",
+  Table table({"worker", "explored", "hits: mem", "shm", "db", "loaded: shm", "db",
                "kernels: compiled", "loaded", "first result", "total", "max error"});
   RunResult sum;
   double worst_error = 0;
@@ -240,20 +239,20 @@ void PrintWorkers(const std::vector<RunResult>& workers, const Style& style) {
   for (size_t i = 0; i < workers.size(); ++i) {
     const RunResult& w = workers[i];
     table.Add({std::to_string(i), Count(w.stats.explorations), Count(w.MemoryHits()),
-               Count(w.stats.cache_hits_from_shm), Count(w.stats.cache_hits_from_sqlite),
-               Count(w.stats.plans_loaded_from_shm), Count(w.stats.plans_loaded_from_sqlite),
+               Count(w.stats.cache_hits_from_shm), Count(w.stats.cache_hits_from_db),
+               Count(w.stats.plans_loaded_from_shm), Count(w.stats.plans_loaded_from_db),
                Count(w.stats.kernels_compiled),
-               Count(w.stats.kernels_loaded_from_shm + w.stats.kernels_loaded_from_sqlite),
+               Count(w.stats.kernels_loaded_from_shm + w.stats.kernels_loaded_from_db),
                FormatMs(w.time_to_first_result_ms), FormatMs(w.total_ms), Check(w, style)});
     sum.stats.explorations += w.stats.explorations;
     sum.stats.cache_hits += w.stats.cache_hits;
     sum.stats.cache_hits_from_shm += w.stats.cache_hits_from_shm;
-    sum.stats.cache_hits_from_sqlite += w.stats.cache_hits_from_sqlite;
+    sum.stats.cache_hits_from_db += w.stats.cache_hits_from_db;
     sum.stats.plans_loaded_from_shm += w.stats.plans_loaded_from_shm;
-    sum.stats.plans_loaded_from_sqlite += w.stats.plans_loaded_from_sqlite;
+    sum.stats.plans_loaded_from_db += w.stats.plans_loaded_from_db;
     sum.stats.kernels_compiled += w.stats.kernels_compiled;
     sum.stats.kernels_loaded_from_shm += w.stats.kernels_loaded_from_shm;
-    sum.stats.kernels_loaded_from_sqlite += w.stats.kernels_loaded_from_sqlite;
+    sum.stats.kernels_loaded_from_db += w.stats.kernels_loaded_from_db;
     sum.time_to_first_result_ms = std::max(sum.time_to_first_result_ms, w.time_to_first_result_ms);
     sum.total_ms = std::max(sum.total_ms, w.total_ms);
     worst_error = std::max(worst_error, w.max_rel_error);
@@ -262,10 +261,10 @@ void PrintWorkers(const std::vector<RunResult>& workers, const Style& style) {
   const std::string check =
       Format("%.2e", worst_error) + " " + (all_passed ? style.Good("ok") : style.Bad("FAIL"));
   table.Add({"all", Count(sum.stats.explorations), Count(sum.MemoryHits()),
-             Count(sum.stats.cache_hits_from_shm), Count(sum.stats.cache_hits_from_sqlite),
-             Count(sum.stats.plans_loaded_from_shm), Count(sum.stats.plans_loaded_from_sqlite),
+             Count(sum.stats.cache_hits_from_shm), Count(sum.stats.cache_hits_from_db),
+             Count(sum.stats.plans_loaded_from_shm), Count(sum.stats.plans_loaded_from_db),
              Count(sum.stats.kernels_compiled),
-             Count(sum.stats.kernels_loaded_from_shm + sum.stats.kernels_loaded_from_sqlite),
+             Count(sum.stats.kernels_loaded_from_shm + sum.stats.kernels_loaded_from_db),
              FormatMs(sum.time_to_first_result_ms), FormatMs(sum.total_ms), check});
   table.Print(style);
   std::printf("\n  \"all\": sums of the counts, the slowest worker's times, the worst error.\n");

@@ -47,10 +47,11 @@ nlohmann::json ToJson(const RunResult& r) {
           {"cache_hits", s.cache_hits},
           {"cache_hits_memory", r.MemoryHits()},
           {"cache_hits_from_shm", s.cache_hits_from_shm},
-          {"cache_hits_from_sqlite", s.cache_hits_from_sqlite},
+          {"cache_hits_from_db", s.cache_hits_from_db},
           {"plans", s.plans},
           {"plans_loaded_from_shm", s.plans_loaded_from_shm},
-          {"plans_loaded_from_sqlite", s.plans_loaded_from_sqlite},
+          {"plans_loaded_on_notify", s.plans_loaded_on_notify},
+          {"plans_loaded_from_db", s.plans_loaded_from_db},
           {"plans_published", s.plans_published},
           {"shm_publish_skipped", s.shm_publish_skipped},
           {"rows_quarantined", s.rows_quarantined},
@@ -60,7 +61,7 @@ nlohmann::json ToJson(const RunResult& r) {
           {"launches", s.launches},
           {"kernels_compiled", s.kernels_compiled},
           {"compile_ms", s.compile_ms},
-          {"kernels_loaded_from_sqlite", s.kernels_loaded_from_sqlite},
+          {"kernels_loaded_from_db", s.kernels_loaded_from_db},
           {"kernels_loaded_from_shm", s.kernels_loaded_from_shm},
           {"kernels_rebuilt", s.kernels_rebuilt},
           {"engine_start_ms", r.engine_start_ms},
@@ -86,10 +87,11 @@ RunResult RunResultFromJson(const nlohmann::json& j) {
   s.explorations = j.at("explorations").get<uint64_t>();
   s.cache_hits = j.at("cache_hits").get<uint64_t>();
   s.cache_hits_from_shm = j.at("cache_hits_from_shm").get<uint64_t>();
-  s.cache_hits_from_sqlite = j.at("cache_hits_from_sqlite").get<uint64_t>();
+  s.cache_hits_from_db = j.at("cache_hits_from_db").get<uint64_t>();
   s.plans = j.at("plans").get<uint64_t>();
   s.plans_loaded_from_shm = j.at("plans_loaded_from_shm").get<uint64_t>();
-  s.plans_loaded_from_sqlite = j.at("plans_loaded_from_sqlite").get<uint64_t>();
+  s.plans_loaded_on_notify = j.at("plans_loaded_on_notify").get<uint64_t>();
+  s.plans_loaded_from_db = j.at("plans_loaded_from_db").get<uint64_t>();
   s.plans_published = j.at("plans_published").get<uint64_t>();
   s.shm_publish_skipped = j.at("shm_publish_skipped").get<uint64_t>();
   s.rows_quarantined = j.at("rows_quarantined").get<uint64_t>();
@@ -99,7 +101,7 @@ RunResult RunResultFromJson(const nlohmann::json& j) {
   s.launches = j.at("launches").get<uint64_t>();
   s.kernels_compiled = j.at("kernels_compiled").get<uint64_t>();
   s.compile_ms = j.at("compile_ms").get<double>();
-  s.kernels_loaded_from_sqlite = j.at("kernels_loaded_from_sqlite").get<uint64_t>();
+  s.kernels_loaded_from_db = j.at("kernels_loaded_from_db").get<uint64_t>();
   s.kernels_loaded_from_shm = j.at("kernels_loaded_from_shm").get<uint64_t>();
   s.kernels_rebuilt = j.at("kernels_rebuilt").get<uint64_t>();
   r.engine_start_ms = j.at("engine_start_ms").get<double>();

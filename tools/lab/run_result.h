@@ -43,7 +43,7 @@ struct RunResult {
   std::vector<StepRow> step_rows;
 
   uint64_t MemoryHits() const {
-    return stats.cache_hits - stats.cache_hits_from_shm - stats.cache_hits_from_sqlite;
+    return stats.cache_hits - stats.cache_hits_from_shm - stats.cache_hits_from_db;
   }
   bool Passed() const { return max_rel_error <= tolerance; }
 };

@@ -100,8 +100,8 @@ TEST(EmberLab, TransformerSecondRunStartsWarm) {
   ExpectCorrect(warm);
   EXPECT_EQ(warm["explorations"].get<int>(), 0);
   EXPECT_GT(warm["cache_hits"].get<int>(), 0);
-  EXPECT_GT(warm["cache_hits_from_sqlite"].get<int>(), 0);
-  EXPECT_GT(warm["plans_loaded_from_sqlite"].get<int>(), 0);
+  EXPECT_GT(warm["cache_hits_from_db"].get<int>(), 0);
+  EXPECT_GT(warm["plans_loaded_from_db"].get<int>(), 0);
   EXPECT_EQ(warm["plans_published"].get<int>(), 0);
   EXPECT_EQ(warm["fused_executions"], cold["fused_executions"]);
 }
@@ -121,7 +121,7 @@ TEST(EmberLab, TransformerSecondRunStartsWarmFromSharedMemory) {
   EXPECT_GT(cold["explorations"].get<int>(), 0);
   EXPECT_EQ(warm["explorations"].get<int>(), 0);
   EXPECT_GT(warm["plans_loaded_from_shm"].get<int>(), 0);
-  EXPECT_EQ(warm["plans_loaded_from_sqlite"].get<int>(), 0);
+  EXPECT_EQ(warm["plans_loaded_from_db"].get<int>(), 0);
   EXPECT_EQ(warm["cache_hits_from_shm"], warm["cache_hits"]);
 }
 
@@ -138,7 +138,7 @@ TEST(EmberLab, DefaultRunsColdThenWarm) {
   ExpectCorrect(r["warm"]);
   EXPECT_GT(r["cold"]["explorations"].get<int>(), 0);
   EXPECT_EQ(r["warm"]["explorations"].get<int>(), 0);
-  EXPECT_GT(r["warm"]["cache_hits_from_sqlite"].get<int>(), 0);
+  EXPECT_GT(r["warm"]["cache_hits_from_db"].get<int>(), 0);
   EXPECT_GT(r["cold_warm_ratio"]["time_to_first_result"].get<double>(), 0.0);
   // The scratch database is gone.
   EXPECT_FALSE(std::filesystem::exists(dir.path() / ".ember" / r["database"].get<std::string>()));
@@ -172,7 +172,7 @@ TEST(EmberLab, DynamicHonoursTheCapAndPersistsItAcrossRuns) {
   const nlohmann::json second = RunLabJson(dir, args);
   ExpectCorrect(second);
   EXPECT_EQ(second["explorations"].get<int>(), 0);
-  EXPECT_GT(second["plans_loaded_from_sqlite"].get<int>(), 0);
+  EXPECT_GT(second["plans_loaded_from_db"].get<int>(), 0);
   // Another workload on the same database has its own budget.
   std::vector<std::string> other = args;
   other.insert(other.end(), {"--workload", "someone-else"});
@@ -189,16 +189,16 @@ TEST(EmberLab, WorkersShareOneDatabase) {
   std::set<int> workers;
   for (const auto& w : r["workers"]) {
     for (const char* key : {"explorations", "cache_hits", "plans_loaded_from_shm",
-                            "plans_loaded_from_sqlite", "time_to_first_result_ms"}) {
+                            "plans_loaded_from_db", "time_to_first_result_ms"}) {
       EXPECT_TRUE(w.contains(key)) << key;
     }
     ExpectCorrect(w);
     EXPECT_EQ(w["database"], dir.File("plans.db"));
     EXPECT_GE(w["cache_hits"].get<int>(),
-              w["cache_hits_from_shm"].get<int>() + w["cache_hits_from_sqlite"].get<int>());
+              w["cache_hits_from_shm"].get<int>() + w["cache_hits_from_db"].get<int>());
     EXPECT_EQ(w["cache_hits_memory"].get<int>(), w["cache_hits"].get<int>() -
                                                      w["cache_hits_from_shm"].get<int>() -
-                                                     w["cache_hits_from_sqlite"].get<int>());
+                                                     w["cache_hits_from_db"].get<int>());
     explorations += w["explorations"].get<int>();
     workers.insert(w["worker"].get<int>());
   }

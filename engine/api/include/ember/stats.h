@@ -16,18 +16,21 @@ struct Stats {
   uint64_t unfused_operations = 0;  // ops executed one by one (Init and Drop included)
   uint64_t launches = 0;            // kernels run: one per fused execution, one per unfused
                                     // op other than Init and Drop
-  // The plan database (zero when it is off):
-  uint64_t plans_loaded_from_sqlite = 0;  // stored plans that joined the in-memory store
-  uint64_t plans_published = 0;           // new plans this process wrote to it
-  uint64_t rows_quarantined = 0;          // stored plans refused as damaged or invalid
-  double plan_load_ms = 0;                // time in its lookups: read, decode, validate, add
+  // The plan database, a SQLite file or a PostgreSQL server (zero when it is off):
+  uint64_t plans_loaded_from_db = 0;  // stored plans that joined the in-memory store
+  // Of those, the plans other hosts published while this process ran, read because the
+  // server announced them (PostgreSQL's LISTEN/NOTIFY; always 0 on SQLite).
+  uint64_t plans_loaded_on_notify = 0;
+  uint64_t plans_published = 0;   // new plans this process wrote to it
+  uint64_t rows_quarantined = 0;  // stored plans refused as damaged or invalid
+  double plan_load_ms = 0;        // time in its lookups: read, decode, validate, add
   // The shared-memory tier between worker processes (zero when it or the database is off):
   uint64_t plans_loaded_from_shm = 0;  // plans that joined the in-memory store from the segment
   uint64_t shm_publish_skipped = 0;    // plans not put in the segment (full or unusable)
   // Cache hits by the tier the executed plan came from; the rest of cache_hits ran plans this
   // process found itself (the memory tier).
   uint64_t cache_hits_from_shm = 0;
-  uint64_t cache_hits_from_sqlite = 0;
+  uint64_t cache_hits_from_db = 0;
   // Generated kernels (zero on the CPU, which interprets fused traces): compiled by this
   // process, and the wall time spent compiling them. A steady state compiles nothing.
   uint64_t kernels_compiled = 0;
@@ -35,7 +38,7 @@ struct Stats {
   // Kernels loaded instead of compiled, by where the binary came from (a warm GPU start loads
   // every kernel and compiles none), and stored binaries that were refused (damaged, built for
   // another GPU, refused by the driver) and compiled again, replacing the stored copy.
-  uint64_t kernels_loaded_from_sqlite = 0;
+  uint64_t kernels_loaded_from_db = 0;
   uint64_t kernels_loaded_from_shm = 0;
   uint64_t kernels_rebuilt = 0;
 };
