@@ -89,10 +89,25 @@ Status FindEnvironment(pg::Connection& conn, const std::string& stable_id,
 
 }  // namespace
 
-Status PostgresPlanRepository::EnsureEnvironment(const EnvironmentFingerprint& fingerprint,
-                                                 EnvironmentRowId* id) {
-  const std::string stable_id = EnvironmentStableId(fingerprint);
-  const std::string description = CanonicalEnvironmentText(fingerprint);
+Status PostgresPlanRepository::ListEnvironments(std::vector<EnvironmentRow>* out) {
+  out->clear();
+  pg::Result r;
+  if (Status s = conn_->Exec("SELECT id, fingerprint, description FROM environments ORDER BY id",
+                             "listing environments", &r);
+      !s.ok()) {
+    return s;
+  }
+  for (int row = 0; row < r.rows(); ++row) {
+    out->push_back({r.Int64(row, 0), r.Text(row, 1), r.Text(row, 2)});
+  }
+  return r.CheckTypes();
+}
+
+Status PostgresPlanRepository::EnsureEnvironmentText(std::string_view stable_id_text,
+                                                     std::string_view description_text,
+                                                     EnvironmentRowId* id) {
+  const std::string stable_id(stable_id_text);
+  const std::string description(description_text);
   bool found = false;
   if (Status s = FindEnvironment(*conn_, stable_id, description, &found, id); !s.ok() || found) {
     return s;
@@ -122,23 +137,24 @@ Status PostgresPlanRepository::EnsureEnvironment(const EnvironmentFingerprint& f
   });
 }
 
-Status PostgresPlanRepository::LoadPlansByFirstOp(EnvironmentRowId environment,
-                                                  uint64_t first_op_hash, LoadedPlans* out) {
+Status PostgresPlanRepository::LoadPlans(EnvironmentRowId environment,
+                                         std::optional<uint64_t> first_op_hash, LoadedPlans* out) {
   std::vector<BadPlanRow> bad;
   // One statement for plans and triggers: a consistent snapshot without a transaction, and
   // one round trip per first op.
   Status s = [&]() -> Status {
     *out = LoadedPlans();
     pg::Result r;
-    if (Status q = conn_->Exec(
-            "SELECT p.id, p.plan_key, p.ops_blob, p.plan_blob, p.checksum, p.num_ops, p.origin, "
-            "t.kind, t.ops_blob FROM plans p LEFT JOIN triggers t ON t.plan_id = p.id "
-            "WHERE p.environment_id = $1 AND p.first_op_hash = $2 AND p.status = 'ok' "
-            "ORDER BY p.id, t.position",
-            pg::Params().Int64(environment).Int64(ToColumn(first_op_hash)), "loading plans", &r);
-        !q.ok()) {
-      return q;
-    }
+    pg::Params params;
+    params.Int64(environment);
+    if (first_op_hash.has_value()) params.Int64(ToColumn(*first_op_hash));
+    const std::string sql = fmt::format(
+        "SELECT p.id, p.plan_key, p.ops_blob, p.plan_blob, p.checksum, p.num_ops, p.origin, "
+        "t.kind, t.ops_blob, p.first_op_hash, p.explore_ms FROM plans p "
+        "LEFT JOIN triggers t ON t.plan_id = p.id "
+        "WHERE p.environment_id = $1 {}AND p.status = 'ok' ORDER BY p.id, t.position",
+        first_op_hash.has_value() ? "AND p.first_op_hash = $2 " : "");
+    if (Status q = conn_->Exec(sql, params, "loading plans", &r); !q.ok()) return q;
     PlanRowId current = -1;
     bool current_good = false;
     for (int row = 0; row < r.rows(); ++row) {
@@ -147,13 +163,14 @@ Status PostgresPlanRepository::LoadPlansByFirstOp(EnvironmentRowId environment,
         current = id;
         StoredPlan plan;
         plan.id = id;
-        plan.first_op_hash = first_op_hash;
         const std::optional<Hash128> key = PlanKeyFromBytes(r.Bytea(row, 1));
         plan.ops_blob = r.Bytea(row, 2);
         plan.plan_blob = r.Bytea(row, 3);
         plan.checksum = FromColumn(r.Int64(row, 4));
         plan.num_ops = static_cast<uint32_t>(r.Int64(row, 5));
         plan.origin = r.Text(row, 6);
+        plan.first_op_hash = FromColumn(r.Int64(row, 9));
+        plan.explore_ms = r.Double(row, 10);
         const uint64_t actual = PlanChecksum(plan.ops_blob, plan.plan_blob);
         current_good = false;
         if (!key.has_value()) {
@@ -175,6 +192,16 @@ Status PostgresPlanRepository::LoadPlansByFirstOp(EnvironmentRowId environment,
   }();
   if (!s.ok()) return s;
   ReportBadRows(bad, out);
+  return Status::Ok();
+}
+
+Status PostgresPlanRepository::LoadAllPlans(EnvironmentRowId environment, LoadedPlans* out) {
+  return LoadPlans(environment, std::nullopt, out);
+}
+
+Status PostgresPlanRepository::LoadPlansByFirstOp(EnvironmentRowId environment,
+                                                  uint64_t first_op_hash, LoadedPlans* out) {
+  if (Status s = LoadPlans(environment, first_op_hash, out); !s.ok()) return s;
   LogFusion(LogLevel::kMedium, [&] {
     return fmt::format("[store] loaded {} plan(s) for first-op {} from postgresql",
                        out->plans.size(), FormatHash(first_op_hash));

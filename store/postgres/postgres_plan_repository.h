@@ -20,6 +20,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -52,8 +53,10 @@ class PostgresPlanRepository final : public PlanRepository {
   Status Reconnect() override;
   // LISTEN/NOTIFY (pg_change_feed.h): every publication NOTIFYs at commit.
   Status OpenChangeFeed(std::unique_ptr<PlanChangeFeed>* out) override;
-  Status EnsureEnvironment(const EnvironmentFingerprint& fingerprint,
-                           EnvironmentRowId* id) override;
+  Status EnsureEnvironmentText(std::string_view stable_id, std::string_view description,
+                               EnvironmentRowId* id) override;
+  Status ListEnvironments(std::vector<EnvironmentRow>* out) override;
+  Status LoadAllPlans(EnvironmentRowId environment, LoadedPlans* out) override;
   Status LoadPlansByFirstOp(EnvironmentRowId environment, uint64_t first_op_hash,
                             LoadedPlans* out) override;
   Status FindPlanByKey(EnvironmentRowId environment, const Hash128& plan_key,
@@ -98,6 +101,9 @@ class PostgresPlanRepository final : public PlanRepository {
 
   Status Migrate(bool read_only);
   Status CheckWritable(std::string_view what) const;
+  // The 'ok' plans of `environment` (of one first-op hash, or all) with their triggers.
+  Status LoadPlans(EnvironmentRowId environment, std::optional<uint64_t> first_op_hash,
+                   LoadedPlans* out);
   // NOTIFYs a change (pg_change_feed.h) inside the caller's transaction; kind 'p' or 't'.
   Status Notify(char kind, EnvironmentRowId environment, uint64_t first_op_hash,
                 const Hash128& plan_key);

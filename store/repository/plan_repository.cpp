@@ -11,6 +11,12 @@
 
 namespace ember {
 
+Status PlanRepository::EnsureEnvironment(const EnvironmentFingerprint& fingerprint,
+                                         EnvironmentRowId* id) {
+  return EnsureEnvironmentText(EnvironmentStableId(fingerprint),
+                               CanonicalEnvironmentText(fingerprint), id);
+}
+
 Status PlanRepository::RecordHits(std::span<const PlanRowId> plans,
                                   std::optional<WorkloadRowId> workload) {
   std::map<PlanRowId, int64_t> counted;

@@ -42,6 +42,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "engine/core/status.h"
 #include "store/codec/environment_fingerprint.h"
@@ -101,14 +102,22 @@ class PlanRepository {
   // The row id of `fingerprint`'s environment, inserting it when new. NotFound on a read-only
   // database that does not know it; Corruption when the stored description of the same stable
   // id differs.
-  virtual Status EnsureEnvironment(const EnvironmentFingerprint& fingerprint,
-                                   EnvironmentRowId* id) = 0;
+  Status EnsureEnvironment(const EnvironmentFingerprint& fingerprint, EnvironmentRowId* id);
+  // The same by the environment's stable id and canonical text (EnvironmentStableId,
+  // CanonicalEnvironmentText), as another database stores them (`ember-plans copy`).
+  virtual Status EnsureEnvironmentText(std::string_view stable_id, std::string_view description,
+                                       EnvironmentRowId* id) = 0;
+  // Every environment, by id.
+  virtual Status ListEnvironments(std::vector<EnvironmentRow>* out) = 0;
 
   // --- Plans and triggers ---------------------------------------------------------------------
   // The 'ok' plans of `environment` whose first op hashes to `first_op_hash`, by id, each with
   // its triggers in order. An empty result is OK.
   virtual Status LoadPlansByFirstOp(EnvironmentRowId environment, uint64_t first_op_hash,
                                     LoadedPlans* out) = 0;
+  // Every 'ok' plan of `environment`, by id, each with its triggers (checksums verified as
+  // above): what `ember-plans copy` moves.
+  virtual Status LoadAllPlans(EnvironmentRowId environment, LoadedPlans* out) = 0;
   // The id of the plan of `environment` with this key (any status), or nullopt.
   virtual Status FindPlanByKey(EnvironmentRowId environment, const Hash128& plan_key,
                                std::optional<PlanRowId>* id) = 0;

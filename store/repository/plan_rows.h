@@ -38,6 +38,12 @@ struct NewPlan {
   std::string origin = "local";  // "local", "import:<file>", ...
 };
 
+struct EnvironmentRow {
+  EnvironmentRowId id = 0;
+  std::string stable_id;    // environments.fingerprint ("env-…")
+  std::string description;  // its canonical text
+};
+
 // A plan as loaded: only rows with status 'ok' whose checksum matched.
 struct StoredPlan {
   PlanRowId id = 0;
@@ -47,6 +53,7 @@ struct StoredPlan {
   Blob plan_blob;
   uint64_t checksum = 0;
   uint32_t num_ops = 0;
+  double explore_ms = 0;
   std::string origin;
   std::vector<TriggerRow> triggers;  // In append order (position 0, 1, ...).
 };

@@ -66,10 +66,30 @@ Status FindEnvironment(SqliteDatabase& db, const std::string& stable_id,
 
 }  // namespace
 
-Status SqlitePlanRepository::EnsureEnvironment(const EnvironmentFingerprint& fingerprint,
-                                               EnvironmentRowId* id) {
-  const std::string stable_id = EnvironmentStableId(fingerprint);
-  const std::string description = CanonicalEnvironmentText(fingerprint);
+Status SqlitePlanRepository::ListEnvironments(std::vector<EnvironmentRow>* out) {
+  out->clear();
+  return RunTransaction(db(), TransactionKind::kRead, "listing environments", [&]() -> Status {
+    out->clear();
+    SqliteStatement select;
+    if (Status s = db().Prepare("SELECT id, fingerprint, description FROM environments ORDER BY id",
+                                "listing environments", &select);
+        !s.ok()) {
+      return s;
+    }
+    for (;;) {
+      bool row = false;
+      if (Status s = select.Step(&row); !s.ok()) return s;
+      if (!row) return Status::Ok();
+      out->push_back({select.ColumnInt64(0), select.ColumnText(1), select.ColumnText(2)});
+    }
+  });
+}
+
+Status SqlitePlanRepository::EnsureEnvironmentText(std::string_view stable_id_text,
+                                                   std::string_view description_text,
+                                                   EnvironmentRowId* id) {
+  const std::string stable_id(stable_id_text);
+  const std::string description(description_text);
   bool found = false;
   Status s = RunWithBusyRetry(db(), "looking up the environment", [&] {
     return FindEnvironment(db(), stable_id, description, &found, id);

@@ -42,8 +42,10 @@ class SqlitePlanRepository final : public PlanRepository {
   std::string read_only_reason() const override;
   Status CheckBeforeWriting() override;
   Status Checkpoint() override;
-  Status EnsureEnvironment(const EnvironmentFingerprint& fingerprint,
-                           EnvironmentRowId* id) override;
+  Status EnsureEnvironmentText(std::string_view stable_id, std::string_view description,
+                               EnvironmentRowId* id) override;
+  Status ListEnvironments(std::vector<EnvironmentRow>* out) override;
+  Status LoadAllPlans(EnvironmentRowId environment, LoadedPlans* out) override;
   Status LoadPlansByFirstOp(EnvironmentRowId environment, uint64_t first_op_hash,
                             LoadedPlans* out) override;
   Status FindPlanByKey(EnvironmentRowId environment, const Hash128& plan_key,

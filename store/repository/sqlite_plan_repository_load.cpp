@@ -15,31 +15,40 @@ namespace ember {
 
 namespace {
 
-Status ReadPlans(SqliteDatabase& db, EnvironmentRowId environment, uint64_t first_op_hash,
-                 std::vector<StoredPlan>* plans, std::vector<BadPlanRow>* bad) {
+// The plans of `environment` (those of one first-op hash, or all) and their triggers.
+Status ReadPlans(SqliteDatabase& db, EnvironmentRowId environment,
+                 std::optional<uint64_t> first_op_hash, std::vector<StoredPlan>* plans,
+                 std::vector<BadPlanRow>* bad) {
   SqliteStatement select;
+  // Two statements rather than "?2 IS NULL OR …", so that the lookup keeps its index.
   if (Status s = db.Prepare(
-          "SELECT id, plan_key, ops_blob, plan_blob, checksum, num_ops, origin FROM plans "
-          "WHERE environment_id = ?1 AND first_op_hash = ?2 AND status = 'ok' ORDER BY id",
+          first_op_hash.has_value()
+              ? "SELECT id, plan_key, ops_blob, plan_blob, checksum, num_ops, origin, "
+                "first_op_hash, explore_ms FROM plans "
+                "WHERE environment_id = ?1 AND first_op_hash = ?2 AND status = 'ok' ORDER BY id"
+              : "SELECT id, plan_key, ops_blob, plan_blob, checksum, num_ops, origin, "
+                "first_op_hash, explore_ms FROM plans "
+                "WHERE environment_id = ?1 AND status = 'ok' ORDER BY id",
           "loading plans", &select);
       !s.ok()) {
     return s;
   }
   select.BindInt64(1, environment);
-  select.BindInt64(2, ToColumn(first_op_hash));
+  if (first_op_hash.has_value()) select.BindInt64(2, ToColumn(*first_op_hash));
   for (;;) {
     bool row = false;
     if (Status s = select.Step(&row); !s.ok()) return s;
     if (!row) break;
     StoredPlan plan;
     plan.id = select.ColumnInt64(0);
-    plan.first_op_hash = first_op_hash;
     const std::optional<Hash128> key = PlanKeyFromBytes(select.ColumnBlob(1));
     plan.ops_blob = select.ColumnBlob(2);
     plan.plan_blob = select.ColumnBlob(3);
     plan.checksum = FromColumn(select.ColumnInt64(4));
     plan.num_ops = static_cast<uint32_t>(select.ColumnInt64(5));
     plan.origin = select.ColumnText(6);
+    plan.first_op_hash = FromColumn(select.ColumnInt64(7));
+    plan.explore_ms = select.ColumnDouble(8);
     const uint64_t actual = PlanChecksum(plan.ops_blob, plan.plan_blob);
     if (!key.has_value()) {
       bad->push_back({plan.id, "plan_key is not 16 bytes"});
@@ -56,19 +65,23 @@ Status ReadPlans(SqliteDatabase& db, EnvironmentRowId environment, uint64_t firs
 }
 
 // Attaches each plan's triggers, in position order. `plans` is sorted by id.
-Status ReadTriggers(SqliteDatabase& db, EnvironmentRowId environment, uint64_t first_op_hash,
-                    std::vector<StoredPlan>* plans) {
+Status ReadTriggers(SqliteDatabase& db, EnvironmentRowId environment,
+                    std::optional<uint64_t> first_op_hash, std::vector<StoredPlan>* plans) {
   SqliteStatement select;
   if (Status s = db.Prepare(
-          "SELECT t.plan_id, t.kind, t.ops_blob FROM triggers t JOIN plans p ON p.id = t.plan_id "
-          "WHERE p.environment_id = ?1 AND p.first_op_hash = ?2 AND p.status = 'ok' "
-          "ORDER BY t.plan_id, t.position",
+          first_op_hash.has_value()
+              ? "SELECT t.plan_id, t.kind, t.ops_blob FROM triggers t JOIN plans p ON p.id = "
+                "t.plan_id WHERE p.environment_id = ?1 AND p.first_op_hash = ?2 AND p.status = "
+                "'ok' ORDER BY t.plan_id, t.position"
+              : "SELECT t.plan_id, t.kind, t.ops_blob FROM triggers t JOIN plans p ON p.id = "
+                "t.plan_id WHERE p.environment_id = ?1 AND p.status = 'ok' "
+                "ORDER BY t.plan_id, t.position",
           "loading triggers", &select);
       !s.ok()) {
     return s;
   }
   select.BindInt64(1, environment);
-  select.BindInt64(2, ToColumn(first_op_hash));
+  if (first_op_hash.has_value()) select.BindInt64(2, ToColumn(*first_op_hash));
   auto plan = plans->begin();
   for (;;) {
     bool row = false;
@@ -83,6 +96,21 @@ Status ReadTriggers(SqliteDatabase& db, EnvironmentRowId environment, uint64_t f
 }
 
 }  // namespace
+
+Status SqlitePlanRepository::LoadAllPlans(EnvironmentRowId environment, LoadedPlans* out) {
+  std::vector<BadPlanRow> bad;
+  Status s = RunTransaction(db(), TransactionKind::kRead, "loading plans", [&]() -> Status {
+    *out = LoadedPlans();
+    bad.clear();
+    if (Status r = ReadPlans(db(), environment, std::nullopt, &out->plans, &bad); !r.ok()) {
+      return r;
+    }
+    return ReadTriggers(db(), environment, std::nullopt, &out->plans);
+  });
+  if (!s.ok()) return s;
+  ReportBadRows(bad, out);
+  return Status::Ok();
+}
 
 Status SqlitePlanRepository::LoadPlansByFirstOp(EnvironmentRowId environment,
                                                 uint64_t first_op_hash, LoadedPlans* out) {

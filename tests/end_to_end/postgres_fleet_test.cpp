@@ -7,8 +7,11 @@
 #include <filesystem>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "store/shm/shared_segment.h"
 #include "tests/common/postgres_server.h"
+#include "tests/common/process.h"
 #include "tests/end_to_end/engine_child.h"
 #include "tests/store/repository_backends.h"
 #include "tests/store/sqlite_test_util.h"
@@ -100,6 +103,56 @@ TEST(PostgresFleet, EachHostsWorkersReadTheServerOnceBetweenThem) {
   EXPECT_EQ(b2.at("plans_loaded_from_shm"), b1.at("plans_loaded_from_db"));
   EXPECT_EQ(b2.at("cache_hits_from_shm"), b2.at("cache_hits"));
   EXPECT_EQ(b2.at("checksum"), a.at("checksum"));
+}
+
+// `ember-plans copy` both ways: a file's plans onto a server, where a new host starts warm
+// from them, and the server's back into a new file, where another starts warm too. A second
+// copy adds nothing.
+TEST(PostgresFleet, CopyBothWaysRoundTripsToAZeroExplorationStart) {
+  std::string why;
+  test::PostgresServer* server = test::SharedPostgres(&why);
+  if (server == nullptr) GTEST_SKIP() << "no PostgreSQL server: " << why;
+  const std::string uri = test::FreshPostgresDatabase(*server);
+  sqlite_test::TempDir dir;
+  const std::string file = dir.File("plans.db");
+  const std::string back = dir.File("back.db");
+  auto copy = [&](const std::string& from, const std::string& to) {
+    const std::string out = dir.File("copy.json");
+    const pid_t pid = test::Spawn(EMBER_PLANS_BINARY, {"--json", "copy", from, to},
+                                  {.out_file = out, .err_file = dir.File("copy.err")});
+    EXPECT_EQ(test::WaitChild(pid), 0) << test::ReadFile(dir.File("copy.err"));
+    return nlohmann::json::parse(test::ReadFile(out));
+  };
+  auto env = [](const std::string& db) {
+    return std::vector<std::string>{"EMBER_PLAN_DB=" + db, "EMBER_TEST_WORKLOAD=seed"};
+  };
+  const test::Report cold = test::RunChild(dir.path().string(), env(file));
+  const nlohmann::json up = copy(file, uri);
+  EXPECT_EQ(up["inserted"], cold.at("plans_published"));
+  EXPECT_EQ(up["refused"], 0);
+  EXPECT_EQ(up["environments"], 1);
+  test::ExpectWarmStart(cold, test::RunChild(dir.path().string(), env(uri)));
+
+  const nlohmann::json again = copy(file, uri);
+  EXPECT_EQ(again["inserted"], 0);
+  EXPECT_EQ(again["existing"], cold.at("plans_published"));
+
+  const nlohmann::json down = copy(uri, back);
+  EXPECT_EQ(down["inserted"], cold.at("plans_published"));
+  test::ExpectWarmStart(cold, test::RunChild(dir.path().string(), env(back)));
+}
+
+// The commands that read SQLite files only so far refuse a server clearly, pointing at copy,
+// and show no password.
+TEST(PostgresFleet, ReadCommandsOnAServerSayToCopyAndShowNoPassword) {
+  sqlite_test::TempDir dir;
+  const pid_t pid = test::Spawn(
+      EMBER_PLANS_BINARY, {"--db", "postgresql://ember:hunter2@127.0.0.1:1/plans", "stats"},
+      {.out_file = dir.File("out"), .err_file = dir.File("err")});
+  EXPECT_EQ(test::WaitChild(pid), 2);
+  const std::string err = test::ReadFile(dir.File("err"));
+  EXPECT_NE(err.find("ember-plans copy"), std::string::npos) << err;
+  EXPECT_EQ(err.find("hunter2"), std::string::npos) << err;
 }
 
 // A host that is already running hears of the plans another host publishes (LISTEN/NOTIFY):

@@ -48,6 +48,9 @@ int RunExport(const GlobalOptions& global, const std::string& file,
 // trust_kernels: import the bundle's compiled kernels too (Note [Bundle kernels are code]).
 int RunImport(const GlobalOptions& global, const std::string& file, bool trust_kernels);
 
+// copy: every checked plan of `from` into `to` (either a file or a postgresql:// URI).
+int RunCopy(const GlobalOptions& global, const std::string& from, const std::string& to);
+
 int RunMigrate(const GlobalOptions& global);
 int RunVacuum(const GlobalOptions& global);
 int RunQuarantineList(const GlobalOptions& global);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/core/config.h"
+#include "engine/core/plan_db_location.h"
 #include "tools/plans/plans_cli.h"
 
 namespace ember::plans {
@@ -32,9 +33,24 @@ Status DatabasePath(const GlobalOptions& global, std::string* path) {
   return DefaultDatabasePath(path);
 }
 
+namespace {
+
+// The commands other than copy read SQLite files only, so far: a server gets a clear refusal
+// that says what works, instead of a "file not found" for a URI.
+Status RefuseServer(const std::string& path) {
+  if (!IsPostgresUri(path)) return Status::Ok();
+  return Status::InvalidArgument(fmt::format(
+      "{} is a PostgreSQL server; this command reads SQLite files only so far. Copy the "
+      "server's plans into a file and read that: ember-plans copy '{}' plans.db",
+      RedactedUri(path), RedactedUri(path)));
+}
+
+}  // namespace
+
 Status OpenForReading(const GlobalOptions& global, std::unique_ptr<PlanDatabase>* out) {
   PlanDbOptions options;
   if (Status s = DatabasePath(global, &options.path); !s.ok()) return s;
+  if (Status s = RefuseServer(options.path); !s.ok()) return s;
   options.read_only = true;
   options.create = false;
   options.allow_shared_writable = global.allow_shared_writable;
@@ -45,6 +61,7 @@ Status OpenForWriting(const GlobalOptions& global, bool create,
                       std::unique_ptr<PlanDatabase>* out) {
   PlanDbOptions options;
   if (Status s = DatabasePath(global, &options.path); !s.ok()) return s;
+  if (Status s = RefuseServer(options.path); !s.ok()) return s;
   options.create = create;
   options.allow_shared_writable = global.allow_shared_writable;
   if (Status s = PlanDatabase::Open(options, out); !s.ok()) return s;

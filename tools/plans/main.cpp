@@ -46,6 +46,8 @@ struct CommandLine {
   std::optional<std::string> export_workload;
   std::string import_file;
   bool import_trust_kernels = false;
+  std::string copy_from;
+  std::string copy_to;
   ShmRemoveOptions shm_rm;
   int exit_code = kExitOk;
 };
@@ -166,6 +168,16 @@ use); its plans are always checked, proof included, and imported.
 Example: ember-plans --db fleet.db import warm.bundle)");
   OnRun(import_command, line,
         [&line] { return RunImport(line.global, line.import_file, line.import_trust_kernels); });
+
+  CLI::App* copy = app.add_subcommand(
+      "copy", "copy every plan between two databases: a file or a postgresql:// server each");
+  copy->add_option("from", line.copy_from, "the database to read (only read)")->required();
+  copy->add_option("to", line.copy_to, "the database to add to (created when missing)")->required();
+  copy->footer(R"(Plans, their triggers and environments are checked as the engine loads them and
+published into the target (existing plans win; triggers are merged); workloads, budgets, hit
+counts and compiled kernels stay behind. Passwords in a URI are never printed.
+Example: ember-plans copy .ember/plans.db postgresql://ember@db.internal/ember_plans)");
+  OnRun(copy, line, [&line] { return RunCopy(line.global, line.copy_from, line.copy_to); });
 }
 
 // migrate, vacuum, quarantine ls / clear.

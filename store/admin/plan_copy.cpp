@@ -1,0 +1,96 @@
+#include "store/admin/plan_copy.h"
+
+#include <fmt/format.h>
+
+#include "store/repository/plan_row_check.h"
+#include "store/sqlite/column_encoding.h"
+
+namespace ember {
+namespace {
+
+// The row as CheckPlanRecord reads it: derived columns from its contents, as they were stored.
+PlanRecord RecordOf(const StoredPlan& plan, EnvironmentRowId environment) {
+  PlanRecord record;
+  record.id = plan.id;
+  record.environment_id = environment;
+  record.first_op_hash = ToColumn(plan.first_op_hash);
+  record.plan_key = PlanKeyBytes(plan.plan_key);
+  record.ops_blob = plan.ops_blob;
+  record.plan_blob = plan.plan_blob;
+  record.checksum = ToColumn(plan.checksum);
+  record.ops_bytes = static_cast<int64_t>(plan.ops_blob.size());
+  record.plan_bytes = static_cast<int64_t>(plan.plan_blob.size());
+  record.num_ops = plan.num_ops;
+  record.explore_ms = plan.explore_ms;
+  record.origin = plan.origin;
+  record.triggers = plan.triggers;
+  return record;
+}
+
+}  // namespace
+
+Status CopyPlans(PlanRepository& source, PlanRepository& target, CopyResult* result) {
+  *result = CopyResult();
+  if (!target.writable()) {
+    return Status::Unavailable(fmt::format("plan database {} cannot be written: {}",
+                                           target.location(), target.read_only_reason()));
+  }
+  std::vector<EnvironmentRow> environments;
+  if (Status s = source.ListEnvironments(&environments); !s.ok()) return s;
+  for (const EnvironmentRow& environment : environments) {
+    LoadedPlans loaded;
+    if (Status s = source.LoadAllPlans(environment.id, &loaded); !s.ok()) return s;
+    if (loaded.quarantined > 0) {
+      // (The source, read-only, logged each; `ember-plans verify` there names them.)
+      result->refusals.push_back(
+          {fmt::format("{} plan(s) of {}", loaded.quarantined, environment.stable_id),
+           "key or checksum does not match the row"});
+      result->refused += static_cast<int64_t>(loaded.quarantined);
+    }
+    PublishBatch batch;
+    for (const StoredPlan& plan : loaded.plans) {
+      if (Status s = CheckPlanRecord(RecordOf(plan, environment.id), nullptr); !s.ok()) {
+        result->refusals.push_back(
+            {fmt::format("plan {} of {}", plan.id, environment.stable_id), s.message()});
+        ++result->refused;
+        continue;
+      }
+      PublishItem item;
+      item.plan = {.first_op_hash = plan.first_op_hash,
+                   .plan_key = plan.plan_key,
+                   .ops_blob = plan.ops_blob,
+                   .plan_blob = plan.plan_blob,
+                   .num_ops = plan.num_ops,
+                   .explore_ms = plan.explore_ms,
+                   .origin = plan.origin};
+      item.triggers = plan.triggers;
+      batch.plans.push_back(std::move(item));
+    }
+    if (batch.plans.empty()) continue;
+    if (Status s = target.EnsureEnvironmentText(environment.stable_id, environment.description,
+                                                &batch.environment_id);
+        !s.ok()) {
+      return s;
+    }
+    PublishResult published;
+    if (Status s = target.Publish(batch, &published); !s.ok()) return s;
+    ++result->environments;
+    result->triggers_added += published.triggers_added;
+    for (size_t i = 0; i < published.plans.size(); ++i) {
+      switch (published.plans[i].outcome) {
+        case InsertOutcome::kInserted:
+        case InsertOutcome::kReplacedQuarantined: ++result->inserted; break;
+        case InsertOutcome::kExisting: ++result->existing; break;
+        case InsertOutcome::kKeyCollision:
+          ++result->refused;
+          result->refusals.push_back(
+              {fmt::format("plan {} of {}", loaded.plans[i].id, environment.stable_id),
+               "another plan of the target has its key"});
+          break;
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace ember

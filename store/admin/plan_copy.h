@@ -1,0 +1,42 @@
+// Copying plans between two plan databases of any kind (`ember-plans copy SRC DST`): a SQLite
+// file onto a PostgreSQL server when a fleet outgrows one machine, or a server's plans into a
+// file to inspect them or carry them to a machine without the server.
+//
+// What moves is what a bundle carries (Note [Plans bundles], plan_bundle.h): every environment
+// that has plans, and every 'ok' plan with its triggers and exploration time, each checked as
+// the engine would load it (CheckPlanRecord) — a row that fails is refused and named, never
+// copied. Plans go in through Publish, under the rules of plan_repository.h: a plan the target
+// already has keeps its row and gains the source's triggers. Workloads, budgets, hit counts
+// and compiled kernels stay behind (they belong to the machines that earned them; the engine
+// compiles kernels again on first use). Each environment's plans commit in one transaction.
+//
+// Threading: one thread, each repository used by it alone.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/core/status.h"
+#include "store/repository/plan_repository.h"
+
+namespace ember {
+
+struct CopyRefusal {
+  std::string row;  // "plan 7 of env-…"
+  std::string reason;
+};
+
+struct CopyResult {
+  int64_t environments = 0;  // environments with at least one plan copied or found
+  int64_t inserted = 0;      // plans new to the target
+  int64_t existing = 0;      // plans the target had (their triggers merged)
+  int64_t refused = 0;       // failed a check, or collided with another plan's key
+  size_t triggers_added = 0;
+  std::vector<CopyRefusal> refusals;
+};
+
+// Copies from `source` (only read) into `target`, which must be writable.
+Status CopyPlans(PlanRepository& source, PlanRepository& target, CopyResult* result);
+
+}  // namespace ember
