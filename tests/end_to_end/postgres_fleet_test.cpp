@@ -146,9 +146,9 @@ TEST(PostgresFleet, CopyBothWaysRoundTripsToAZeroExplorationStart) {
 // and show no password.
 TEST(PostgresFleet, ReadCommandsOnAServerSayToCopyAndShowNoPassword) {
   sqlite_test::TempDir dir;
-  const pid_t pid = test::Spawn(
-      EMBER_PLANS_BINARY, {"--db", "postgresql://ember:hunter2@127.0.0.1:1/plans", "stats"},
-      {.out_file = dir.File("out"), .err_file = dir.File("err")});
+  const pid_t pid = test::Spawn(EMBER_PLANS_BINARY,
+                                {"--db", "postgresql://ember:hunter2@127.0.0.1:1/plans", "stats"},
+                                {.out_file = dir.File("out"), .err_file = dir.File("err")});
   EXPECT_EQ(test::WaitChild(pid), 2);
   const std::string err = test::ReadFile(dir.File("err"));
   EXPECT_NE(err.find("ember-plans copy"), std::string::npos) << err;

@@ -169,8 +169,8 @@ Example: ember-plans --db fleet.db import warm.bundle)");
   OnRun(import_command, line,
         [&line] { return RunImport(line.global, line.import_file, line.import_trust_kernels); });
 
-  CLI::App* copy = app.add_subcommand(
-      "copy", "copy every plan between two databases: a file or a postgresql:// server each");
+  CLI::App* copy =
+      app.add_subcommand("copy", "plans from one database to another (a file or a server each)");
   copy->add_option("from", line.copy_from, "the database to read (only read)")->required();
   copy->add_option("to", line.copy_to, "the database to add to (created when missing)")->required();
   copy->footer(R"(Plans, their triggers and environments are checked as the engine loads them and

@@ -185,7 +185,7 @@ TEST_F(PlansRead, HelpExplainsEveryCommand) {
   ASSERT_EQ(run.code, 0);
   for (const char* command :
        {"stats", "ls", "show", "dot", "workloads", "reset-explorations", "set-cap", "verify", "gc",
-        "export", "import", "migrate", "vacuum", "quarantine", "Examples:"}) {
+        "export", "import", "copy", "migrate", "vacuum", "quarantine", "Examples:"}) {
     EXPECT_NE(run.out.find(command), std::string::npos) << command;
   }
   EXPECT_TRUE(WideLines(run.out).empty()) << run.out;
