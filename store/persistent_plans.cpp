@@ -220,6 +220,13 @@ void PersistentPlans::OnReadFailure(const Status& s) {
   }
 }
 
+void PersistentPlans::AddOthersTriggers(PlanId id, ExecutionPlan& plan,
+                                        const AddTrigger& add_trigger) {
+  applying_shared_ = true;
+  for (ExecutionTrigger& trigger : plan.triggers) add_trigger(id, std::move(trigger));
+  applying_shared_ = false;
+}
+
 size_t PersistentPlans::AddStoredPlans(const OperationIr& first, uint64_t hash,
                                        const LoadedPlans& loaded, const AddPlan& add,
                                        const AddTrigger* add_trigger) {
@@ -242,13 +249,7 @@ size_t PersistentPlans::AddStoredPlans(const OperationIr& first, uint64_t hash,
     // refresh, it may have gained triggers another host appended (already stored: the
     // store's AddTrigger must not write them again).
     if (auto known = known_.find(row.plan_key); known != known_.end()) {
-      if (add_trigger != nullptr) {
-        applying_shared_ = true;
-        for (ExecutionTrigger& trigger : plan.triggers) {
-          (*add_trigger)(known->second, std::move(trigger));
-        }
-        applying_shared_ = false;
-      }
+      if (add_trigger != nullptr) AddOthersTriggers(known->second, plan, *add_trigger);
       continue;
     }
     if (tier_ != nullptr) PublishShared(hash, row.plan_key, plan);
@@ -338,13 +339,7 @@ size_t PersistentPlans::LoadShared(const OperationIr& first, uint64_t hash, cons
     if (!(plan.operations.front() == first) || PlanKey(plan.operations) != entry.key) continue;
     if (auto known = known_.find(entry.key); known != known_.end()) {
       // A newer version of a plan the store has: the triggers siblings added since.
-      if (add_trigger != nullptr) {
-        applying_shared_ = true;
-        for (ExecutionTrigger& trigger : plan.triggers) {
-          (*add_trigger)(known->second, std::move(trigger));
-        }
-        applying_shared_ = false;
-      }
+      if (add_trigger != nullptr) AddOthersTriggers(known->second, plan, *add_trigger);
       continue;
     }
     // The writer finds the row the finder wrote (binding it) or writes it, if the finder died

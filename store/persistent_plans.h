@@ -106,6 +106,9 @@ class PersistentPlans final : public PlanBacking {
   // plans were added.
   size_t AddStoredPlans(const OperationIr& first, uint64_t hash, const LoadedPlans& loaded,
                         const AddPlan& add, const AddTrigger* add_trigger);
+  // Merges the triggers of `plan`, another process's newer version of the store's plan `id`,
+  // into the store: they are stored already, so OnTriggerAdded does not write them again.
+  void AddOthersTriggers(PlanId id, ExecutionPlan& plan, const AddTrigger& add_trigger);
   // Reads `first`'s plans from the database again when the change feed says other hosts
   // published something for it that the store lacks.
   void RefreshFromDatabase(const OperationIr& first, uint64_t hash, const AddPlan& add,
