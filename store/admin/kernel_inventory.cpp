@@ -129,22 +129,18 @@ Status CountKernelsPerPlan(SqliteDatabase& db, std::map<PlanRowId, int64_t>* out
   });
 }
 
-Status ReadKernelsByArch(SqliteDatabase& db, std::vector<KernelArchCount>* out) {
+Status ReadKernelsByArch(SqlSession& sql, std::vector<KernelArchCount>* out) {
   out->clear();
-  SqliteStatement stmt;
-  if (Status s =
-          db.Prepare("SELECT arch, compiler_version, COUNT(*), COALESCE(SUM(length(binary)), 0) "
-                     "FROM kernels GROUP BY arch, compiler_version ORDER BY arch, compiler_version",
-                     "counting kernels by architecture", &stmt);
-      !s.ok()) {
-    return s;
-  }
-  return EachRow(stmt, [&] {
-    out->push_back({.arch = stmt.ColumnText(0),
-                    .compiler_version = stmt.ColumnText(1),
-                    .kernels = stmt.ColumnInt64(2),
-                    .bytes = stmt.ColumnInt64(3)});
-  });
+  return sql.Query(
+      "SELECT arch, compiler_version, COUNT(*), "
+      "CAST(COALESCE(SUM(length(\"binary\")), 0) AS BIGINT) FROM kernels "
+      "GROUP BY arch, compiler_version ORDER BY arch, compiler_version",
+      {}, "counting kernels by architecture", [&](const SqlRow& row) {
+        out->push_back({.arch = row.Text(0),
+                        .compiler_version = row.Text(1),
+                        .kernels = row.Int64(2),
+                        .bytes = row.Int64(3)});
+      });
 }
 
 std::string KernelLabel(const KernelRecord& kernel) {

@@ -21,6 +21,7 @@
 
 #include "engine/core/status.h"
 #include "store/repository/plan_rows.h"
+#include "store/repository/sql_session.h"
 #include "store/sqlite/sqlite_database.h"
 
 namespace ember {
@@ -70,7 +71,7 @@ struct KernelArchCount {
 };
 
 // Per (arch, compiler version), in that order. REQUIRES: inside a transaction of the caller's.
-Status ReadKernelsByArch(SqliteDatabase& db, std::vector<KernelArchCount>* out);
+Status ReadKernelsByArch(SqlSession& sql, std::vector<KernelArchCount>* out);
 
 // "kernel 3 (ember_fused_0, sm_90)": how tools and reports name a kernel row.
 std::string KernelLabel(const KernelRecord& kernel);

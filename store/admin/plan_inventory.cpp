@@ -7,6 +7,7 @@
 #include <map>
 #include <utility>
 
+#include "store/repository/sqlite_sql_session.h"
 #include "store/sqlite/sqlite_statement.h"
 #include "store/sqlite/sqlite_transaction.h"
 
@@ -27,13 +28,6 @@ Status ForEachRow(SqliteDatabase& db, std::string_view sql, std::string_view wha
     if (!has_row) return Status::Ok();
     row(stmt);
   }
-}
-
-Status QueryInt(SqliteDatabase& db, std::string_view sql, std::string_view what, int64_t* out) {
-  *out = 0;
-  return ForEachRow(db, sql, what, [&](SqliteStatement& stmt) {
-    *out = stmt.ColumnIsNull(0) ? 0 : stmt.ColumnInt64(0);
-  });
 }
 
 constexpr std::string_view kPlanColumns =
@@ -112,16 +106,15 @@ Status SelectPlans(SqliteDatabase& db, const PlanFilter& filter, std::optional<P
 
 }  // namespace
 
-Status ReadSummary(SqliteDatabase& db, int schema_version, DatabaseSummary* out) {
-  return RunTransaction(db, TransactionKind::kRead, "summarizing the database", [&]() -> Status {
+Status ReadSummary(SqlSession& sql, int schema_version, DatabaseSummary* out) {
+  return sql.ReadTransaction("summarizing the database", [&]() -> Status {
     *out = DatabaseSummary();
     out->schema_version = schema_version;
     struct Query {
       std::string_view sql;
       int64_t* into;
     };
-    int64_t page_count = 0;
-    int64_t page_size = 0;
+    // SUMs are cast: PostgreSQL sums BIGINTs as NUMERIC (sql_session.h).
     const Query queries[] = {
         {"SELECT COUNT(*) FROM plans", &out->plans},
         {"SELECT COUNT(*) FROM plans WHERE status = 'quarantined'", &out->quarantined},
@@ -129,44 +122,44 @@ Status ReadSummary(SqliteDatabase& db, int schema_version, DatabaseSummary* out)
         {"SELECT COUNT(*) FROM workloads", &out->workloads},
         {"SELECT COUNT(*) FROM environments", &out->environments},
         {"SELECT COUNT(*) FROM kernels", &out->kernels},
-        {"SELECT SUM(ops_bytes + plan_bytes) FROM plans", &out->plan_bytes},
-        {"SELECT SUM(length(binary)) FROM kernels", &out->kernel_bytes},
-        {"SELECT SUM(hits) FROM plans", &out->plan_hits},
-        {"SELECT SUM(hits) FROM workloads", &out->workload_hits},
-        {"SELECT SUM(misses) FROM workloads", &out->workload_misses},
-        {"SELECT SUM(unfused_runs) FROM workloads", &out->unfused_runs},
-        {"SELECT SUM(explorations) FROM workloads", &out->explorations},
-        {"PRAGMA page_count", &page_count},
-        {"PRAGMA page_size", &page_size},
+        {"SELECT CAST(SUM(ops_bytes + plan_bytes) AS BIGINT) FROM plans", &out->plan_bytes},
+        {"SELECT CAST(SUM(length(\"binary\")) AS BIGINT) FROM kernels", &out->kernel_bytes},
+        {"SELECT CAST(SUM(hits) AS BIGINT) FROM plans", &out->plan_hits},
+        {"SELECT CAST(SUM(hits) AS BIGINT) FROM workloads", &out->workload_hits},
+        {"SELECT CAST(SUM(misses) AS BIGINT) FROM workloads", &out->workload_misses},
+        {"SELECT CAST(SUM(unfused_runs) AS BIGINT) FROM workloads", &out->unfused_runs},
+        {"SELECT CAST(SUM(explorations) AS BIGINT) FROM workloads", &out->explorations},
     };
     for (const Query& q : queries) {
-      if (Status s = QueryInt(db, q.sql, "summarizing the database", q.into); !s.ok()) return s;
+      if (Status s = QueryInt64(sql, q.sql, {}, "summarizing the database", q.into); !s.ok()) {
+        return s;
+      }
     }
-    out->file_bytes = page_count * page_size;
-    return ReadKernelsByArch(db, &out->kernels_by_arch);
+    if (Status s = sql.StoredBytes(&out->file_bytes); !s.ok()) return s;
+    return ReadKernelsByArch(sql, &out->kernels_by_arch);
   });
 }
 
-Status ListEnvironments(SqliteDatabase& db, std::vector<EnvironmentRecord>* out) {
-  return RunTransaction(db, TransactionKind::kRead, "listing environments", [&] {
+Status ListEnvironments(SqlSession& sql, std::vector<EnvironmentRecord>* out) {
+  return sql.ReadTransaction("listing environments", [&] {
     out->clear();
-    return ForEachRow(db,
-                      "SELECT e.id, e.fingerprint, e.description, e.created, "
-                      "(SELECT COUNT(*) FROM plans p WHERE p.environment_id = e.id) "
-                      "FROM environments e ORDER BY e.id",
-                      "listing environments", [&](SqliteStatement& stmt) {
-                        out->push_back({.id = stmt.ColumnInt64(0),
-                                        .fingerprint = stmt.ColumnText(1),
-                                        .description = stmt.ColumnText(2),
-                                        .created = stmt.ColumnInt64(3),
-                                        .plans = stmt.ColumnInt64(4)});
-                      });
+    return sql.Query(
+        "SELECT e.id, e.fingerprint, e.description, e.created, "
+        "(SELECT COUNT(*) FROM plans p WHERE p.environment_id = e.id) "
+        "FROM environments e ORDER BY e.id",
+        {}, "listing environments", [&](const SqlRow& row) {
+          out->push_back({.id = row.Int64(0),
+                          .fingerprint = row.Text(1),
+                          .description = row.Text(2),
+                          .created = row.Int64(3),
+                          .plans = row.Int64(4)});
+        });
   });
 }
 
-Status ResolveEnvironment(SqliteDatabase& db, std::string_view selector, EnvironmentRowId* out) {
+Status ResolveEnvironment(SqlSession& sql, std::string_view selector, EnvironmentRowId* out) {
   std::vector<EnvironmentRecord> all;
-  if (Status s = ListEnvironments(db, &all); !s.ok()) return s;
+  if (Status s = ListEnvironments(sql, &all); !s.ok()) return s;
   const bool numeric =
       !selector.empty() &&
       std::all_of(selector.begin(), selector.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -190,7 +183,7 @@ Status ResolveEnvironment(SqliteDatabase& db, std::string_view selector, Environ
   return Status::NotFound(
       fmt::format("plan database {} has no environment '{}' (give a row id "
                   "or a stable id prefix, e.g. env-1a2b)",
-                  db.path(), selector));
+                  sql.location(), selector));
 }
 
 Status ListPlans(SqliteDatabase& db, const PlanFilter& filter, std::vector<PlanRecord>* out) {
@@ -210,38 +203,45 @@ Status ReadPlan(SqliteDatabase& db, PlanRowId id, PlanRecord* out) {
   return Status::Ok();
 }
 
-Status ListWorkloads(SqliteDatabase& db, std::optional<EnvironmentRowId> environment,
+Status ListWorkloads(SqlSession& sql, std::optional<EnvironmentRowId> environment,
                      std::vector<WorkloadRecord>* out) {
-  return RunTransaction(db, TransactionKind::kRead, "listing workloads", [&] {
+  std::vector<SqlValue> args;
+  if (environment.has_value()) args.emplace_back(int64_t{*environment});
+  return sql.ReadTransaction("listing workloads", [&] {
     out->clear();
-    return ForEachRow(
-        db,
+    return sql.Query(
         fmt::format("SELECT w.id, w.environment_id, w.name, w.explorations, w.max_explorations, "
                     "w.hits, w.misses, w.unfused_runs, w.last_seen, COALESCE(e.fingerprint, ''), "
                     "(SELECT COUNT(*) FROM plan_usage u WHERE u.workload_id = w.id) "
                     "FROM workloads w LEFT JOIN environments e ON e.id = w.environment_id {} "
                     "ORDER BY w.name, w.environment_id",
                     environment.has_value() ? "WHERE w.environment_id = ?1" : ""),
-        "listing workloads",
-        [&](SqliteStatement& stmt) {
+        args, "listing workloads", [&](const SqlRow& row) {
           WorkloadRecord r;
-          r.row.id = stmt.ColumnInt64(0);
-          r.row.environment_id = stmt.ColumnInt64(1);
-          r.row.name = stmt.ColumnText(2);
-          r.row.explorations = stmt.ColumnInt64(3);
-          if (!stmt.ColumnIsNull(4)) r.row.max_explorations = stmt.ColumnInt64(4);
-          r.row.hits = stmt.ColumnInt64(5);
-          r.row.misses = stmt.ColumnInt64(6);
-          r.row.unfused_runs = stmt.ColumnInt64(7);
-          r.row.last_seen = stmt.ColumnInt64(8);
-          r.environment = stmt.ColumnText(9);
-          r.plans_used = stmt.ColumnInt64(10);
+          r.row.id = row.Int64(0);
+          r.row.environment_id = row.Int64(1);
+          r.row.name = row.Text(2);
+          r.row.explorations = row.Int64(3);
+          if (!row.IsNull(4)) r.row.max_explorations = row.Int64(4);
+          r.row.hits = row.Int64(5);
+          r.row.misses = row.Int64(6);
+          r.row.unfused_runs = row.Int64(7);
+          r.row.last_seen = row.Int64(8);
+          r.environment = row.Text(9);
+          r.plans_used = row.Int64(10);
           out->push_back(std::move(r));
-        },
-        [&](SqliteStatement& stmt) {
-          if (environment.has_value()) stmt.BindInt64(1, *environment);
         });
   });
+}
+
+Status ListEnvironments(SqliteDatabase& db, std::vector<EnvironmentRecord>* out) {
+  SqliteSqlSession sql(db);
+  return ListEnvironments(sql, out);
+}
+
+Status ResolveEnvironment(SqliteDatabase& db, std::string_view selector, EnvironmentRowId* out) {
+  SqliteSqlSession sql(db);
+  return ResolveEnvironment(sql, selector, out);
 }
 
 }  // namespace ember

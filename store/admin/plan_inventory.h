@@ -35,7 +35,7 @@ struct DatabaseSummary {
   int64_t kernels = 0;
   int64_t plan_bytes = 0;    // SUM(ops_bytes + plan_bytes) over every plan
   int64_t kernel_bytes = 0;  // SUM(length(binary))
-  int64_t file_bytes = 0;    // page_count × page_size (the main file, without its WAL)
+  int64_t file_bytes = 0;    // SqlSession::StoredBytes: the file without its WAL, or the tables
   int64_t plan_hits = 0;     // SUM(plans.hits)
   int64_t workload_hits = 0;
   int64_t workload_misses = 0;
@@ -44,13 +44,18 @@ struct DatabaseSummary {
   std::vector<KernelArchCount> kernels_by_arch;  // per (arch, compiler version)
 };
 
-Status ReadSummary(SqliteDatabase& db, int schema_version, DatabaseSummary* out);
+// On either database (sql_session.h): a SQLite file or a PostgreSQL server.
+Status ReadSummary(SqlSession& sql, int schema_version, DatabaseSummary* out);
 
+// On either database (sql_session.h); the SqliteDatabase forms are for the callers that still
+// read SQLite only (they run the same queries through a SqliteSqlSession).
+Status ListEnvironments(SqlSession& sql, std::vector<EnvironmentRecord>* out);
 Status ListEnvironments(SqliteDatabase& db, std::vector<EnvironmentRecord>* out);
 
 // The ids of the environments `selector` names: a row id ("3"), a full stable id, or a unique
 // prefix of one ("env-1a2b"). NotFound when none matches, InvalidArgument when a prefix is
 // ambiguous.
+Status ResolveEnvironment(SqlSession& sql, std::string_view selector, EnvironmentRowId* out);
 Status ResolveEnvironment(SqliteDatabase& db, std::string_view selector, EnvironmentRowId* out);
 
 struct PlanFilter {
@@ -68,8 +73,8 @@ Status ListPlans(SqliteDatabase& db, const PlanFilter& filter, std::vector<PlanR
 // The plan with row id `id`, whatever its status. NotFound when there is none.
 Status ReadPlan(SqliteDatabase& db, PlanRowId id, PlanRecord* out);
 
-// Workloads by name, then environment id; `environment` narrows to one.
-Status ListWorkloads(SqliteDatabase& db, std::optional<EnvironmentRowId> environment,
+// Workloads by name, then environment id; `environment` narrows to one. On either database.
+Status ListWorkloads(SqlSession& sql, std::optional<EnvironmentRowId> environment,
                      std::vector<WorkloadRecord>* out);
 
 }  // namespace ember

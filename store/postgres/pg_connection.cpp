@@ -64,6 +64,8 @@ Params& Params::Bytea(std::span<const uint8_t> value) {
   return Add(kBytea, std::string(reinterpret_cast<const char*>(value.data()), value.size()), 1);
 }
 Params& Params::NullInt64() { return Add(kInt8, std::string(), 1, true); }
+// Type 0: the server infers it from where the parameter stands.
+Params& Params::Null() { return Add(0, std::string(), 1, true); }
 
 // --- Result ----------------------------------------------------------------------------------
 

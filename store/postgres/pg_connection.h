@@ -41,6 +41,8 @@ class Params {
   Params& Text(std::string_view value);
   Params& Bytea(std::span<const uint8_t> value);
   Params& NullInt64();
+  // NULL of whatever type the statement gives the parameter.
+  Params& Null();
 
   int size() const { return static_cast<int>(types_.size()); }
 

@@ -50,6 +50,7 @@ Status PostgresPlanRepository::Reconnect() {
   std::unique_ptr<pg::Connection> fresh;
   if (Status s = pg::Connection::Open(uri_, &fresh); !s.ok()) return s;
   conn_ = std::move(fresh);
+  sql_ = std::make_unique<PgSqlSession>(*conn_);
   return Status::Ok();
 }
 

@@ -25,6 +25,7 @@
 #include <string>
 
 #include "store/postgres/pg_connection.h"
+#include "store/postgres/pg_sql_session.h"
 #include "store/repository/plan_repository.h"
 
 namespace ember {
@@ -37,7 +38,8 @@ class PostgresPlanRepository final : public PlanRepository {
 
   // The connection, for tests and tools.
   pg::Connection& connection() { return *conn_; }
-  int schema_version() const { return schema_version_; }
+  int schema_version() const override { return schema_version_; }
+  SqlSession& sql() override { return *sql_; }
 
   std::string_view backend() const override { return "postgresql"; }
   const std::string& location() const override { return conn_->location(); }
@@ -84,7 +86,6 @@ class PostgresPlanRepository final : public PlanRepository {
                    bool* added = nullptr) override;
   Status GetKernel(EnvironmentRowId environment, const KernelKey& key, StoredKernel* out) override;
 
- protected:
   Status WritePlanRow(EnvironmentRowId environment, const NewPlan& plan, int64_t now,
                       InsertResult* result) override;
   Status WriteTriggerRows(PlanRowId plan, std::span<const TriggerRow> triggers,
@@ -97,7 +98,9 @@ class PostgresPlanRepository final : public PlanRepository {
 
  private:
   PostgresPlanRepository(std::unique_ptr<pg::Connection> conn, std::string uri)
-      : conn_(std::move(conn)), uri_(std::move(uri)) {}
+      : conn_(std::move(conn)),
+        sql_(std::make_unique<PgSqlSession>(*conn_)),
+        uri_(std::move(uri)) {}
 
   Status Migrate(bool read_only);
   Status CheckWritable(std::string_view what) const;
@@ -111,6 +114,7 @@ class PostgresPlanRepository final : public PlanRepository {
   Status UpdateWorkload(WorkloadRowId workload, std::string_view what, std::string_view sql,
                         pg::Params params);
   std::unique_ptr<pg::Connection> conn_;
+  std::unique_ptr<PgSqlSession> sql_;  // on conn_, replaced with it
   std::string uri_;  // as configured, password included: for Reconnect only, never shown
   std::string read_only_reason_;
   int schema_version_ = 0;

@@ -49,6 +49,7 @@
 #include "store/database/open_options.h"
 #include "store/repository/plan_change_feed.h"
 #include "store/repository/plan_rows.h"
+#include "store/repository/sql_session.h"
 
 namespace ember {
 
@@ -69,6 +70,11 @@ class PlanRepository {
   virtual bool writable() const = 0;
   // Why the database is read-only ("" when writable).
   virtual std::string read_only_reason() const = 0;
+  // The newest schema migration recorded in the database (after this open's migrations).
+  virtual int schema_version() const = 0;
+  // Plain SQL on this repository's connection, for the maintenance code and the tools
+  // (sql_session.h, store/admin/); the engine never uses it. Valid until the next Reconnect.
+  virtual SqlSession& sql() = 0;
 
   // --- Upkeep the background writer asks for (PlanWriter) -------------------------------------
   // Before a batch of writes: an error when writing now would store nothing anyone reads (a
@@ -179,11 +185,10 @@ class PlanRepository {
     publish_hook_ = std::move(hook);
   }
 
- protected:
-  PlanRepository() = default;
-
+  // --- Row writes ----------------------------------------------------------------------------
   // The row writes a publication is made of, each inside the caller's write transaction (the
-  // rules of the header comment hold for each).
+  // rules of the header comment hold for each). Publish uses them; so does a bundle import,
+  // which runs them inside sql().WriteTransaction.
   virtual Status WritePlanRow(EnvironmentRowId environment, const NewPlan& plan, int64_t now,
                               InsertResult* result) = 0;
   // REQUIRES: the plan exists (InvalidArgument otherwise). *added counts the new rows.
@@ -194,6 +199,10 @@ class PlanRepository {
                                 bool* added) = 0;
   virtual Status WriteKernelLink(EnvironmentRowId environment, const KernelKey& key, PlanRowId plan,
                                  bool* linked) = 0;
+
+ protected:
+  PlanRepository() = default;
+
   // A whole batch with those: the body of every implementation's Publish transaction.
   Status WriteBatch(const PublishBatch& batch, int64_t now, PublishResult* result);
 

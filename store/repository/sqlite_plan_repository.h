@@ -23,6 +23,7 @@
 #include "engine/core/status.h"
 #include "store/database/plan_database.h"
 #include "store/repository/plan_repository.h"
+#include "store/repository/sqlite_sql_session.h"
 
 namespace ember {
 
@@ -40,6 +41,8 @@ class SqlitePlanRepository final : public PlanRepository {
   const std::string& location() const override;
   bool writable() const override;
   std::string read_only_reason() const override;
+  int schema_version() const override { return database_->schema_version(); }
+  SqlSession& sql() override { return sql_; }
   Status CheckBeforeWriting() override;
   Status Checkpoint() override;
   Status EnsureEnvironmentText(std::string_view stable_id, std::string_view description,
@@ -73,7 +76,6 @@ class SqlitePlanRepository final : public PlanRepository {
                    bool* added = nullptr) override;
   Status GetKernel(EnvironmentRowId environment, const KernelKey& key, StoredKernel* out) override;
 
- protected:
   Status WritePlanRow(EnvironmentRowId environment, const NewPlan& plan, int64_t now,
                       InsertResult* result) override;
   Status WriteTriggerRows(PlanRowId plan, std::span<const TriggerRow> triggers,
@@ -86,7 +88,7 @@ class SqlitePlanRepository final : public PlanRepository {
 
  private:
   explicit SqlitePlanRepository(std::unique_ptr<PlanDatabase> database)
-      : database_(std::move(database)) {}
+      : database_(std::move(database)), sql_(database_->sqlite()) {}
 
   SqliteDatabase& db() { return database_->sqlite(); }
   Status UpdateWorkload(WorkloadRowId workload, std::string_view what, std::string_view sql,
@@ -100,6 +102,7 @@ class SqlitePlanRepository final : public PlanRepository {
                         const std::function<Status(bool* found)>& find, std::string_view row);
 
   std::unique_ptr<PlanDatabase> database_;
+  SqliteSqlSession sql_;
 };
 
 }  // namespace ember

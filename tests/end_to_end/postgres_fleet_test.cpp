@@ -133,6 +133,24 @@ TEST(PostgresFleet, CopyBothWaysRoundTripsToAZeroExplorationStart) {
   EXPECT_EQ(up["environments"], 1);
   test::ExpectWarmStart(cold, test::RunChild(dir.path().string(), env(uri)));
 
+  // `stats` reads the server as it reads the file: the same counts on both sides of the copy.
+  auto stats = [&](const std::string& db) {
+    const std::string out = dir.File("stats.json");
+    const pid_t pid = test::Spawn(EMBER_PLANS_BINARY, {"--json", "--db", db, "stats"},
+                                  {.out_file = out, .err_file = dir.File("stats.err")});
+    EXPECT_EQ(test::WaitChild(pid), 0) << test::ReadFile(dir.File("stats.err"));
+    return nlohmann::json::parse(test::ReadFile(out));
+  };
+  const nlohmann::json on_file = stats(file);
+  const nlohmann::json on_server = stats(uri);
+  EXPECT_EQ(on_server["backend"], "postgresql");
+  EXPECT_EQ(on_file["backend"], "sqlite");
+  for (const char* key : {"plans", "triggers", "environments", "plan_bytes", "quarantined"}) {
+    EXPECT_EQ(on_server[key], on_file[key]) << key;
+  }
+  EXPECT_EQ(on_server["plans"], cold.at("plans_published"));
+  EXPECT_GT(on_server["file_bytes"], 0);
+
   const nlohmann::json again = copy(file, uri);
   EXPECT_EQ(again["inserted"], 0);
   EXPECT_EQ(again["existing"], cold.at("plans_published"));
@@ -142,16 +160,64 @@ TEST(PostgresFleet, CopyBothWaysRoundTripsToAZeroExplorationStart) {
   test::ExpectWarmStart(cold, test::RunChild(dir.path().string(), env(back)));
 }
 
-// The commands that read SQLite files only so far refuse a server clearly, pointing at copy,
-// and show no password.
+// The exploration ledger on the server through ember-plans: `workloads` lists what a host
+// spent, `set-cap` stops every host exploring, `reset-explorations` gives the budget back.
+TEST(PostgresFleet, WorkloadCommandsReadAndChangeTheFleetsLedger) {
+  std::string why;
+  test::PostgresServer* server = test::SharedPostgres(&why);
+  if (server == nullptr) GTEST_SKIP() << "no PostgreSQL server: " << why;
+  const std::string uri = test::FreshPostgresDatabase(*server);
+  sqlite_test::TempDir dir;
+  auto plans = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--json", "--db", uri});
+    const std::string out = dir.File("plans.out");
+    const pid_t pid =
+        test::Spawn(EMBER_PLANS_BINARY, args, {.out_file = out, .err_file = dir.File("plans.err")});
+    EXPECT_EQ(test::WaitChild(pid), 0) << test::ReadFile(dir.File("plans.err"));
+    return test::ReadFile(out);
+  };
+  auto ledger = [&] {
+    const nlohmann::json rows = nlohmann::json::parse(plans({"workloads"}));
+    for (const nlohmann::json& row : rows) {
+      if (row["name"] == "fleetjob") return row;
+    }
+    ADD_FAILURE() << "no workload fleetjob in " << rows.dump();
+    return nlohmann::json::object();
+  };
+  const test::Report first = test::RunChild(
+      dir.path().string(),
+      {"EMBER_PLAN_DB=" + uri, "EMBER_TEST_WORKLOAD=seed", "EMBER_WORKLOAD=fleetjob"});
+  ASSERT_GT(first.at("explorations"), 0);
+  nlohmann::json row = ledger();
+  EXPECT_EQ(row["explorations"], first.at("explorations"));
+  EXPECT_TRUE(row["max_explorations"].is_null());
+
+  plans({"set-cap", "fleetjob", "0"});
+  row = ledger();
+  EXPECT_EQ(row["max_explorations"], 0);
+  EXPECT_EQ(row["exhausted"], true);
+
+  plans({"reset-explorations", "fleetjob"});
+  EXPECT_EQ(ledger()["explorations"], 0);
+}
+
+// The commands that read SQLite files only so far refuse a server clearly, pointing at copy;
+// stats, which reads servers, says the server cannot be reached. Neither shows the password.
 TEST(PostgresFleet, ReadCommandsOnAServerSayToCopyAndShowNoPassword) {
   sqlite_test::TempDir dir;
-  const pid_t pid = test::Spawn(EMBER_PLANS_BINARY,
-                                {"--db", "postgresql://ember:hunter2@127.0.0.1:1/plans", "stats"},
-                                {.out_file = dir.File("out"), .err_file = dir.File("err")});
+  const std::string uri = "postgresql://ember:hunter2@127.0.0.1:1/plans";
+  pid_t pid = test::Spawn(EMBER_PLANS_BINARY, {"--db", uri, "ls"},
+                          {.out_file = dir.File("out"), .err_file = dir.File("err")});
   EXPECT_EQ(test::WaitChild(pid), 2);
-  const std::string err = test::ReadFile(dir.File("err"));
+  std::string err = test::ReadFile(dir.File("err"));
   EXPECT_NE(err.find("ember-plans copy"), std::string::npos) << err;
+  EXPECT_EQ(err.find("hunter2"), std::string::npos) << err;
+
+  pid = test::Spawn(EMBER_PLANS_BINARY, {"--db", uri, "stats"},
+                    {.out_file = dir.File("out"), .err_file = dir.File("err")});
+  EXPECT_NE(test::WaitChild(pid), 0);
+  err = test::ReadFile(dir.File("err"));
+  EXPECT_NE(err.find("127.0.0.1"), std::string::npos) << err;
   EXPECT_EQ(err.find("hunter2"), std::string::npos) << err;
 }
 

@@ -35,8 +35,8 @@ Status DatabasePath(const GlobalOptions& global, std::string* path) {
 
 namespace {
 
-// The commands other than copy read SQLite files only, so far: a server gets a clear refusal
-// that says what works, instead of a "file not found" for a URI.
+// The commands that open with OpenForReading or OpenForWriting read SQLite files only, so far: a
+// server gets a clear refusal that says what works, instead of a "file not found" for a URI.
 Status RefuseServer(const std::string& path) {
   if (!IsPostgresUri(path)) return Status::Ok();
   return Status::InvalidArgument(fmt::format(
@@ -55,6 +55,15 @@ Status OpenForReading(const GlobalOptions& global, std::unique_ptr<PlanDatabase>
   options.create = false;
   options.allow_shared_writable = global.allow_shared_writable;
   return PlanDatabase::Open(options, out);
+}
+
+Status OpenRepositoryForReading(const GlobalOptions& global, std::unique_ptr<PlanRepository>* out) {
+  PlanDbOptions options;
+  if (Status s = DatabasePath(global, &options.path); !s.ok()) return s;
+  options.read_only = true;
+  options.create = false;
+  options.allow_shared_writable = global.allow_shared_writable;
+  return PlanRepository::Open(options, out);
 }
 
 Status OpenForWriting(const GlobalOptions& global, bool create,

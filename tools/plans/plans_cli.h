@@ -15,6 +15,7 @@
 
 #include "engine/core/status.h"
 #include "store/database/plan_database.h"
+#include "store/repository/plan_repository.h"
 
 namespace ember::plans {
 
@@ -43,6 +44,10 @@ Status OpenForReading(const GlobalOptions& global, std::unique_ptr<PlanDatabase>
 // Opens the database for writing; it must exist (create: create it when missing), and is
 // migrated to this binary's schema like the engine does.
 Status OpenForWriting(const GlobalOptions& global, bool create, std::unique_ptr<PlanDatabase>* out);
+// Opens the database read-only behind the repository interface: a SQLite file as
+// OpenForReading does, or a PostgreSQL server (a postgresql:// URI) without migrating it. The
+// commands that run on both use it (their SQL goes through PlanRepository::sql()).
+Status OpenRepositoryForReading(const GlobalOptions& global, std::unique_ptr<PlanRepository>* out);
 
 // Prints "ember-plans: <message>" on stderr (and, with --json, a {"error": ...} object on
 // stdout) and returns the exit code for `status`: kExitUnusable for a file that cannot be

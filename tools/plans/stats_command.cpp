@@ -14,10 +14,12 @@
 namespace ember::plans {
 
 int RunStats(const GlobalOptions& global) {
-  std::unique_ptr<PlanDatabase> db;
-  if (Status s = OpenForReading(global, &db); !s.ok()) return ReportOpenFailure(global, s);
+  std::unique_ptr<PlanRepository> db;
+  if (Status s = OpenRepositoryForReading(global, &db); !s.ok()) {
+    return ReportOpenFailure(global, s);
+  }
   DatabaseSummary sum;
-  if (Status s = ReadSummary(db->sqlite(), db->schema_version(), &sum); !s.ok()) {
+  if (Status s = ReadSummary(db->sql(), db->schema_version(), &sum); !s.ok()) {
     return ReportFailure(s);
   }
   if (global.json) {
@@ -29,7 +31,8 @@ int RunStats(const GlobalOptions& global) {
                          {"bytes", k.bytes}});
     }
     const nlohmann::ordered_json out = {
-        {"path", db->path()},
+        {"path", db->location()},
+        {"backend", db->backend()},
         {"schema_version", sum.schema_version},
         {"binary_schema_version", LatestSchemaVersion()},
         {"plans", sum.plans},
@@ -53,7 +56,7 @@ int RunStats(const GlobalOptions& global) {
   }
   TextTable table({{"", false}, {"value", true}, {"", false, true, 10}});
   auto count = [](int64_t n) { return std::to_string(n); };
-  table.AddRow({"database", "", {db->path()}});
+  table.AddRow({"database", "", {db->location()}});
   table.AddRow({"schema version", count(sum.schema_version),
                 fmt::format("this binary: {}", LatestSchemaVersion())});
   table.AddRow({"plans", count(sum.plans), FormatBytes(sum.plan_bytes)});
@@ -69,7 +72,8 @@ int RunStats(const GlobalOptions& global) {
   table.AddRow(
       {"workload hits", count(sum.workload_hits),
        fmt::format("{} miss(es), {} unfused run(s)", sum.workload_misses, sum.unfused_runs)});
-  table.AddRow({"file size", count(sum.file_bytes), FormatBytes(sum.file_bytes)});
+  table.AddRow({db->backend() == "sqlite" ? "file size" : "table size", count(sum.file_bytes),
+                FormatBytes(sum.file_bytes)});
   std::cout << table.Render();
   if (sum.kernels_by_arch.empty()) return kExitOk;
   TextTable kernels(

@@ -9,7 +9,7 @@
 
 #include "engine/core/clock.h"
 #include "store/admin/plan_inventory.h"
-#include "store/repository/sqlite_plan_repository.h"
+#include "store/repository/plan_repository.h"
 #include "tools/plans/commands.h"
 #include "tools/plans/human_units.h"
 #include "tools/plans/text_table.h"
@@ -19,7 +19,7 @@ namespace ember::plans {
 namespace {
 
 // The workload rows named `name` (one per environment), narrowed by `environment`.
-Status FindWorkloads(SqliteDatabase& db, const std::string& name,
+Status FindWorkloads(SqlSession& db, const std::string& name,
                      const std::optional<std::string>& environment,
                      std::vector<WorkloadRecord>* out) {
   std::optional<EnvironmentRowId> env;
@@ -35,7 +35,8 @@ Status FindWorkloads(SqliteDatabase& db, const std::string& name,
     if (w.row.name == name) out->push_back(std::move(w));
   }
   if (out->empty()) {
-    return Status::NotFound(fmt::format("plan database {} has no workload '{}'{}", db.path(), name,
+    return Status::NotFound(fmt::format("plan database {} has no workload '{}'{}", db.location(),
+                                        name,
                                         environment.has_value() ? " in that environment" : ""));
   }
   return Status::Ok();
@@ -47,14 +48,15 @@ int ChangeWorkloads(const GlobalOptions& global, const std::string& name,
                     const std::function<Status(PlanRepository&, WorkloadRowId)>& change) {
   std::string path;
   if (Status s = DatabasePath(global, &path); !s.ok()) return ReportOpenFailure(global, s);
-  std::unique_ptr<SqlitePlanRepository> repo;
+  std::unique_ptr<PlanRepository> repo;
   PlanDbOptions options{
       .path = path, .create = false, .allow_shared_writable = global.allow_shared_writable};
-  if (Status s = SqlitePlanRepository::Open(options, &repo); !s.ok()) {
+  // A file or a server: the workload's counter is one row either way, changed atomically.
+  if (Status s = PlanRepository::Open(options, &repo); !s.ok()) {
     return ReportOpenFailure(global, s);
   }
   std::vector<WorkloadRecord> rows;
-  if (Status s = FindWorkloads(repo->database().sqlite(), name, environment, &rows); !s.ok()) {
+  if (Status s = FindWorkloads(repo->sql(), name, environment, &rows); !s.ok()) {
     return ReportFailure(s);
   }
   for (const WorkloadRecord& w : rows) {
@@ -68,18 +70,20 @@ int ChangeWorkloads(const GlobalOptions& global, const std::string& name,
 }  // namespace
 
 int RunWorkloads(const GlobalOptions& global, const std::optional<std::string>& environment) {
-  std::unique_ptr<PlanDatabase> db;
-  if (Status s = OpenForReading(global, &db); !s.ok()) return ReportOpenFailure(global, s);
+  std::unique_ptr<PlanRepository> db;
+  if (Status s = OpenRepositoryForReading(global, &db); !s.ok()) {
+    return ReportOpenFailure(global, s);
+  }
   std::optional<EnvironmentRowId> env;
   if (environment.has_value()) {
     EnvironmentRowId id = 0;
-    if (Status s = ResolveEnvironment(db->sqlite(), *environment, &id); !s.ok()) {
+    if (Status s = ResolveEnvironment(db->sql(), *environment, &id); !s.ok()) {
       return ReportFailure(s);
     }
     env = id;
   }
   std::vector<WorkloadRecord> rows;
-  if (Status s = ListWorkloads(db->sqlite(), env, &rows); !s.ok()) return ReportFailure(s);
+  if (Status s = ListWorkloads(db->sql(), env, &rows); !s.ok()) return ReportFailure(s);
   if (global.json) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const WorkloadRecord& w : rows) {
