@@ -6,8 +6,7 @@
 #include <string_view>
 #include <utility>
 
-#include "store/sqlite/sqlite_statement.h"
-#include "store/sqlite/sqlite_transaction.h"
+#include "store/repository/sqlite_sql_session.h"
 
 namespace ember {
 
@@ -21,15 +20,19 @@ struct KernelSchema {
   std::string options;
 };
 
-Status ReadKernelSchema(SqliteDatabase& db, KernelSchema* out) {
-  std::string count;
-  if (Status s = db.QueryText(
-          "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'plan_kernels'",
-          "reading the kernel schema", &count);
-      !s.ok()) {
-    return s;
+Status ReadKernelSchema(SqlSession& sql, KernelSchema* out) {
+  // A server's schema starts at the version that added plan_kernels (migrations/postgres/).
+  int64_t count = 1;
+  if (sql.backend() == "sqlite") {
+    if (Status s = QueryInt64(
+            sql,
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'plan_kernels'", {},
+            "reading the kernel schema", &count);
+        !s.ok()) {
+      return s;
+    }
   }
-  if (count == "1") {
+  if (count == 1) {
     *out = {"plan_kernels", "k.name", "k.source", "k.options"};
   } else {
     *out = {"(SELECT plan_id, id AS kernel_id FROM kernels WHERE plan_id IS NOT NULL)", "''", "''",
@@ -38,94 +41,83 @@ Status ReadKernelSchema(SqliteDatabase& db, KernelSchema* out) {
   return Status::Ok();
 }
 
-// Runs `stmt` to the end, calling `row` for each result row.
-Status EachRow(SqliteStatement& stmt, const std::function<void()>& row) {
-  for (;;) {
-    bool has_row = false;
-    if (Status s = stmt.Step(&has_row); !s.ok()) return s;
-    if (!has_row) return Status::Ok();
-    row();
-  }
-}
-
 // Attaches every link of the kernels in `kernels` (sorted by id).
-Status AttachLinks(SqliteDatabase& db, const KernelSchema& schema,
+Status AttachLinks(SqlSession& sql, const KernelSchema& schema,
                    std::vector<KernelRecord>* kernels) {
   if (kernels->empty()) return Status::Ok();
   std::map<KernelRowId, size_t> index;
   for (size_t i = 0; i < kernels->size(); ++i) index[(*kernels)[i].id] = i;
-  SqliteStatement stmt;
-  if (Status s = db.Prepare(fmt::format("SELECT l.kernel_id, l.plan_id, p.environment_id FROM {} "
-                                        "l LEFT JOIN plans p ON p.id = l.plan_id "
-                                        "ORDER BY l.kernel_id, l.plan_id",
-                                        schema.links),
-                            "reading kernel links", &stmt);
-      !s.ok()) {
-    return s;
-  }
-  return EachRow(stmt, [&] {
-    const auto it = index.find(stmt.ColumnInt64(0));
-    if (it == index.end()) return;
-    KernelLink link{.plan_id = stmt.ColumnInt64(1)};
-    if (!stmt.ColumnIsNull(2)) link.plan_environment_id = stmt.ColumnInt64(2);
-    (*kernels)[it->second].links.push_back(link);
-  });
+  return sql.Query(fmt::format("SELECT l.kernel_id, l.plan_id, p.environment_id FROM {} "
+                               "l LEFT JOIN plans p ON p.id = l.plan_id "
+                               "ORDER BY l.kernel_id, l.plan_id",
+                               schema.links),
+                   {}, "reading kernel links", [&](const SqlRow& row) {
+                     const auto it = index.find(row.Int64(0));
+                     if (it == index.end()) return;
+                     KernelLink link{.plan_id = row.Int64(1)};
+                     if (!row.IsNull(2)) link.plan_environment_id = row.Int64(2);
+                     (*kernels)[it->second].links.push_back(link);
+                   });
 }
 
 }  // namespace
 
-Status ReadKernels(SqliteDatabase& db, const KernelFilter& filter, std::vector<KernelRecord>* out) {
+Status ReadKernels(SqlSession& sql, const KernelFilter& filter, std::vector<KernelRecord>* out) {
   out->clear();
   KernelSchema schema;
-  if (Status s = ReadKernelSchema(db, &schema); !s.ok()) return s;
-  std::string sql = fmt::format(
+  if (Status s = ReadKernelSchema(sql, &schema); !s.ok()) return s;
+  // substr(b, 1, 0): an empty blob in both dialects (X'' is a bit string to PostgreSQL).
+  std::string query = fmt::format(
       "SELECT k.id, k.environment_id, k.plan_id, k.source_hash, k.arch, k.compiler_version, {}, "
-      "{}, {}, k.checksum, length(k.binary), k.created, {} FROM kernels k",
+      "{}, {}, k.checksum, CAST(length(k.\"binary\") AS BIGINT), k.created, {} FROM kernels k",
       schema.name, filter.sources ? schema.source : "''", schema.options,
-      filter.binaries ? "k.binary" : "X''");
+      filter.binaries ? "k.\"binary\"" : "substr(k.\"binary\", 1, 0)");
+  std::vector<SqlValue> args;
   if (filter.plan.has_value()) {
-    sql +=
+    query +=
         fmt::format(" WHERE k.id IN (SELECT kernel_id FROM {} WHERE plan_id = ?1)", schema.links);
+    args.emplace_back(int64_t{*filter.plan});
   }
-  sql += " ORDER BY k.id";
-  SqliteStatement stmt;
-  if (Status s = db.Prepare(sql, "reading kernels", &stmt); !s.ok()) return s;
-  if (filter.plan.has_value()) stmt.BindInt64(1, *filter.plan);
-  Status s = EachRow(stmt, [&] {
+  query += " ORDER BY k.id";
+  Status s = sql.Query(query, args, "reading kernels", [&](const SqlRow& row) {
     KernelRecord k;
-    k.id = stmt.ColumnInt64(0);
-    k.environment_id = stmt.ColumnInt64(1);
-    if (!stmt.ColumnIsNull(2)) k.plan_id = stmt.ColumnInt64(2);
-    k.key = {stmt.ColumnBlob(3), stmt.ColumnText(4), stmt.ColumnText(5)};
-    k.text = {stmt.ColumnText(6), stmt.ColumnText(7), stmt.ColumnText(8)};
-    k.checksum = stmt.ColumnInt64(9);
-    k.bytes = stmt.ColumnInt64(10);
-    k.created = stmt.ColumnInt64(11);
-    k.binary = stmt.ColumnBlob(12);
+    k.id = row.Int64(0);
+    k.environment_id = row.Int64(1);
+    if (!row.IsNull(2)) k.plan_id = row.Int64(2);
+    k.key = {row.Blob(3), row.Text(4), row.Text(5)};
+    k.text = {row.Text(6), row.Text(7), row.Text(8)};
+    k.checksum = row.Int64(9);
+    k.bytes = row.Int64(10);
+    k.created = row.Int64(11);
+    k.binary = row.Blob(12);
     out->push_back(std::move(k));
   });
   if (!s.ok()) return s;
-  return AttachLinks(db, schema, out);
+  return AttachLinks(sql, schema, out);
+}
+
+Status ReadKernels(SqliteDatabase& db, const KernelFilter& filter, std::vector<KernelRecord>* out) {
+  SqliteSqlSession sql(db);
+  return ReadKernels(sql, filter, out);
+}
+
+Status ListKernels(SqlSession& sql, const KernelFilter& filter, std::vector<KernelRecord>* out) {
+  return sql.ReadTransaction("listing kernels", [&] { return ReadKernels(sql, filter, out); });
 }
 
 Status ListKernels(SqliteDatabase& db, const KernelFilter& filter, std::vector<KernelRecord>* out) {
-  return RunTransaction(db, TransactionKind::kRead, "listing kernels",
-                        [&] { return ReadKernels(db, filter, out); });
+  SqliteSqlSession sql(db);
+  return ListKernels(sql, filter, out);
 }
 
-Status CountKernelsPerPlan(SqliteDatabase& db, std::map<PlanRowId, int64_t>* out) {
-  return RunTransaction(db, TransactionKind::kRead, "counting kernels", [&]() -> Status {
+Status CountKernelsPerPlan(SqlSession& sql, std::map<PlanRowId, int64_t>* out) {
+  return sql.ReadTransaction("counting kernels", [&]() -> Status {
     out->clear();
     KernelSchema schema;
-    if (Status s = ReadKernelSchema(db, &schema); !s.ok()) return s;
-    SqliteStatement stmt;
-    if (Status s = db.Prepare(
-            fmt::format("SELECT plan_id, COUNT(*) FROM {} GROUP BY plan_id", schema.links),
-            "counting kernels", &stmt);
-        !s.ok()) {
-      return s;
-    }
-    return EachRow(stmt, [&] { (*out)[stmt.ColumnInt64(0)] = stmt.ColumnInt64(1); });
+    if (Status s = ReadKernelSchema(sql, &schema); !s.ok()) return s;
+    return sql.Query(fmt::format("SELECT plan_id, COUNT(*) FROM {} GROUP BY plan_id", schema.links),
+                     {}, "counting kernels",
+                     [&](const SqlRow& row) { (*out)[row.Int64(0)] = row.Int64(1); });
   });
 }
 

@@ -55,12 +55,15 @@ struct KernelFilter {
 
 // Kernels by id. REQUIRES: inside a transaction of the caller's (it starts none), so that gc and
 // import read what their write transaction sees.
+// On either database (sql_session.h); the SqliteDatabase forms run the same queries on a file.
+Status ReadKernels(SqlSession& sql, const KernelFilter& filter, std::vector<KernelRecord>* out);
 Status ReadKernels(SqliteDatabase& db, const KernelFilter& filter, std::vector<KernelRecord>* out);
 // ReadKernels in a read transaction of its own.
+Status ListKernels(SqlSession& sql, const KernelFilter& filter, std::vector<KernelRecord>* out);
 Status ListKernels(SqliteDatabase& db, const KernelFilter& filter, std::vector<KernelRecord>* out);
 
 // How many kernels each plan uses (plans without kernels are absent), in a read transaction.
-Status CountKernelsPerPlan(SqliteDatabase& db, std::map<PlanRowId, int64_t>* out);
+Status CountKernelsPerPlan(SqlSession& sql, std::map<PlanRowId, int64_t>* out);
 
 // The kernels of one (architecture, compiler version).
 struct KernelArchCount {

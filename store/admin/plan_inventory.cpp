@@ -8,27 +8,10 @@
 #include <utility>
 
 #include "store/repository/sqlite_sql_session.h"
-#include "store/sqlite/sqlite_statement.h"
-#include "store/sqlite/sqlite_transaction.h"
 
 namespace ember {
 
 namespace {
-
-// Runs `sql` (no parameters), calling `row` for each result row.
-Status ForEachRow(SqliteDatabase& db, std::string_view sql, std::string_view what,
-                  const std::function<void(SqliteStatement&)>& row,
-                  const std::function<void(SqliteStatement&)>& bind = nullptr) {
-  SqliteStatement stmt;
-  if (Status s = db.Prepare(sql, what, &stmt); !s.ok()) return s;
-  if (bind) bind(stmt);
-  for (;;) {
-    bool has_row = false;
-    if (Status s = stmt.Step(&has_row); !s.ok()) return s;
-    if (!has_row) return Status::Ok();
-    row(stmt);
-  }
-}
 
 constexpr std::string_view kPlanColumns =
     "p.id, p.environment_id, COALESCE(e.fingerprint, ''), p.first_op_hash, p.plan_key, "
@@ -36,72 +19,77 @@ constexpr std::string_view kPlanColumns =
     "p.hits, p.origin, p.status, COALESCE(p.quarantine_reason, '')";
 
 // Reads the columns of kPlanColumns (0..15), then the blobs when `blobs` (16, 17).
-PlanRecord ReadPlanRecord(SqliteStatement& stmt, bool blobs) {
+PlanRecord ReadPlanRecord(const SqlRow& row, bool blobs) {
   PlanRecord r;
-  r.id = stmt.ColumnInt64(0);
-  r.environment_id = stmt.ColumnInt64(1);
-  r.environment = stmt.ColumnText(2);
-  r.first_op_hash = stmt.ColumnInt64(3);
-  r.plan_key = stmt.ColumnBlob(4);
-  r.checksum = stmt.ColumnInt64(5);
-  r.ops_bytes = stmt.ColumnInt64(6);
-  r.plan_bytes = stmt.ColumnInt64(7);
-  r.num_ops = stmt.ColumnInt64(8);
-  r.explore_ms = stmt.ColumnDouble(9);
-  r.created = stmt.ColumnInt64(10);
-  if (!stmt.ColumnIsNull(11)) r.last_hit = stmt.ColumnInt64(11);
-  r.hits = stmt.ColumnInt64(12);
-  r.origin = stmt.ColumnText(13);
-  r.status = stmt.ColumnText(14);
-  r.quarantine_reason = stmt.ColumnText(15);
+  r.id = row.Int64(0);
+  r.environment_id = row.Int64(1);
+  r.environment = row.Text(2);
+  r.first_op_hash = row.Int64(3);
+  r.plan_key = row.Blob(4);
+  r.checksum = row.Int64(5);
+  r.ops_bytes = row.Int64(6);
+  r.plan_bytes = row.Int64(7);
+  r.num_ops = row.Int64(8);
+  r.explore_ms = row.Double(9);
+  r.created = row.Int64(10);
+  if (!row.IsNull(11)) r.last_hit = row.Int64(11);
+  r.hits = row.Int64(12);
+  r.origin = row.Text(13);
+  r.status = row.Text(14);
+  r.quarantine_reason = row.Text(15);
   if (blobs) {
-    r.ops_blob = stmt.ColumnBlob(16);
-    r.plan_blob = stmt.ColumnBlob(17);
+    r.ops_blob = row.Blob(16);
+    r.plan_blob = row.Blob(17);
   }
   return r;
 }
 
 // Attaches the triggers of the plans in `plans` (sorted by id).
-Status AttachTriggers(SqliteDatabase& db, std::vector<PlanRecord>* plans) {
+Status AttachTriggers(SqlSession& sql, std::vector<PlanRecord>* plans) {
   if (plans->empty()) return Status::Ok();
   std::map<PlanRowId, size_t> index;
   for (size_t i = 0; i < plans->size(); ++i) index[(*plans)[i].id] = i;
-  return ForEachRow(db, "SELECT plan_id, kind, ops_blob FROM triggers ORDER BY plan_id, position",
-                    "reading triggers", [&](SqliteStatement& stmt) {
-                      const auto it = index.find(stmt.ColumnInt64(0));
-                      if (it == index.end()) return;
-                      (*plans)[it->second].triggers.push_back(
-                          {static_cast<int>(stmt.ColumnInt64(1)), stmt.ColumnBlob(2)});
-                    });
+  return sql.Query(
+      "SELECT plan_id, kind, ops_blob FROM triggers ORDER BY plan_id, position", {},
+      "reading triggers", [&](const SqlRow& row) {
+        const auto it = index.find(row.Int64(0));
+        if (it == index.end()) return;
+        (*plans)[it->second].triggers.push_back({static_cast<int>(row.Int64(1)), row.Blob(2)});
+      });
 }
 
-Status SelectPlans(SqliteDatabase& db, const PlanFilter& filter, std::optional<PlanRowId> id,
+Status SelectPlans(SqlSession& sql, const PlanFilter& filter, std::optional<PlanRowId> id,
                    std::vector<PlanRecord>* out) {
   out->clear();
-  std::string sql = fmt::format(
+  std::string query = fmt::format(
       "SELECT {}{} FROM plans p LEFT JOIN environments e ON "
-      "e.id = p.environment_id WHERE 1",
+      "e.id = p.environment_id WHERE 1 = 1",
       kPlanColumns, filter.metadata_only ? "" : ", p.ops_blob, p.plan_blob");
-  if (id.has_value()) sql += " AND p.id = ?1";
-  if (filter.environment.has_value()) sql += " AND p.environment_id = ?2";
-  if (filter.status.has_value()) sql += " AND p.status = ?3";
-  if (filter.workload.has_value()) {
-    sql +=
-        " AND p.id IN (SELECT u.plan_id FROM plan_usage u JOIN workloads w ON "
-        "w.id = u.workload_id WHERE w.name = ?4)";
+  // Parameters are numbered as they are added: PostgreSQL refuses a gap ($2 without $1).
+  std::vector<SqlValue> args;
+  auto next = [&args](SqlValue value) {
+    args.push_back(std::move(value));
+    return args.size();
+  };
+  if (id.has_value()) query += fmt::format(" AND p.id = ?{}", next(int64_t{*id}));
+  if (filter.environment.has_value()) {
+    query += fmt::format(" AND p.environment_id = ?{}", next(int64_t{*filter.environment}));
   }
-  sql += " ORDER BY p.id";
-  Status s = ForEachRow(
-      db, sql, "reading plans",
-      [&](SqliteStatement& stmt) { out->push_back(ReadPlanRecord(stmt, !filter.metadata_only)); },
-      [&](SqliteStatement& stmt) {
-        if (id.has_value()) stmt.BindInt64(1, *id);
-        if (filter.environment.has_value()) stmt.BindInt64(2, *filter.environment);
-        if (filter.status.has_value()) stmt.BindText(3, *filter.status);
-        if (filter.workload.has_value()) stmt.BindText(4, *filter.workload);
-      });
+  if (filter.status.has_value()) {
+    query += fmt::format(" AND p.status = ?{}", next(*filter.status));
+  }
+  if (filter.workload.has_value()) {
+    query += fmt::format(
+        " AND p.id IN (SELECT u.plan_id FROM plan_usage u JOIN workloads w ON "
+        "w.id = u.workload_id WHERE w.name = ?{})",
+        next(*filter.workload));
+  }
+  query += " ORDER BY p.id";
+  Status s = sql.Query(query, args, "reading plans", [&](const SqlRow& row) {
+    out->push_back(ReadPlanRecord(row, !filter.metadata_only));
+  });
   if (!s.ok() || filter.metadata_only) return s;
-  return AttachTriggers(db, out);
+  return AttachTriggers(sql, out);
 }
 
 }  // namespace
@@ -186,18 +174,18 @@ Status ResolveEnvironment(SqlSession& sql, std::string_view selector, Environmen
                   sql.location(), selector));
 }
 
-Status ListPlans(SqliteDatabase& db, const PlanFilter& filter, std::vector<PlanRecord>* out) {
-  return RunTransaction(db, TransactionKind::kRead, "listing plans",
-                        [&] { return SelectPlans(db, filter, std::nullopt, out); });
+Status ListPlans(SqlSession& sql, const PlanFilter& filter, std::vector<PlanRecord>* out) {
+  return sql.ReadTransaction("listing plans",
+                             [&] { return SelectPlans(sql, filter, std::nullopt, out); });
 }
 
-Status ReadPlan(SqliteDatabase& db, PlanRowId id, PlanRecord* out) {
+Status ReadPlan(SqlSession& sql, PlanRowId id, PlanRecord* out) {
   std::vector<PlanRecord> found;
-  Status s = RunTransaction(db, TransactionKind::kRead, "reading a plan",
-                            [&] { return SelectPlans(db, PlanFilter(), id, &found); });
+  Status s = sql.ReadTransaction("reading a plan",
+                                 [&] { return SelectPlans(sql, PlanFilter(), id, &found); });
   if (!s.ok()) return s;
   if (found.empty()) {
-    return Status::NotFound(fmt::format("plan database {} has no plan {}", db.path(), id));
+    return Status::NotFound(fmt::format("plan database {} has no plan {}", sql.location(), id));
   }
   *out = std::move(found[0]);
   return Status::Ok();
@@ -242,6 +230,16 @@ Status ListEnvironments(SqliteDatabase& db, std::vector<EnvironmentRecord>* out)
 Status ResolveEnvironment(SqliteDatabase& db, std::string_view selector, EnvironmentRowId* out) {
   SqliteSqlSession sql(db);
   return ResolveEnvironment(sql, selector, out);
+}
+
+Status ListPlans(SqliteDatabase& db, const PlanFilter& filter, std::vector<PlanRecord>* out) {
+  SqliteSqlSession sql(db);
+  return ListPlans(sql, filter, out);
+}
+
+Status ReadPlan(SqliteDatabase& db, PlanRowId id, PlanRecord* out) {
+  SqliteSqlSession sql(db);
+  return ReadPlan(sql, id, out);
 }
 
 }  // namespace ember

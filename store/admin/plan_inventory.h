@@ -68,9 +68,11 @@ struct PlanFilter {
   bool metadata_only = false;
 };
 
-// Plans by id.
+// Plans by id. On either database; the SqliteDatabase form runs the same query on a file.
+Status ListPlans(SqlSession& sql, const PlanFilter& filter, std::vector<PlanRecord>* out);
 Status ListPlans(SqliteDatabase& db, const PlanFilter& filter, std::vector<PlanRecord>* out);
 // The plan with row id `id`, whatever its status. NotFound when there is none.
+Status ReadPlan(SqlSession& sql, PlanRowId id, PlanRecord* out);
 Status ReadPlan(SqliteDatabase& db, PlanRowId id, PlanRecord* out);
 
 // Workloads by name, then environment id; `environment` narrows to one. On either database.

@@ -1,5 +1,7 @@
 #include "store/admin/plan_maintenance.h"
 
+#include <fmt/format.h>
+
 #include <string>
 
 #include "store/sqlite/sqlite_transaction.h"
@@ -23,17 +25,16 @@ Status FileBytes(SqliteDatabase& db, int64_t* out) {
 
 }  // namespace
 
-Status ClearQuarantined(PlanDatabase& database, int64_t* deleted) {
-  if (Status s = database.CheckWritable("clearing quarantined plans"); !s.ok()) return s;
-  SqliteDatabase& db = database.sqlite();
-  return RunTransaction(db, TransactionKind::kWrite, "clearing quarantined plans", [&]() -> Status {
-    if (Status s =
-            db.Exec("DELETE FROM plans WHERE status = 'quarantined'", "clearing quarantined plans");
-        !s.ok()) {
-      return s;
-    }
-    *deleted = db.changes();
-    return Status::Ok();
+Status ClearQuarantined(PlanRepository& repo, int64_t* deleted) {
+  if (!repo.writable()) {
+    return Status::Unavailable(
+        fmt::format("plan database {}: refusing clearing quarantined plans: {}", repo.location(),
+                    repo.read_only_reason()));
+  }
+  SqlSession& sql = repo.sql();
+  return sql.WriteTransaction("clearing quarantined plans", [&] {
+    return sql.Exec("DELETE FROM plans WHERE status = 'quarantined'", {},
+                    "clearing quarantined plans", deleted);
   });
 }
 

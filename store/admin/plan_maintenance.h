@@ -9,12 +9,14 @@
 
 #include "engine/core/status.h"
 #include "store/database/plan_database.h"
+#include "store/repository/plan_repository.h"
 
 namespace ember {
 
 // Deletes every quarantined plan (its triggers and plan usage go with it, ON DELETE CASCADE);
-// *deleted gets how many. A later publication of the same ops stores a fresh row.
-Status ClearQuarantined(PlanDatabase& db, int64_t* deleted);
+// *deleted gets how many. A later publication of the same ops stores a fresh row. On either
+// database (a file or a server).
+Status ClearQuarantined(PlanRepository& db, int64_t* deleted);
 
 // VACUUM: rewrites the file without its free pages, then checkpoints the WAL into it.
 // *bytes_before and *bytes_after get the main file's size (page_count × page_size). Waits for

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "store/database/migrations.h"
 #include "store/shm/shared_segment.h"
 #include "tests/common/postgres_server.h"
 #include "tests/common/process.h"
@@ -150,6 +151,20 @@ TEST(PostgresFleet, CopyBothWaysRoundTripsToAZeroExplorationStart) {
   }
   EXPECT_EQ(on_server["plans"], cold.at("plans_published"));
   EXPECT_GT(on_server["file_bytes"], 0);
+  // ls, show and dot read the server's rows as they read the file's.
+  auto plans_json = [&](std::vector<std::string> args) {
+    const std::string out = dir.File("plans.json");
+    args.insert(args.begin(), {"--json", "--db", uri});
+    const pid_t pid =
+        test::Spawn(EMBER_PLANS_BINARY, args, {.out_file = out, .err_file = dir.File("plans.err")});
+    EXPECT_EQ(test::WaitChild(pid), 0) << test::ReadFile(dir.File("plans.err"));
+    return nlohmann::json::parse(test::ReadFile(out));
+  };
+  const nlohmann::json listed = plans_json({"ls"});
+  ASSERT_EQ(listed.size(), cold.at("plans_published"));
+  const std::string first = std::to_string(listed[0]["id"].get<int64_t>());
+  EXPECT_EQ(plans_json({"show", first})["id"], listed[0]["id"]);
+  EXPECT_FALSE(plans_json({"dot", first})["ops"].empty());
 
   const nlohmann::json again = copy(file, uri);
   EXPECT_EQ(again["inserted"], 0);
@@ -201,12 +216,52 @@ TEST(PostgresFleet, WorkloadCommandsReadAndChangeTheFleetsLedger) {
   EXPECT_EQ(ledger()["explorations"], 0);
 }
 
+// migrate creates ember's tables on an empty server database (and then has nothing to do);
+// quarantine ls and clear run there as on a file.
+TEST(PostgresFleet, MigrateAndQuarantineCommandsRunOnTheServer) {
+  std::string why;
+  test::PostgresServer* server = test::SharedPostgres(&why);
+  if (server == nullptr) GTEST_SKIP() << "no PostgreSQL server: " << why;
+  const std::string uri = test::FreshPostgresDatabase(*server);
+  sqlite_test::TempDir dir;
+  auto plans = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--db", uri});
+    const std::string out = dir.File("plans.out");
+    const pid_t pid =
+        test::Spawn(EMBER_PLANS_BINARY, args, {.out_file = out, .err_file = dir.File("plans.err")});
+    EXPECT_EQ(test::WaitChild(pid), 0) << test::ReadFile(dir.File("plans.err"));
+    return test::ReadFile(out);
+  };
+  const std::string latest = std::to_string(LatestSchemaVersion());
+  std::string out = plans({"migrate"});
+  EXPECT_NE(out.find("schema version 0 -> " + latest), std::string::npos) << out;
+  out = plans({"migrate"});
+  EXPECT_NE(out.find("schema version " + latest + " -> " + latest), std::string::npos) << out;
+
+  test::RunChild(dir.path().string(), {"EMBER_PLAN_DB=" + uri, "EMBER_TEST_WORKLOAD=seed"});
+  EXPECT_EQ(nlohmann::json::parse(plans({"--json", "quarantine", "ls"})).size(), 0u);
+  {
+    std::unique_ptr<pg::Connection> conn;
+    ASSERT_TRUE(pg::Connection::Open(uri, &conn).ok());
+    ASSERT_TRUE(conn->Exec("UPDATE plans SET status = 'quarantined', quarantine_reason = 'test' "
+                           "WHERE id = (SELECT MIN(id) FROM plans)",
+                           "quarantining a plan")
+                    .ok());
+  }
+  const nlohmann::json quarantined = nlohmann::json::parse(plans({"--json", "quarantine", "ls"}));
+  ASSERT_EQ(quarantined.size(), 1u) << quarantined.dump();
+  EXPECT_EQ(quarantined[0]["reason"], "test");
+  EXPECT_NE(plans({"quarantine", "clear"}).find("deleted 1 quarantined plan(s)"),
+            std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(plans({"--json", "quarantine", "ls"})).size(), 0u);
+}
+
 // The commands that read SQLite files only so far refuse a server clearly, pointing at copy;
 // stats, which reads servers, says the server cannot be reached. Neither shows the password.
 TEST(PostgresFleet, ReadCommandsOnAServerSayToCopyAndShowNoPassword) {
   sqlite_test::TempDir dir;
   const std::string uri = "postgresql://ember:hunter2@127.0.0.1:1/plans";
-  pid_t pid = test::Spawn(EMBER_PLANS_BINARY, {"--db", uri, "ls"},
+  pid_t pid = test::Spawn(EMBER_PLANS_BINARY, {"--db", uri, "verify"},
                           {.out_file = dir.File("out"), .err_file = dir.File("err")});
   EXPECT_EQ(test::WaitChild(pid), 2);
   std::string err = test::ReadFile(dir.File("err"));

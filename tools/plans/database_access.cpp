@@ -66,6 +66,17 @@ Status OpenRepositoryForReading(const GlobalOptions& global, std::unique_ptr<Pla
   return PlanRepository::Open(options, out);
 }
 
+Status OpenRepositoryForWriting(const GlobalOptions& global, std::unique_ptr<PlanRepository>* out) {
+  PlanDbOptions options;
+  if (Status s = DatabasePath(global, &options.path); !s.ok()) return s;
+  options.create = false;
+  options.allow_shared_writable = global.allow_shared_writable;
+  if (Status s = PlanRepository::Open(options, out); !s.ok()) return s;
+  if ((*out)->writable()) return Status::Ok();
+  return Status::Unavailable(fmt::format("plan database {}: refusing changing it: {}",
+                                         (*out)->location(), (*out)->read_only_reason()));
+}
+
 Status OpenForWriting(const GlobalOptions& global, bool create,
                       std::unique_ptr<PlanDatabase>* out) {
   PlanDbOptions options;

@@ -126,10 +126,12 @@ nlohmann::ordered_json PlanGraphJson(int64_t id, const ExecutionPlan& plan) {
 }  // namespace
 
 int RunDot(const GlobalOptions& global, int64_t plan_id) {
-  std::unique_ptr<PlanDatabase> db;
-  if (Status s = OpenForReading(global, &db); !s.ok()) return ReportOpenFailure(global, s);
+  std::unique_ptr<PlanRepository> db;
+  if (Status s = OpenRepositoryForReading(global, &db); !s.ok()) {
+    return ReportOpenFailure(global, s);
+  }
   PlanRecord record;
-  if (Status s = ReadPlan(db->sqlite(), plan_id, &record); !s.ok()) return ReportFailure(s);
+  if (Status s = ReadPlan(db->sql(), plan_id, &record); !s.ok()) return ReportFailure(s);
   ExecutionPlan plan;
   if (Status s = CheckPlanRecord(record, &plan); !s.ok()) {
     return ReportFailure(

@@ -53,20 +53,22 @@ int RunList(const GlobalOptions& global, const ListOptions& options) {
     std::cerr << "ember-plans: --sort must be one of id, hits, recent, size, score\n";
     return kExitUsage;
   }
-  std::unique_ptr<PlanDatabase> db;
-  if (Status s = OpenForReading(global, &db); !s.ok()) return ReportOpenFailure(global, s);
+  std::unique_ptr<PlanRepository> db;
+  if (Status s = OpenRepositoryForReading(global, &db); !s.ok()) {
+    return ReportOpenFailure(global, s);
+  }
   PlanFilter filter{.workload = options.workload, .status = "ok"};
   if (options.environment.has_value()) {
     EnvironmentRowId env = 0;
-    if (Status s = ResolveEnvironment(db->sqlite(), *options.environment, &env); !s.ok()) {
+    if (Status s = ResolveEnvironment(db->sql(), *options.environment, &env); !s.ok()) {
       return ReportFailure(s);
     }
     filter.environment = env;
   }
   std::vector<PlanRecord> records;
-  if (Status s = ListPlans(db->sqlite(), filter, &records); !s.ok()) return ReportFailure(s);
+  if (Status s = ListPlans(db->sql(), filter, &records); !s.ok()) return ReportFailure(s);
   std::map<PlanRowId, int64_t> kernels;
-  if (Status s = CountKernelsPerPlan(db->sqlite(), &kernels); !s.ok()) return ReportFailure(s);
+  if (Status s = CountKernelsPerPlan(db->sql(), &kernels); !s.ok()) return ReportFailure(s);
   std::vector<Listed> plans;
   for (PlanRecord& r : records) plans.push_back(Describe(std::move(r)));
   auto kernels_of = [&kernels](const PlanRecord& r) {

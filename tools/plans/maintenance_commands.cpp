@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/core/plan_db_location.h"
 #include "store/admin/plan_inventory.h"
 #include "store/admin/plan_maintenance.h"
 #include "store/database/migrations.h"
@@ -18,19 +19,26 @@ namespace ember::plans {
 int RunMigrate(const GlobalOptions& global) {
   int before = 0;
   {
-    std::unique_ptr<PlanDatabase> db;
-    if (Status s = OpenForReading(global, &db); !s.ok()) return ReportOpenFailure(global, s);
-    before = db->schema_version();
+    std::unique_ptr<PlanRepository> db;
+    const Status s = OpenRepositoryForReading(global, &db);
+    std::string path;
+    // A server's database without ember's tables yet is where `migrate` creates them (an
+    // administrator's first step, docs/CONFIGURATION.md); a missing file stays an error.
+    const bool empty_server = s.code() == Status::Code::kNotFound &&
+                              DatabasePath(global, &path).ok() && IsPostgresUri(path);
+    if (!s.ok() && !empty_server) return ReportOpenFailure(global, s);
+    before = s.ok() ? db->schema_version() : 0;
   }
-  std::unique_ptr<PlanDatabase> db;
-  if (Status s = OpenForWriting(global, /*create=*/false, &db); !s.ok()) {
+  // A file or a server: opening it writable applies what it lacks, as the engine does.
+  std::unique_ptr<PlanRepository> db;
+  if (Status s = OpenRepositoryForWriting(global, &db); !s.ok()) {
     return ReportOpenFailure(global, s);
   }
   const int after = db->schema_version();
   std::cout << fmt::format(
       "{}: schema version {} -> {} ({} migration(s) applied; this binary "
       "knows up to {})\n",
-      db->path(), before, after, db->migrations_applied(), LatestSchemaVersion());
+      db->location(), before, after, after - before, LatestSchemaVersion());
   return kExitOk;
 }
 
@@ -47,11 +55,13 @@ int RunVacuum(const GlobalOptions& global) {
 }
 
 int RunQuarantineList(const GlobalOptions& global) {
-  std::unique_ptr<PlanDatabase> db;
-  if (Status s = OpenForReading(global, &db); !s.ok()) return ReportOpenFailure(global, s);
+  std::unique_ptr<PlanRepository> db;
+  if (Status s = OpenRepositoryForReading(global, &db); !s.ok()) {
+    return ReportOpenFailure(global, s);
+  }
   std::vector<PlanRecord> rows;
   PlanFilter filter{.status = "quarantined", .metadata_only = true};
-  if (Status s = ListPlans(db->sqlite(), filter, &rows); !s.ok()) return ReportFailure(s);
+  if (Status s = ListPlans(db->sql(), filter, &rows); !s.ok()) return ReportFailure(s);
   if (global.json) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const PlanRecord& r : rows) {
@@ -83,8 +93,8 @@ int RunQuarantineList(const GlobalOptions& global) {
 }
 
 int RunQuarantineClear(const GlobalOptions& global) {
-  std::unique_ptr<PlanDatabase> db;
-  if (Status s = OpenForWriting(global, /*create=*/false, &db); !s.ok()) {
+  std::unique_ptr<PlanRepository> db;
+  if (Status s = OpenRepositoryForWriting(global, &db); !s.ok()) {
     return ReportOpenFailure(global, s);
   }
   int64_t deleted = 0;

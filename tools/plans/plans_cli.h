@@ -48,6 +48,9 @@ Status OpenForWriting(const GlobalOptions& global, bool create, std::unique_ptr<
 // OpenForReading does, or a PostgreSQL server (a postgresql:// URI) without migrating it. The
 // commands that run on both use it (their SQL goes through PlanRepository::sql()).
 Status OpenRepositoryForReading(const GlobalOptions& global, std::unique_ptr<PlanRepository>* out);
+// The same for writing: the database must exist (a server: be reachable), is migrated like the
+// engine does, and must be writable (Unavailable with the reason otherwise).
+Status OpenRepositoryForWriting(const GlobalOptions& global, std::unique_ptr<PlanRepository>* out);
 
 // Prints "ember-plans: <message>" on stderr (and, with --json, a {"error": ...} object on
 // stdout) and returns the exit code for `status`: kExitUnusable for a file that cannot be

@@ -120,13 +120,15 @@ void PrintHuman(const PlanRecord& r, const ExecutionPlan* plan, const std::strin
 }  // namespace
 
 int RunShow(const GlobalOptions& global, int64_t plan_id, bool with_source) {
-  std::unique_ptr<PlanDatabase> db;
-  if (Status s = OpenForReading(global, &db); !s.ok()) return ReportOpenFailure(global, s);
+  std::unique_ptr<PlanRepository> db;
+  if (Status s = OpenRepositoryForReading(global, &db); !s.ok()) {
+    return ReportOpenFailure(global, s);
+  }
   PlanRecord record;
-  if (Status s = ReadPlan(db->sqlite(), plan_id, &record); !s.ok()) return ReportFailure(s);
+  if (Status s = ReadPlan(db->sql(), plan_id, &record); !s.ok()) return ReportFailure(s);
   std::vector<KernelRecord> kernels;
   const KernelFilter filter{.plan = plan_id, .sources = true, .binaries = true};
-  if (Status s = ListKernels(db->sqlite(), filter, &kernels); !s.ok()) return ReportFailure(s);
+  if (Status s = ListKernels(db->sql(), filter, &kernels); !s.ok()) return ReportFailure(s);
   ExecutionPlan plan;
   const Status checked = CheckPlanRecord(record, &plan);
   const ExecutionPlan* decoded = checked.ok() ? &plan : nullptr;

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/core/plan_db_location.h"
 #include "store/admin/plan_verification.h"
 #include "tools/plans/commands.h"
 #include "tools/plans/terminal_style.h"
@@ -18,7 +19,9 @@ int RunVerify(const GlobalOptions& global) {
   if (Status s = OpenForReading(global, &db); !s.ok()) {
     std::string path;
     (void)DatabasePath(global, &path);
-    std::fprintf(stderr, "ember-plans: verify: %s is not a usable plan database\n", path.c_str());
+    // Redacted: a server's URI may carry a password.
+    std::fprintf(stderr, "ember-plans: verify: %s is not a usable plan database\n",
+                 RedactedUri(path).c_str());
     return ReportOpenFailure(global, s);
   }
   VerificationReport report;
