@@ -20,6 +20,15 @@
 namespace ember {
 namespace {
 
+// Runs ember-plans with `args` in `dir`, expecting exit 0 (stderr shown otherwise); its stdout.
+std::string RunPlans(const sqlite_test::TempDir& dir, const std::vector<std::string>& args) {
+  const std::string out = dir.File("plans.out");
+  const pid_t pid =
+      test::Spawn(EMBER_PLANS_BINARY, args, {.out_file = out, .err_file = dir.File("plans.err")});
+  EXPECT_EQ(test::WaitChild(pid), 0) << test::ReadFile(dir.File("plans.err"));
+  return test::ReadFile(out);
+}
+
 TEST(PostgresFleet, ASecondHostStartsWarmFromTheFirstHostsPlans) {
   std::string why;
   test::PostgresServer* server = test::SharedPostgres(&why);
@@ -118,11 +127,7 @@ TEST(PostgresFleet, CopyBothWaysRoundTripsToAZeroExplorationStart) {
   const std::string file = dir.File("plans.db");
   const std::string back = dir.File("back.db");
   auto copy = [&](const std::string& from, const std::string& to) {
-    const std::string out = dir.File("copy.json");
-    const pid_t pid = test::Spawn(EMBER_PLANS_BINARY, {"--json", "copy", from, to},
-                                  {.out_file = out, .err_file = dir.File("copy.err")});
-    EXPECT_EQ(test::WaitChild(pid), 0) << test::ReadFile(dir.File("copy.err"));
-    return nlohmann::json::parse(test::ReadFile(out));
+    return nlohmann::json::parse(RunPlans(dir, {"--json", "copy", from, to}));
   };
   auto env = [](const std::string& db) {
     return std::vector<std::string>{"EMBER_PLAN_DB=" + db, "EMBER_TEST_WORKLOAD=seed"};
@@ -136,11 +141,7 @@ TEST(PostgresFleet, CopyBothWaysRoundTripsToAZeroExplorationStart) {
 
   // `stats` reads the server as it reads the file: the same counts on both sides of the copy.
   auto stats = [&](const std::string& db) {
-    const std::string out = dir.File("stats.json");
-    const pid_t pid = test::Spawn(EMBER_PLANS_BINARY, {"--json", "--db", db, "stats"},
-                                  {.out_file = out, .err_file = dir.File("stats.err")});
-    EXPECT_EQ(test::WaitChild(pid), 0) << test::ReadFile(dir.File("stats.err"));
-    return nlohmann::json::parse(test::ReadFile(out));
+    return nlohmann::json::parse(RunPlans(dir, {"--json", "--db", db, "stats"}));
   };
   const nlohmann::json on_file = stats(file);
   const nlohmann::json on_server = stats(uri);
@@ -153,12 +154,8 @@ TEST(PostgresFleet, CopyBothWaysRoundTripsToAZeroExplorationStart) {
   EXPECT_GT(on_server["file_bytes"], 0);
   // ls, show and dot read the server's rows as they read the file's.
   auto plans_json = [&](std::vector<std::string> args) {
-    const std::string out = dir.File("plans.json");
     args.insert(args.begin(), {"--json", "--db", uri});
-    const pid_t pid =
-        test::Spawn(EMBER_PLANS_BINARY, args, {.out_file = out, .err_file = dir.File("plans.err")});
-    EXPECT_EQ(test::WaitChild(pid), 0) << test::ReadFile(dir.File("plans.err"));
-    return nlohmann::json::parse(test::ReadFile(out));
+    return nlohmann::json::parse(RunPlans(dir, args));
   };
   const nlohmann::json listed = plans_json({"ls"});
   ASSERT_EQ(listed.size(), cold.at("plans_published"));
@@ -185,11 +182,7 @@ TEST(PostgresFleet, WorkloadCommandsReadAndChangeTheFleetsLedger) {
   sqlite_test::TempDir dir;
   auto plans = [&](std::vector<std::string> args) {
     args.insert(args.begin(), {"--json", "--db", uri});
-    const std::string out = dir.File("plans.out");
-    const pid_t pid =
-        test::Spawn(EMBER_PLANS_BINARY, args, {.out_file = out, .err_file = dir.File("plans.err")});
-    EXPECT_EQ(test::WaitChild(pid), 0) << test::ReadFile(dir.File("plans.err"));
-    return test::ReadFile(out);
+    return RunPlans(dir, args);
   };
   auto ledger = [&] {
     const nlohmann::json rows = nlohmann::json::parse(plans({"workloads"}));
@@ -226,11 +219,7 @@ TEST(PostgresFleet, MigrateAndQuarantineCommandsRunOnTheServer) {
   sqlite_test::TempDir dir;
   auto plans = [&](std::vector<std::string> args) {
     args.insert(args.begin(), {"--db", uri});
-    const std::string out = dir.File("plans.out");
-    const pid_t pid =
-        test::Spawn(EMBER_PLANS_BINARY, args, {.out_file = out, .err_file = dir.File("plans.err")});
-    EXPECT_EQ(test::WaitChild(pid), 0) << test::ReadFile(dir.File("plans.err"));
-    return test::ReadFile(out);
+    return RunPlans(dir, args);
   };
   const std::string latest = std::to_string(LatestSchemaVersion());
   std::string out = plans({"migrate"});
