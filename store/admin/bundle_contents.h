@@ -8,7 +8,7 @@
 #include "engine/core/status.h"
 #include "store/admin/kernel_inventory.h"
 #include "store/admin/plan_inventory.h"
-#include "store/sqlite/sqlite_database.h"
+#include "store/repository/sql_session.h"
 
 namespace ember {
 
@@ -20,7 +20,8 @@ struct BundleContents {
 };
 
 // The environments, the plans `filter` selects and every kernel (with its text, binary and
-// links) of `db`.
-Status ReadBundleContents(SqliteDatabase& db, const PlanFilter& filter, BundleContents* out);
+// links) of the database behind `sql`: a plan database exported from (a file or a server), or
+// the bundle file itself.
+Status ReadBundleContents(SqlSession& sql, const PlanFilter& filter, BundleContents* out);
 
 }  // namespace ember

@@ -104,7 +104,7 @@ Status WriteBundleKernels(SqliteDatabase& db, const std::vector<KernelRecord>& k
   return Status::Ok();
 }
 
-Status ImportBundleKernels(SqliteDatabase& db, const std::vector<KernelRecord>& kernels,
+Status ImportBundleKernels(PlanRepository& target, const std::vector<KernelRecord>& kernels,
                            const std::map<EnvironmentRowId, EnvironmentRowId>& env_ids,
                            const std::map<PlanRowId, PlanRowId>& plan_ids, bool trust, int64_t now,
                            ImportResult* result) {
@@ -124,8 +124,8 @@ Status ImportBundleKernels(SqliteDatabase& db, const std::vector<KernelRecord>& 
     for (size_t i = 0; i < plans.size(); ++i) {
       KernelRowId id = 0;
       bool added = false;
-      if (Status s =
-              InsertKernelRow(db, env_ids.at(k.environment_id), kernel, plans[i], now, &id, &added);
+      if (Status s = target.WriteKernelRow(env_ids.at(k.environment_id), kernel, plans[i], now, &id,
+                                           &added);
           !s.ok()) {
         return s;
       }

@@ -14,7 +14,7 @@
 // the target with the same key (source hash, arch, compiler version) wins, so a bundle never
 // replaces a binary this machine compiled.
 //
-// REQUIRES for both functions: inside the caller's write transaction on `db`.
+// REQUIRES for both functions: inside the caller's write transaction on the database written.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +24,7 @@
 #include "engine/core/status.h"
 #include "store/admin/kernel_inventory.h"
 #include "store/admin/plan_bundle.h"
+#include "store/repository/plan_repository.h"
 #include "store/sqlite/sqlite_database.h"
 
 namespace ember {
@@ -39,13 +40,14 @@ Status WriteBundleKernels(SqliteDatabase& db, const std::vector<KernelRecord>& k
                           const std::map<PlanRowId, PlanRowId>& plan_ids, int64_t* written,
                           int64_t* damaged);
 
-// Imports the bundle's `kernels` into the target `db` (Note [Bundle kernels are code]), linked
+// Imports the bundle's `kernels` into `target` (Note [Bundle kernels are code]) through its row
+// writes (PlanRepository::WriteKernelRow: a SQLite file or a server alike), linked
 // to the target's rows of the bundle plans that use them. `env_ids` maps the bundle's accepted
 // environments to the target's, `plan_ids` its imported plans (inserted or existing) to the
 // target's rows. Without `trust`, nothing is written and every kernel is counted untrusted;
 // with it, each lands in exactly one of kernels_added, kernels_existing or kernels_refused (the
 // refused ones named in result->refusals).
-Status ImportBundleKernels(SqliteDatabase& db, const std::vector<KernelRecord>& kernels,
+Status ImportBundleKernels(PlanRepository& target, const std::vector<KernelRecord>& kernels,
                            const std::map<EnvironmentRowId, EnvironmentRowId>& env_ids,
                            const std::map<PlanRowId, PlanRowId>& plan_ids, bool trust, int64_t now,
                            ImportResult* result);

@@ -32,6 +32,7 @@
 
 #include "engine/core/status.h"
 #include "store/database/plan_database.h"
+#include "store/repository/plan_repository.h"
 
 namespace ember {
 
@@ -68,8 +69,9 @@ struct ExportResult {
   int64_t kernels_skipped_damaged = 0;
 };
 
-// Writes a new bundle from `source` (read only). On failure the partial bundle file is removed.
-Status ExportBundle(PlanDatabase& source, const ExportOptions& options, ExportResult* result);
+// Writes a new bundle from `source` (read only; a SQLite file or a PostgreSQL server). On
+// failure the partial bundle file is removed.
+Status ExportBundle(PlanRepository& source, const ExportOptions& options, ExportResult* result);
 
 struct ImportOptions {
   std::string bundle_path;
@@ -101,7 +103,10 @@ struct ImportResult {
 // Reads a bundle's manifest (the database must be a bundle).
 Status ReadBundleManifest(SqliteDatabase& bundle, BundleManifest* out);
 
-// Imports the bundle at options.bundle_path into `target` (Note [Plan bundles]).
-Status ImportBundle(PlanDatabase& target, const ImportOptions& options, ImportResult* result);
+// Imports the bundle at options.bundle_path into `target` (Note [Plan bundles]), a SQLite file or
+// a PostgreSQL server: the rows are written with the target's own row writes
+// (PlanRepository::WritePlanRow and the others), so a server's running hosts hear of the
+// imported plans as of any other publication.
+Status ImportBundle(PlanRepository& target, const ImportOptions& options, ImportResult* result);
 
 }  // namespace ember

@@ -170,7 +170,7 @@ void RemoveBundleFiles(const std::string& path) {
 
 }  // namespace
 
-Status ExportBundle(PlanDatabase& source, const ExportOptions& options, ExportResult* result) {
+Status ExportBundle(PlanRepository& source, const ExportOptions& options, ExportResult* result) {
   *result = ExportResult();
   std::error_code ec;
   if (std::filesystem::exists(options.bundle_path, ec)) {
@@ -180,7 +180,7 @@ Status ExportBundle(PlanDatabase& source, const ExportOptions& options, ExportRe
   }
   BundleContents contents;
   const PlanFilter filter{.workload = options.workload, .status = "ok"};
-  if (Status s = ReadBundleContents(source.sqlite(), filter, &contents); !s.ok()) return s;
+  if (Status s = ReadBundleContents(source.sql(), filter, &contents); !s.ok()) return s;
   result->skipped_damaged = static_cast<int64_t>(std::erase_if(
       contents.plans, [](const PlanRecord& p) { return !CheckPlanRecord(p, nullptr).ok(); }));
 
@@ -190,7 +190,7 @@ Status ExportBundle(PlanDatabase& source, const ExportOptions& options, ExportRe
   m.engine_version = options.engine_version;
   m.created = NowUnixMillis();
   m.workload = options.workload.value_or("");
-  m.source = source.path();
+  m.source = source.location();  // a server's without its password
   Status s = WriteBundle(contents, &m, options, &result->kernels_skipped_damaged);
   if (!s.ok()) RemoveBundleFiles(options.bundle_path);
   return s;

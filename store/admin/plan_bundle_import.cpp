@@ -19,6 +19,7 @@
 #include "store/database/migrations.h"
 #include "store/repository/plan_row_check.h"
 #include "store/repository/row_writes.h"
+#include "store/repository/sqlite_sql_session.h"
 #include "store/sqlite/column_encoding.h"
 #include "store/sqlite/sqlite_statement.h"
 #include "store/sqlite/sqlite_transaction.h"
@@ -63,39 +64,37 @@ Status UnreadableBundle(const std::string& path, const Status& opened) {
 // The target's row for a bundle environment, added when new. *id stays empty, with the reason
 // in *refusal, when the bundle's stable id is not the hash of its description or the target
 // keeps another description under it.
-Status MatchEnvironment(SqliteDatabase& db, const EnvironmentRecord& e, int64_t now,
+Status MatchEnvironment(SqlSession& sql, const EnvironmentRecord& e, int64_t now,
                         std::optional<EnvironmentRowId>* id, std::string* refusal) {
   id->reset();
   if (EnvironmentStableIdOfText(e.description) != e.fingerprint) {
     *refusal = "its stable id is not the hash of its description";
     return Status::Ok();
   }
-  SqliteStatement insert;
-  if (Status s = db.Prepare(
+  if (Status s = sql.Exec(
           "INSERT INTO environments (fingerprint, description, created) VALUES (?1, ?2, ?3) "
           "ON CONFLICT (fingerprint) DO NOTHING",
-          "adding an environment", &insert);
+          {SqlValue(e.fingerprint), SqlValue(e.description), SqlValue(now)},
+          "adding an environment");
       !s.ok()) {
     return s;
   }
-  insert.BindText(1, e.fingerprint);
-  insert.BindText(2, e.description);
-  insert.BindInt64(3, now);
-  if (Status s = insert.Run(); !s.ok()) return s;
-  SqliteStatement select;
-  if (Status s = db.Prepare("SELECT id, description FROM environments WHERE fingerprint = ?1",
-                            "finding an environment", &select);
+  bool found = false;
+  std::string description;
+  if (Status s = sql.Query("SELECT id, description FROM environments WHERE fingerprint = ?1",
+                           {SqlValue(e.fingerprint)}, "finding an environment",
+                           [&](const SqlRow& row) {
+                             found = true;
+                             *id = row.Int64(0);
+                             description = row.Text(1);
+                           });
       !s.ok()) {
     return s;
   }
-  select.BindText(1, e.fingerprint);
-  bool row = false;
-  if (Status s = select.Step(&row); !s.ok()) return s;
-  if (!row || select.ColumnText(1) != e.description) {
+  if (!found || description != e.description) {
+    id->reset();
     *refusal = "the target stores another description under the same stable id";
-    return Status::Ok();
   }
-  *id = select.ColumnInt64(0);
   return Status::Ok();
 }
 
@@ -160,8 +159,8 @@ Status ReadBundle(const ImportOptions& options, BundleManifest* manifest,
   if (Status s = OpenBundle(options, &bundle); !s.ok()) return s;
   if (Status s = ReadBundleManifest(bundle->sqlite(), manifest); !s.ok()) return s;
   if (Status s = CheckManifestVersions(options.bundle_path, *manifest); !s.ok()) return s;
-  if (Status s = ReadBundleContents(bundle->sqlite(), PlanFilter{.status = "ok"}, contents);
-      !s.ok()) {
+  SqliteSqlSession bundle_sql(bundle->sqlite());
+  if (Status s = ReadBundleContents(bundle_sql, PlanFilter{.status = "ok"}, contents); !s.ok()) {
     return s;
   }
   bundle.reset();
@@ -184,7 +183,7 @@ std::vector<bool> CheckBundlePlans(const std::vector<PlanRecord>& plans,
 
 // The target's rows for the bundle's environments (*env_ids maps the bundle's row ids to them);
 // each refused environment is named in result->refusals.
-Status MatchEnvironments(SqliteDatabase& db, const std::vector<EnvironmentRecord>& environments,
+Status MatchEnvironments(SqlSession& db, const std::vector<EnvironmentRecord>& environments,
                          int64_t now, std::map<EnvironmentRowId, EnvironmentRowId>* env_ids,
                          ImportResult* result) {
   for (const EnvironmentRecord& e : environments) {
@@ -203,7 +202,7 @@ Status MatchEnvironments(SqliteDatabase& db, const std::vector<EnvironmentRecord
 // Publishes one checked bundle plan into the target under the "existing plan wins" rule, then
 // its triggers; (*plan_ids)[p.id] becomes the target's row. A plan whose environment was
 // refused, or whose key a local plan with other ops holds, is refused.
-Status ImportPlan(SqliteDatabase& db, const PlanRecord& p,
+Status ImportPlan(PlanRepository& target, const PlanRecord& p,
                   const std::map<EnvironmentRowId, EnvironmentRowId>& env_ids,
                   const std::string& origin, int64_t now, std::map<PlanRowId, PlanRowId>* plan_ids,
                   ImportResult* result) {
@@ -221,7 +220,7 @@ Status ImportPlan(SqliteDatabase& db, const PlanRecord& p,
                .explore_ms = p.explore_ms,
                .origin = origin};
   InsertResult inserted;
-  if (Status s = InsertPlanRow(db, env->second, plan, now, &inserted); !s.ok()) return s;
+  if (Status s = target.WritePlanRow(env->second, plan, now, &inserted); !s.ok()) return s;
   switch (inserted.outcome) {
     case InsertOutcome::kInserted:
     case InsertOutcome::kReplacedQuarantined: ++result->inserted; break;
@@ -234,7 +233,7 @@ Status ImportPlan(SqliteDatabase& db, const PlanRecord& p,
       return Status::Ok();
   }
   (*plan_ids)[p.id] = inserted.plan_id;
-  return AppendTriggerRows(db, inserted.plan_id, p.triggers, &result->triggers_added);
+  return target.WriteTriggerRows(inserted.plan_id, p.triggers, &result->triggers_added);
 }
 
 }  // namespace
@@ -314,7 +313,7 @@ Status ReadBundleManifest(SqliteDatabase& bundle, BundleManifest* out) {
   return Status::Ok();
 }
 
-Status ImportBundle(PlanDatabase& target, const ImportOptions& options, ImportResult* result) {
+Status ImportBundle(PlanRepository& target, const ImportOptions& options, ImportResult* result) {
   *result = ImportResult();
   if (Status s = target.CheckWritable("importing a bundle"); !s.ok()) return s;
   BundleContents contents;
@@ -324,8 +323,8 @@ Status ImportBundle(PlanDatabase& target, const ImportOptions& options, ImportRe
   std::vector<ImportRefusal> checked_refusals;
   const std::vector<bool> plan_ok = CheckBundlePlans(contents.plans, &checked_refusals);
 
-  SqliteDatabase& db = target.sqlite();
-  return RunTransaction(db, TransactionKind::kWrite, "importing a bundle", [&]() -> Status {
+  SqlSession& sql = target.sql();
+  return sql.WriteTransaction("importing a bundle", [&]() -> Status {
     const BundleManifest manifest = result->manifest;
     *result = ImportResult();
     result->manifest = manifest;
@@ -333,19 +332,19 @@ Status ImportBundle(PlanDatabase& target, const ImportOptions& options, ImportRe
     result->refused = static_cast<int64_t>(checked_refusals.size());
     const int64_t now = NowUnixMillis();
     std::map<EnvironmentRowId, EnvironmentRowId> env_ids;
-    if (Status r = MatchEnvironments(db, contents.environments, now, &env_ids, result); !r.ok()) {
+    if (Status r = MatchEnvironments(sql, contents.environments, now, &env_ids, result); !r.ok()) {
       return r;
     }
     std::map<PlanRowId, PlanRowId> plan_ids;
     for (size_t i = 0; i < contents.plans.size(); ++i) {
       if (!plan_ok[i]) continue;
-      if (Status r = ImportPlan(db, contents.plans[i], env_ids, origin, now, &plan_ids, result);
+      if (Status r = ImportPlan(target, contents.plans[i], env_ids, origin, now, &plan_ids, result);
           !r.ok()) {
         return r;
       }
     }
-    return ImportBundleKernels(db, contents.kernels, env_ids, plan_ids, options.trust_kernels, now,
-                               result);
+    return ImportBundleKernels(target, contents.kernels, env_ids, plan_ids, options.trust_kernels,
+                               now, result);
   });
 }
 

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
+#include "store/admin/kernel_inventory.h"
+#include "store/codec/row_checksum.h"
 #include "store/repository/plan_row_check.h"
 #include "store/sqlite/column_encoding.h"
 
@@ -27,14 +31,39 @@ PlanRecord RecordOf(const StoredPlan& plan, EnvironmentRowId environment) {
   return record;
 }
 
+// The source's kernels by the plans (of the kernel's own environment) that use them; a kernel
+// whose checksum fails is refused and named instead (a copy never carries damage).
+using KernelsByPlan = std::map<PlanRowId, std::vector<NewKernel>>;
+Status ReadKernelsByPlan(PlanRepository& source, KernelsByPlan* out, CopyResult* result) {
+  std::vector<KernelRecord> kernels;
+  if (Status s = ListKernels(source.sql(), {.sources = true, .binaries = true}, &kernels);
+      !s.ok()) {
+    return s;
+  }
+  for (const KernelRecord& k : kernels) {
+    const uint64_t computed = KernelChecksum(k.binary);
+    if (computed != FromColumn(k.checksum)) {
+      ++result->kernels_refused;
+      result->refusals.push_back(
+          {KernelLabel(k), fmt::format("checksum mismatch (stored 0x{:016x}, computed 0x{:016x})",
+                                       FromColumn(k.checksum), computed)});
+      continue;
+    }
+    for (const KernelLink& link : k.links) {
+      if (link.plan_environment_id != k.environment_id) continue;
+      (*out)[link.plan_id].push_back({.key = k.key, .binary = k.binary, .text = k.text});
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status CopyPlans(PlanRepository& source, PlanRepository& target, CopyResult* result) {
   *result = CopyResult();
-  if (!target.writable()) {
-    return Status::Unavailable(fmt::format("plan database {} cannot be written: {}",
-                                           target.location(), target.read_only_reason()));
-  }
+  if (Status s = target.CheckWritable("copying plans into it"); !s.ok()) return s;
+  KernelsByPlan kernels;
+  if (Status s = ReadKernelsByPlan(source, &kernels, result); !s.ok()) return s;
   std::vector<EnvironmentRow> environments;
   if (Status s = source.ListEnvironments(&environments); !s.ok()) return s;
   for (const EnvironmentRow& environment : environments) {
@@ -64,6 +93,7 @@ Status CopyPlans(PlanRepository& source, PlanRepository& target, CopyResult* res
                    .explore_ms = plan.explore_ms,
                    .origin = plan.origin};
       item.triggers = plan.triggers;
+      if (auto used = kernels.find(plan.id); used != kernels.end()) item.kernels = used->second;
       batch.plans.push_back(std::move(item));
     }
     if (batch.plans.empty()) continue;
@@ -76,6 +106,7 @@ Status CopyPlans(PlanRepository& source, PlanRepository& target, CopyResult* res
     if (Status s = target.Publish(batch, &published); !s.ok()) return s;
     ++result->environments;
     result->triggers_added += published.triggers_added;
+    result->kernels_added += published.kernels_added;
     for (size_t i = 0; i < published.plans.size(); ++i) {
       switch (published.plans[i].outcome) {
         case InsertOutcome::kInserted:

@@ -2,13 +2,18 @@
 // file onto a PostgreSQL server when a fleet outgrows one machine, or a server's plans into a
 // file to inspect them or carry them to a machine without the server.
 //
-// What moves is what a bundle carries (Note [Plans bundles], plan_bundle.h): every environment
-// that has plans, and every 'ok' plan with its triggers and exploration time, each checked as
-// the engine would load it (CheckPlanRecord) — a row that fails is refused and named, never
-// copied. Plans go in through Publish, under the rules of plan_repository.h: a plan the target
-// already has keeps its row and gains the source's triggers. Workloads, budgets, hit counts
-// and compiled kernels stay behind (they belong to the machines that earned them; the engine
-// compiles kernels again on first use). Each environment's plans commit in one transaction.
+// What moves is what a bundle carries (Note [Plan bundles], plan_bundle.h): every environment
+// that has plans, every 'ok' plan with its triggers and exploration time, each checked as the
+// engine would load it (CheckPlanRecord) — a row that fails is refused and named, never copied
+// — and the compiled kernels those plans use (Note [Kernel links]), each checked against its
+// checksum and linked to the target's row of every copied plan that uses it. Unlike a bundle's,
+// a copy's kernels need no --trust-kernels: both databases are ones the caller may already
+// point the engine at, and the engine runs the kernels it finds in either. Plans and kernels
+// go in through Publish, under the rules of plan_repository.h: a plan the target already has
+// keeps its row and gains the source's triggers; a kernel the target has (same source hash,
+// arch and compiler version) keeps its binary. Workloads, budgets and hit counts stay behind
+// (they belong to the machines that earned them), and so do kernels no plan uses. Each
+// environment's plans and kernels commit in one transaction.
 //
 // Threading: one thread, each repository used by it alone.
 #pragma once
@@ -33,6 +38,8 @@ struct CopyResult {
   int64_t existing = 0;      // plans the target had (their triggers merged)
   int64_t refused = 0;       // failed a check, or collided with another plan's key
   size_t triggers_added = 0;
+  size_t kernels_added = 0;     // new kernel rows in the target
+  int64_t kernels_refused = 0;  // failed their checksum (named in refusals)
   std::vector<CopyRefusal> refusals;
 };
 

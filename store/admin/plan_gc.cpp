@@ -10,8 +10,6 @@
 
 #include "engine/core/clock.h"
 #include "store/sqlite/column_encoding.h"
-#include "store/sqlite/sqlite_statement.h"
-#include "store/sqlite/sqlite_transaction.h"
 
 namespace ember {
 
@@ -23,36 +21,30 @@ struct KeyLess {
   }
 };
 
-Status ReadCandidates(SqliteDatabase& db, const GcOptions& options, std::vector<GcCandidate>* out) {
+Status ReadCandidates(SqlSession& sql, const GcOptions& options, std::vector<GcCandidate>* out) {
   out->clear();
-  SqliteStatement stmt;
-  if (Status s = db.Prepare(
-          fmt::format("SELECT p.id, p.environment_id, COALESCE(e.fingerprint, ''), p.plan_key, "
-                      "p.num_ops, p.explore_ms, p.hits, p.ops_bytes + p.plan_bytes, "
-                      "COALESCE(p.last_hit, p.created) FROM plans p LEFT JOIN environments e "
-                      "ON e.id = p.environment_id WHERE p.status = 'ok' {} ORDER BY p.id",
-                      options.environment.has_value() ? "AND p.environment_id = ?1" : ""),
-          "reading gc candidates", &stmt);
-      !s.ok()) {
-    return s;
-  }
-  if (options.environment.has_value()) stmt.BindInt64(1, *options.environment);
-  for (;;) {
-    bool row = false;
-    if (Status s = stmt.Step(&row); !s.ok()) return s;
-    if (!row) break;
-    GcCandidate c;
-    c.id = stmt.ColumnInt64(0);
-    c.environment_id = stmt.ColumnInt64(1);
-    c.environment = stmt.ColumnText(2);
-    c.plan_key = PlanKeyFromBytes(stmt.ColumnBlob(3)).value_or(Hash128());
-    c.num_ops = stmt.ColumnInt64(4);
-    c.explore_ms = stmt.ColumnDouble(5);
-    c.hits = stmt.ColumnInt64(6);
-    c.bytes = stmt.ColumnInt64(7);
-    c.last_use = stmt.ColumnInt64(8);
-    out->push_back(std::move(c));
-  }
+  std::vector<SqlValue> args;
+  if (options.environment.has_value()) args.emplace_back(int64_t{*options.environment});
+  const Status read = sql.Query(
+      fmt::format("SELECT p.id, p.environment_id, COALESCE(e.fingerprint, ''), p.plan_key, "
+                  "p.num_ops, p.explore_ms, p.hits, p.ops_bytes + p.plan_bytes, "
+                  "COALESCE(p.last_hit, p.created) FROM plans p LEFT JOIN environments e "
+                  "ON e.id = p.environment_id WHERE p.status = 'ok' {} ORDER BY p.id",
+                  options.environment.has_value() ? "AND p.environment_id = ?1" : ""),
+      args, "reading gc candidates", [&](const SqlRow& row) {
+        GcCandidate c;
+        c.id = row.Int64(0);
+        c.environment_id = row.Int64(1);
+        c.environment = row.Text(2);
+        c.plan_key = PlanKeyFromBytes(row.Blob(3)).value_or(Hash128());
+        c.num_ops = row.Int64(4);
+        c.explore_ms = row.Double(5);
+        c.hits = row.Int64(6);
+        c.bytes = row.Int64(7);
+        c.last_use = row.Int64(8);
+        out->push_back(std::move(c));
+      });
+  if (!read.ok()) return read;
   if (!options.protected_plan_keys) return Status::Ok();
   std::map<std::string, std::set<Hash128, KeyLess>> held;
   for (GcCandidate& c : *out) {
@@ -152,9 +144,9 @@ std::vector<GcKernelRemoval> SelectKernelsToRemove(const std::vector<KernelRecor
 namespace {
 
 // The kernels no plan uses once report->evicted are gone, into *report.
-Status SelectKernels(SqliteDatabase& db, const GcOptions& options, GcReport* report) {
+Status SelectKernels(SqlSession& sql, const GcOptions& options, GcReport* report) {
   std::vector<KernelRecord> kernels;
-  if (Status s = ReadKernels(db, KernelFilter(), &kernels); !s.ok()) return s;
+  if (Status s = ReadKernels(sql, KernelFilter(), &kernels); !s.ok()) return s;
   std::set<PlanRowId> evicted;
   for (const GcEviction& e : report->evicted) evicted.insert(e.plan.id);
   report->kernels_removed = SelectKernelsToRemove(kernels, evicted, options.environment);
@@ -164,43 +156,37 @@ Status SelectKernels(SqliteDatabase& db, const GcOptions& options, GcReport* rep
 }
 
 // Deletes the rows of `table` whose ids `ids` lists.
-Status DeleteRows(SqliteDatabase& db, std::string_view table, const std::vector<int64_t>& ids) {
-  if (ids.empty()) return Status::Ok();
-  SqliteStatement remove;
-  if (Status s = db.Prepare(fmt::format("DELETE FROM {} WHERE id = ?1", table),
-                            fmt::format("collecting garbage from {}", table), &remove);
-      !s.ok()) {
-    return s;
-  }
+Status DeleteRows(SqlSession& sql, std::string_view table, const std::vector<int64_t>& ids) {
+  const std::string statement = fmt::format("DELETE FROM {} WHERE id = ?1", table);
+  const std::string what = fmt::format("collecting garbage from {}", table);
   for (const int64_t id : ids) {
-    remove.Reset();
-    remove.BindInt64(1, id);
-    if (Status s = remove.Run(); !s.ok()) return s;
+    if (Status s = sql.Exec(statement, {SqlValue(id)}, what); !s.ok()) return s;
   }
   return Status::Ok();
 }
 
 }  // namespace
 
-Status CollectGarbage(PlanDatabase& database, const GcOptions& options, GcReport* report) {
+Status CollectGarbage(PlanRepository& repo, const GcOptions& options, GcReport* report) {
   if (!options.dry_run) {
-    if (Status s = database.CheckWritable("collecting garbage"); !s.ok()) return s;
+    if (Status s = repo.CheckWritable("collecting garbage"); !s.ok()) return s;
   }
-  SqliteDatabase& db = database.sqlite();
-  const TransactionKind kind = options.dry_run ? TransactionKind::kRead : TransactionKind::kWrite;
-  return RunTransaction(db, kind, "collecting garbage", [&]() -> Status {
+  SqlSession& sql = repo.sql();
+  const auto body = [&]() -> Status {
     std::vector<GcCandidate> candidates;
-    if (Status s = ReadCandidates(db, options, &candidates); !s.ok()) return s;
+    if (Status s = ReadCandidates(sql, options, &candidates); !s.ok()) return s;
     *report = SelectPlansToEvict(std::move(candidates), options, NowUnixMillis());
-    if (Status s = SelectKernels(db, options, report); !s.ok()) return s;
+    if (Status s = SelectKernels(sql, options, report); !s.ok()) return s;
     if (options.dry_run) return Status::Ok();
     std::vector<int64_t> plans;
     for (const GcEviction& e : report->evicted) plans.push_back(e.plan.id);
-    if (Status s = DeleteRows(db, "plans", plans); !s.ok()) return s;
+    if (Status s = DeleteRows(sql, "plans", plans); !s.ok()) return s;
     std::vector<int64_t> kernels;
     for (const GcKernelRemoval& k : report->kernels_removed) kernels.push_back(k.id);
-    return DeleteRows(db, "kernels", kernels);
-  });
+    return DeleteRows(sql, "kernels", kernels);
+  };
+  return options.dry_run ? sql.ReadTransaction("collecting garbage", body)
+                         : sql.WriteTransaction("collecting garbage", body);
 }
 
 }  // namespace ember

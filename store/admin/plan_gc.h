@@ -46,7 +46,7 @@
 #include "engine/core/status.h"
 #include "engine/ir/hash.h"
 #include "store/admin/kernel_inventory.h"
-#include "store/database/plan_database.h"
+#include "store/repository/plan_repository.h"
 #include "store/repository/plan_rows.h"
 
 namespace ember {
@@ -124,7 +124,9 @@ std::vector<GcKernelRemoval> SelectKernelsToRemove(const std::vector<KernelRecor
 // evicted), selects the plans and then the kernels, and (unless dry_run) deletes the chosen
 // plans — their triggers, plan usage and kernel links go with them (ON DELETE CASCADE) — and
 // the chosen kernels, all in one write transaction, so a plan or kernel published meanwhile is
-// either seen or untouched. REQUIRES: `db` writable unless options.dry_run.
-Status CollectGarbage(PlanDatabase& db, const GcOptions& options, GcReport* report);
+// either seen or untouched. On a SQLite file or a PostgreSQL server alike (repo.sql()); on a
+// server, options.protected_plan_keys can only speak for the segments of the host gc runs on
+// (docs/PLAN_DATABASE.md). REQUIRES: `repo` writable unless options.dry_run.
+Status CollectGarbage(PlanRepository& repo, const GcOptions& options, GcReport* report);
 
 }  // namespace ember

@@ -26,11 +26,7 @@ Status FileBytes(SqliteDatabase& db, int64_t* out) {
 }  // namespace
 
 Status ClearQuarantined(PlanRepository& repo, int64_t* deleted) {
-  if (!repo.writable()) {
-    return Status::Unavailable(
-        fmt::format("plan database {}: refusing clearing quarantined plans: {}", repo.location(),
-                    repo.read_only_reason()));
-  }
+  if (Status s = repo.CheckWritable("clearing quarantined plans"); !s.ok()) return s;
   SqlSession& sql = repo.sql();
   return sql.WriteTransaction("clearing quarantined plans", [&] {
     return sql.Exec("DELETE FROM plans WHERE status = 'quarantined'", {},

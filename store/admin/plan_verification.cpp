@@ -12,31 +12,74 @@
 #include "store/codec/row_checksum.h"
 #include "store/repository/plan_row_check.h"
 #include "store/sqlite/column_encoding.h"
-#include "store/sqlite/sqlite_statement.h"
-#include "store/sqlite/sqlite_transaction.h"
 
 namespace ember {
 
 namespace {
 
 // Rows of `sql` as text columns joined by ", "; a failure becomes a problem under `where`.
-void CollectRows(SqliteDatabase& db, std::string_view sql, std::string_view where,
+void CollectRows(SqlSession& sql, std::string_view statement, std::string_view where,
                  std::vector<std::string>* rows, VerificationReport* report) {
-  Status s = RunTransaction(db, TransactionKind::kRead, where, [&]() -> Status {
+  Status s = sql.ReadTransaction(where, [&]() -> Status {
     rows->clear();
-    SqliteStatement stmt;
-    if (Status r = db.Prepare(sql, where, &stmt); !r.ok()) return r;
-    for (;;) {
-      bool row = false;
-      if (Status r = stmt.Step(&row); !r.ok()) return r;
-      if (!row) return Status::Ok();
-      rows->push_back(stmt.ColumnText(0));
-    }
+    return sql.Query(statement, {}, where,
+                     [&](const SqlRow& row) { rows->push_back(row.Text(0)); });
   });
   if (!s.ok()) report->problems.push_back({std::string(where), s.message()});
 }
 
-void CheckEnvironments(SqliteDatabase& db, VerificationReport* report) {
+// Every foreign key of the schema (migrations/postgres/), as (child table, column, parent).
+struct ForeignKey {
+  const char* table;
+  const char* column;
+  const char* parent;
+};
+constexpr ForeignKey kForeignKeys[] = {{"plans", "environment_id", "environments"},
+                                       {"triggers", "plan_id", "plans"},
+                                       {"workloads", "environment_id", "environments"},
+                                       {"plan_usage", "workload_id", "workloads"},
+                                       {"plan_usage", "plan_id", "plans"},
+                                       {"kernels", "environment_id", "environments"},
+                                       {"kernels", "plan_id", "plans"},
+                                       {"plan_kernels", "plan_id", "plans"},
+                                       {"plan_kernels", "kernel_id", "kernels"}};
+
+// SQLite's own checks of the file: its structure, then its foreign keys.
+void CheckSqliteStructure(SqlSession& sql, VerificationReport* report) {
+  report->integrity_checked = true;
+  CollectRows(sql, "PRAGMA integrity_check", "integrity_check", &report->integrity, report);
+  if (!(report->integrity.size() == 1 && report->integrity[0] == "ok")) {
+    for (const std::string& line : report->integrity) {
+      report->problems.push_back({"integrity_check", line});
+    }
+  }
+  std::vector<std::string> orphans;
+  CollectRows(sql,
+              "SELECT \"table\" || ' row ' || COALESCE(rowid, '?') || ' refers to a missing ' || "
+              "parent || ' row' FROM pragma_foreign_key_check",
+              "foreign_key_check", &orphans, report);
+  for (const std::string& line : orphans) report->problems.push_back({"foreign_key_check", line});
+}
+
+// On a server the pages are the server's to check (pg_amcheck); its foreign keys are enforced
+// as rows are written, except where a session turned the checks off (session_replication_role
+// = replica, as pg_restore --disable-triggers does), so each key is checked as a query.
+void CheckServerForeignKeys(SqlSession& sql, VerificationReport* report) {
+  std::vector<std::string> orphans;
+  for (const ForeignKey& key : kForeignKeys) {
+    std::vector<std::string> rows;
+    CollectRows(sql,
+                fmt::format("SELECT '{0}.{1} = ' || CAST(c.{1} AS TEXT) || ' refers to a missing "
+                            "{2} row' FROM {0} c WHERE c.{1} IS NOT NULL AND NOT EXISTS (SELECT 1 "
+                            "FROM {2} p WHERE p.id = c.{1}) ORDER BY c.{1}",
+                            key.table, key.column, key.parent),
+                "foreign_key_check", &rows, report);
+    orphans.insert(orphans.end(), rows.begin(), rows.end());
+  }
+  for (const std::string& line : orphans) report->problems.push_back({"foreign_key_check", line});
+}
+
+void CheckEnvironments(SqlSession& db, VerificationReport* report) {
   std::vector<EnvironmentRecord> environments;
   if (Status s = ListEnvironments(db, &environments); !s.ok()) {
     report->problems.push_back({"environments", s.message()});
@@ -54,7 +97,7 @@ void CheckEnvironments(SqliteDatabase& db, VerificationReport* report) {
   }
 }
 
-void CheckPlans(SqliteDatabase& db, VerificationReport* report) {
+void CheckPlans(SqlSession& db, VerificationReport* report) {
   std::vector<PlanRecord> plans;
   if (Status s = ListPlans(db, PlanFilter(), &plans); !s.ok()) {
     report->problems.push_back({"plans", s.message()});
@@ -94,36 +137,35 @@ void CheckKernelLinks(const KernelRecord& k, std::vector<VerificationProblem>* p
 }
 
 // Each kernel's checksum (the binaries are streamed, not held), then its links.
-void CheckKernels(SqliteDatabase& db, VerificationReport* report) {
+void CheckKernels(SqlSession& sql, VerificationReport* report) {
   int64_t checked = 0;
   std::vector<VerificationProblem> problems;
   std::vector<std::string> orphans;
-  Status s = RunTransaction(db, TransactionKind::kRead, "reading kernels", [&]() -> Status {
+  Status s = sql.ReadTransaction("reading kernels", [&]() -> Status {
     checked = 0;
     problems.clear();
     orphans.clear();
     std::vector<KernelRecord> kernels;
-    if (Status r = ReadKernels(db, KernelFilter(), &kernels); !r.ok()) return r;
+    if (Status r = ReadKernels(sql, KernelFilter(), &kernels); !r.ok()) return r;
     std::map<KernelRowId, const KernelRecord*> by_id;
     for (const KernelRecord& k : kernels) by_id[k.id] = &k;
-    SqliteStatement stmt;
-    if (Status r = db.Prepare("SELECT id, binary, checksum FROM kernels ORDER BY id",
-                              "reading kernels", &stmt);
+    if (Status r = sql.Query(
+            "SELECT id, \"binary\", checksum FROM kernels ORDER BY id", {}, "reading kernels",
+            [&](const SqlRow& row) {
+              ++checked;
+              const std::vector<uint8_t> binary = row.Blob(1);
+              const uint64_t computed = KernelChecksum(binary);
+              const uint64_t stored = FromColumn(row.Int64(2));
+              if (computed == stored) return;
+              const auto k = by_id.find(row.Int64(0));
+              problems.push_back(
+                  {k != by_id.end() ? KernelLabel(*k->second)
+                                    : fmt::format("kernel {}", row.Int64(0)),
+                   fmt::format("checksum mismatch (stored 0x{:016x}, computed 0x{:016x})", stored,
+                               computed)});
+            });
         !r.ok()) {
       return r;
-    }
-    for (;;) {
-      bool row = false;
-      if (Status r = stmt.Step(&row); !r.ok()) return r;
-      if (!row) break;
-      ++checked;
-      const uint64_t computed = KernelChecksum(stmt.ColumnBlob(1));
-      if (computed == FromColumn(stmt.ColumnInt64(2))) continue;
-      const auto k = by_id.find(stmt.ColumnInt64(0));
-      problems.push_back({k != by_id.end() ? KernelLabel(*k->second)
-                                           : fmt::format("kernel {}", stmt.ColumnInt64(0)),
-                          fmt::format("checksum mismatch (stored 0x{:016x}, computed 0x{:016x})",
-                                      FromColumn(stmt.ColumnInt64(2)), computed)});
     }
     for (const KernelRecord& k : kernels) CheckKernelLinks(k, &problems, &orphans);
     return Status::Ok();
@@ -136,23 +178,16 @@ void CheckKernels(SqliteDatabase& db, VerificationReport* report) {
 
 }  // namespace
 
-Status VerifyPlanDatabase(SqliteDatabase& db, VerificationReport* report) {
+Status VerifyPlanDatabase(SqlSession& sql, VerificationReport* report) {
   *report = VerificationReport();
-  CollectRows(db, "PRAGMA integrity_check", "integrity_check", &report->integrity, report);
-  if (!(report->integrity.size() == 1 && report->integrity[0] == "ok")) {
-    for (const std::string& line : report->integrity) {
-      report->problems.push_back({"integrity_check", line});
-    }
+  if (sql.backend() == "sqlite") {
+    CheckSqliteStructure(sql, report);
+  } else {
+    CheckServerForeignKeys(sql, report);
   }
-  std::vector<std::string> orphans;
-  CollectRows(db,
-              "SELECT \"table\" || ' row ' || COALESCE(rowid, '?') || ' refers to a missing ' || "
-              "parent || ' row' FROM pragma_foreign_key_check",
-              "foreign_key_check", &orphans, report);
-  for (const std::string& line : orphans) report->problems.push_back({"foreign_key_check", line});
-  CheckEnvironments(db, report);
-  CheckPlans(db, report);
-  CheckKernels(db, report);
+  CheckEnvironments(sql, report);
+  CheckPlans(sql, report);
+  CheckKernels(sql, report);
   return Status::Ok();
 }
 

@@ -1,8 +1,13 @@
 // VerifyPlanDatabase: a full health check of an opened plan database, for `ember-plans verify`.
 //
 // Checks, in order, and keeps going after a problem so that one run lists them all:
-//   1. PRAGMA integrity_check (SQLite's own structure: pages, indexes, constraints);
-//   2. PRAGMA foreign_key_check (orphan triggers, plan usage, plans without an environment...);
+//   1. on a SQLite file, PRAGMA integrity_check (its own structure: pages, indexes,
+//      constraints); on a PostgreSQL server nothing — its pages are the server's to check
+//      (pg_amcheck), and report.integrity_checked stays false;
+//   2. foreign keys: PRAGMA foreign_key_check on a file; on a server one query per key of the
+//      schema (a server enforces them as rows are written, except in a session that turned the
+//      checks off, as pg_restore --disable-triggers does). Orphan triggers, plan usage, plans
+//      without an environment...;
 //   3. each environment: its stable id is the hash of its description (Note [Environment
 //      fingerprint]);
 //   4. each plan with status 'ok': CheckPlanRecord (checksum, decoding, ValidatePlan, keys and
@@ -16,7 +21,7 @@
 // (`ember-plans quarantine ls` shows why).
 //
 // Reads only (one read transaction per step); never modifies the database.
-// Threading: as the SqliteDatabase it is given.
+// Threading: as the SqlSession it is given.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +29,7 @@
 #include <vector>
 
 #include "engine/core/status.h"
-#include "store/sqlite/sqlite_database.h"
+#include "store/repository/sql_session.h"
 
 namespace ember {
 
@@ -35,6 +40,7 @@ struct VerificationProblem {
 };
 
 struct VerificationReport {
+  bool integrity_checked = false;      // false on a server (step 1)
   std::vector<std::string> integrity;  // the integrity_check lines ("ok" when healthy)
   int64_t environments_checked = 0;
   int64_t plans_checked = 0;
@@ -50,6 +56,6 @@ struct VerificationReport {
 // Fills *report. Every problem found in the file goes to report->problems (even a step that
 // could not run at all, such as a table SQLite cannot read); the returned Status is only for
 // the caller's own mistakes and is OK otherwise.
-Status VerifyPlanDatabase(SqliteDatabase& db, VerificationReport* report);
+Status VerifyPlanDatabase(SqlSession& sql, VerificationReport* report);
 
 }  // namespace ember

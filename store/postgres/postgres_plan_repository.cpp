@@ -61,12 +61,6 @@ Status PostgresPlanRepository::OpenChangeFeed(std::unique_ptr<PlanChangeFeed>* o
   return Status::Ok();
 }
 
-Status PostgresPlanRepository::CheckWritable(std::string_view what) const {
-  if (writable()) return Status::Ok();
-  return Status::Unavailable(
-      fmt::format("plan database {}: refusing {}: {}", location(), what, read_only_reason_));
-}
-
 namespace {
 
 Status FindEnvironment(pg::Connection& conn, const std::string& stable_id,

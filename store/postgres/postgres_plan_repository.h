@@ -103,7 +103,6 @@ class PostgresPlanRepository final : public PlanRepository {
         uri_(std::move(uri)) {}
 
   Status Migrate(bool read_only);
-  Status CheckWritable(std::string_view what) const;
   // The 'ok' plans of `environment` (of one first-op hash, or all) with their triggers.
   Status LoadPlans(EnvironmentRowId environment, std::optional<uint64_t> first_op_hash,
                    LoadedPlans* out);

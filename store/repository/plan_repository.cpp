@@ -11,6 +11,12 @@
 
 namespace ember {
 
+Status PlanRepository::CheckWritable(std::string_view what) const {
+  if (writable()) return Status::Ok();
+  return Status::Unavailable(
+      fmt::format("plan database {}: refusing {}: {}", location(), what, read_only_reason()));
+}
+
 Status PlanRepository::EnsureEnvironment(const EnvironmentFingerprint& fingerprint,
                                          EnvironmentRowId* id) {
   return EnsureEnvironmentText(EnvironmentStableId(fingerprint),

@@ -70,6 +70,9 @@ class PlanRepository {
   virtual bool writable() const = 0;
   // Why the database is read-only ("" when writable).
   virtual std::string read_only_reason() const = 0;
+  // OK when writable; otherwise Unavailable, "plan database <location>: refusing <what>:
+  // <reason>" — the one wording every refused write uses, on either backend.
+  Status CheckWritable(std::string_view what) const;
   // The newest schema migration recorded in the database (after this open's migrations).
   virtual int schema_version() const = 0;
   // Plain SQL on this repository's connection, for the maintenance code and the tools

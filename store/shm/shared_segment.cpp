@@ -23,6 +23,7 @@
 #include "engine/core/clock.h"
 #include "engine/core/config.h"
 #include "engine/core/log.h"
+#include "engine/core/plan_db_location.h"
 #include "store/shm/shared_segment_trust.h"
 
 namespace ember {
@@ -39,7 +40,12 @@ struct SharedSegment::Mapping {
 
 namespace {
 
+// What names a database for its segments: a file by its canonical path, so that every spelling
+// of it meets in one segment; a server by its URI with the password's value masked (not a path:
+// resolving it against the working directory would give workers started in different
+// directories different segments of one server).
 std::string CanonicalPath(const std::string& path) {
+  if (IsPostgresUri(path)) return RedactedUri(path);
   std::error_code ec;
   std::filesystem::path canonical = std::filesystem::weakly_canonical(path, ec);
   return ec ? std::filesystem::absolute(path, ec).lexically_normal().string() : canonical.string();

@@ -245,24 +245,116 @@ TEST(PostgresFleet, MigrateAndQuarantineCommandsRunOnTheServer) {
   EXPECT_EQ(nlohmann::json::parse(plans({"--json", "quarantine", "ls"})).size(), 0u);
 }
 
-// The commands that read SQLite files only so far refuse a server clearly, pointing at copy;
-// stats, which reads servers, says the server cannot be reached. Neither shows the password.
-TEST(PostgresFleet, ReadCommandsOnAServerSayToCopyAndShowNoPassword) {
+// Runs ember-plans with `args` in `dir`; its exit code, with stdout in *out and stderr in *err.
+int RunPlansFor(const sqlite_test::TempDir& dir, const std::vector<std::string>& args,
+                std::string* out, std::string* err) {
+  const pid_t pid =
+      test::Spawn(EMBER_PLANS_BINARY, args,
+                  {.out_file = dir.File("plans.out"), .err_file = dir.File("plans.err")});
+  const int code = test::WaitChild(pid);
+  *out = test::ReadFile(dir.File("plans.out"));
+  *err = test::ReadFile(dir.File("plans.err"));
+  return code;
+}
+
+// verify, gc, export and import on the server: verify finds what is wrong in the server's rows
+// (a damaged plan, an orphan written with the foreign keys off), export carries the server's
+// plans into a bundle from which a file starts warm, import brings a bundle onto another server
+// database where a host starts warm, and gc evicts from the server.
+TEST(PostgresFleet, VerifyGcExportAndImportRunOnTheServer) {
+  std::string why;
+  test::PostgresServer* server = test::SharedPostgres(&why);
+  if (server == nullptr) GTEST_SKIP() << "no PostgreSQL server: " << why;
+  const std::string uri = test::FreshPostgresDatabase(*server);
+  sqlite_test::TempDir dir;
+  auto env = [](const std::string& db) {
+    return std::vector<std::string>{"EMBER_PLAN_DB=" + db, "EMBER_TEST_WORKLOAD=seed"};
+  };
+  auto json = [&](const std::string& db, std::vector<std::string> args) {
+    args.insert(args.begin(), {"--json", "--db", db});
+    return nlohmann::json::parse(RunPlans(dir, args));
+  };
+  const test::Report cold = test::RunChild(dir.path().string(), env(uri));
+  const int64_t published = cold.at("plans_published");
+  ASSERT_GT(published, 0);
+
+  nlohmann::json verified = json(uri, {"verify"});
+  EXPECT_EQ(verified["backend"], "postgresql");
+  EXPECT_EQ(verified["healthy"], true) << verified.dump();
+  EXPECT_TRUE(verified["integrity"].is_null());
+  EXPECT_EQ(verified["plans_checked"], published);
+
+  // The bundle from the server: a new file starts warm from it.
+  const nlohmann::json exported = json(uri, {"export", dir.File("fleet.bundle")});
+  EXPECT_EQ(exported["plans"], published);
+  const std::string file = dir.File("from-bundle.db");
+  const nlohmann::json into_file = json(file, {"import", dir.File("fleet.bundle")});
+  EXPECT_EQ(into_file["inserted"], published);
+  test::ExpectWarmStart(cold, test::RunChild(dir.path().string(), env(file)));
+  // ... and so does a host of another server database it is imported into.
+  const std::string other = test::FreshPostgresDatabase(*server);
+  const nlohmann::json into_server = json(other, {"import", dir.File("fleet.bundle")});
+  EXPECT_EQ(into_server["inserted"], published);
+  EXPECT_EQ(into_server["segments_invalidated"], 0);
+  test::ExpectWarmStart(cold, test::RunChild(dir.path().string(), env(other)));
+  EXPECT_EQ(json(other, {"import", dir.File("fleet.bundle")})["existing"], published);
+
+  // Damage on the server: a plan's bytes changed, and a trigger of no plan, written with the
+  // foreign keys off (as pg_restore --disable-triggers writes).
+  {
+    std::unique_ptr<pg::Connection> conn;
+    ASSERT_TRUE(pg::Connection::Open(uri, &conn).ok());
+    ASSERT_TRUE(conn->Exec("UPDATE plans SET plan_blob = plan_blob || '\\x00'::bytea WHERE id = "
+                           "(SELECT MIN(id) FROM plans)",
+                           "damaging a plan")
+                    .ok());
+    ASSERT_TRUE(conn->Exec("SET session_replication_role = replica", "foreign keys off").ok());
+    ASSERT_TRUE(conn->Exec("INSERT INTO triggers (plan_id, position, kind, ops_blob) VALUES "
+                           "(987654, 0, 0, '\\x00'::bytea)",
+                           "writing an orphan")
+                    .ok());
+  }
+  std::string out;
+  std::string err;
+  EXPECT_EQ(RunPlansFor(dir, {"--json", "--db", uri, "verify"}, &out, &err), 1) << err;
+  verified = nlohmann::json::parse(out);
+  EXPECT_EQ(verified["healthy"], false);
+  std::string problems;
+  for (const nlohmann::json& p : verified["problems"]) {
+    problems += p["where"].get<std::string>() + ": " + p["what"].get<std::string>() + "\n";
+  }
+  EXPECT_NE(problems.find("triggers.plan_id = 987654 refers to a missing plans row"),
+            std::string::npos)
+      << problems;
+  EXPECT_NE(problems.find("plan "), std::string::npos) << problems;
+
+  // gc on the server: a dry run names every plan over --max-bytes 0 and deletes none; the real
+  // run empties the server's plans.
+  const nlohmann::json dry = json(uri, {"gc", "--dry-run", "--max-bytes", "0"});
+  EXPECT_EQ(dry["evicted"].size(), static_cast<size_t>(published));
+  EXPECT_EQ(json(uri, {"stats"})["plans"], published);
+  json(uri, {"gc", "--max-bytes", "0"});
+  EXPECT_EQ(json(uri, {"stats"})["plans"], 0);
+}
+
+// vacuum, for SQLite files only, refuses a server and says what a server does instead; commands
+// that read servers say an unreachable one cannot be reached. None shows the password.
+TEST(PostgresFleet, FileOnlyCommandsRefuseAServerAndNoneShowsThePassword) {
   sqlite_test::TempDir dir;
   const std::string uri = "postgresql://ember:hunter2@127.0.0.1:1/plans";
-  pid_t pid = test::Spawn(EMBER_PLANS_BINARY, {"--db", uri, "verify"},
-                          {.out_file = dir.File("out"), .err_file = dir.File("err")});
-  EXPECT_EQ(test::WaitChild(pid), 2);
-  std::string err = test::ReadFile(dir.File("err"));
-  EXPECT_NE(err.find("ember-plans copy"), std::string::npos) << err;
+  std::string out;
+  std::string err;
+  EXPECT_EQ(RunPlansFor(dir, {"--db", uri, "vacuum"}, &out, &err), 1);
+  EXPECT_NE(err.find("autovacuum"), std::string::npos) << err;
   EXPECT_EQ(err.find("hunter2"), std::string::npos) << err;
-
-  pid = test::Spawn(EMBER_PLANS_BINARY, {"--db", uri, "stats"},
-                    {.out_file = dir.File("out"), .err_file = dir.File("err")});
-  EXPECT_NE(test::WaitChild(pid), 0);
-  err = test::ReadFile(dir.File("err"));
-  EXPECT_NE(err.find("127.0.0.1"), std::string::npos) << err;
-  EXPECT_EQ(err.find("hunter2"), std::string::npos) << err;
+  for (const char* command : {"stats", "verify", "export"}) {
+    std::vector<std::string> args = {"--db", uri, command};
+    if (std::string_view(command) == "export") args.push_back(dir.File("x.bundle"));
+    EXPECT_NE(RunPlansFor(dir, args, &out, &err), 0) << command;
+    EXPECT_NE(err.find("127.0.0.1"), std::string::npos) << command << ": " << err;
+    EXPECT_EQ(err.find("hunter2"), std::string::npos) << command << ": " << err;
+    EXPECT_EQ(out.find("hunter2"), std::string::npos) << command << ": " << out;
+  }
 }
 
 // A host that is already running hears of the plans another host publishes (LISTEN/NOTIFY):

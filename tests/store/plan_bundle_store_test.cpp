@@ -16,12 +16,15 @@
 #include "store/admin/plan_verification.h"
 #include "store/codec/plan_codec.h"
 #include "store/repository/sqlite_plan_repository.h"
+#include "store/repository/sqlite_sql_session.h"
 #include "tests/common/temp_dir.h"
+#include "tests/store/real_plans.h"
 #include "tests/store/sqlite_test_util.h"
 
 namespace ember {
 namespace {
 
+using test::OneOpPlan;
 using test::TempDir;
 
 EnvironmentFingerprint Environment() {
@@ -31,21 +34,6 @@ EnvironmentFingerprint Environment() {
           .device_model = "any",
           .fusers = {{"elementwise", 1}},
           .max_blocks = 5};
-}
-
-// A real one-op plan (relative form, unfused) of `kind` on a 4x4 tensor.
-NewPlan OneOpPlan(OpKind kind) {
-  OperationConverter converter;
-  const OperationIr global =
-      ir::Unary(kind, TensorIr{.id = 5, .shape = {4, 4}, .status = TensorStatus::kReadOnly},
-                TensorIr{.id = 6, .shape = {4, 4}, .status = TensorStatus::kNotInit});
-  const std::vector<OperationIr> ops = {converter.ToRelative(global)};
-  return NewPlan{.first_op_hash = FirstOpHash(ops),
-                 .plan_key = PlanKey(ops),
-                 .ops_blob = EncodeOperations(ops),
-                 .plan_blob = EncodeBlockOptimization(BlockOptimization::Unfused(1)),
-                 .num_ops = 1,
-                 .explore_ms = 2.5};
 }
 
 struct Database {
@@ -88,7 +76,7 @@ TEST(PlanBundleStore, ImportKeepsLocalPlansMergesTriggersAndMarksOrigin) {
   const PlanRowId local = target.Insert(OneOpPlan(OpKind::kExp), {kOnSync});
 
   ExportResult exported;
-  ASSERT_TRUE(ExportBundle(source.repo->database(),
+  ASSERT_TRUE(ExportBundle(*source.repo,
                            {.bundle_path = dir.File("x.bundle"), .engine_version = "9.9.9"},
                            &exported)
                   .ok());
@@ -98,8 +86,7 @@ TEST(PlanBundleStore, ImportKeepsLocalPlansMergesTriggersAndMarksOrigin) {
   EXPECT_EQ(exported.skipped_damaged, 0);
 
   ImportResult imported;
-  const Status s =
-      ImportBundle(target.repo->database(), {.bundle_path = dir.File("x.bundle")}, &imported);
+  const Status s = ImportBundle(*target.repo, {.bundle_path = dir.File("x.bundle")}, &imported);
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(imported.manifest.engine_version, "9.9.9");
   EXPECT_EQ(imported.manifest.format, kBundleFormat);
@@ -125,7 +112,8 @@ TEST(PlanBundleStore, ImportKeepsLocalPlansMergesTriggersAndMarksOrigin) {
   EXPECT_DOUBLE_EQ(all[1].explore_ms, 2.5);
 
   VerificationReport report;
-  ASSERT_TRUE(VerifyPlanDatabase(db, &report).ok());
+  SqliteSqlSession session(db);
+  ASSERT_TRUE(VerifyPlanDatabase(session, &report).ok());
   EXPECT_TRUE(report.healthy()) << (report.problems.empty() ? "" : report.problems[0].what);
   EXPECT_EQ(report.plans_checked, 2);
   EXPECT_EQ(report.triggers_checked, 3);
@@ -135,8 +123,7 @@ TEST(PlanBundleStore, ImportKeepsLocalPlansMergesTriggersAndMarksOrigin) {
             Status::Code::kNotFound);
 
   // Importing again changes nothing.
-  ASSERT_TRUE(
-      ImportBundle(target.repo->database(), {.bundle_path = dir.File("x.bundle")}, &imported).ok());
+  ASSERT_TRUE(ImportBundle(*target.repo, {.bundle_path = dir.File("x.bundle")}, &imported).ok());
   EXPECT_EQ(imported.inserted, 0);
   EXPECT_EQ(imported.existing, 2);
   EXPECT_EQ(imported.triggers_added, 0u);
@@ -169,7 +156,7 @@ struct SharedKernel {
 };
 
 Status Export(Database& source, const std::string& bundle, ExportResult* result) {
-  return ExportBundle(source.repo->database(), {.bundle_path = bundle}, result);
+  return ExportBundle(*source.repo, {.bundle_path = bundle}, result);
 }
 
 // The target's kernels, with their links.
@@ -207,7 +194,7 @@ TEST(PlanBundleStore, ExportCarriesTheKernelsItsPlansUseWithTextAndLinks) {
              "INSERT INTO plan_usage (workload_id, plan_id, last_hit) VALUES (1, " +
              std::to_string(shared.log) + ", 0)");
   }
-  ASSERT_TRUE(ExportBundle(source.repo->database(),
+  ASSERT_TRUE(ExportBundle(*source.repo,
                            {.bundle_path = dir.File("serve.bundle"), .workload = "serve"},
                            &exported)
                   .ok());
@@ -232,7 +219,7 @@ TEST(PlanBundleStore, TrustedKernelsAreImportedAndLinkedToTheTargetsPlans) {
   const PlanRowId local = target.Insert(OneOpPlan(OpKind::kExp), {kAlways});
 
   ImportResult imported;
-  ASSERT_TRUE(ImportBundle(target.repo->database(),
+  ASSERT_TRUE(ImportBundle(*target.repo,
                            {.bundle_path = dir.File("x.bundle"), .trust_kernels = true}, &imported)
                   .ok());
   EXPECT_TRUE(imported.refusals.empty());
@@ -250,12 +237,12 @@ TEST(PlanBundleStore, TrustedKernelsAreImportedAndLinkedToTheTargetsPlans) {
   ASSERT_TRUE(target.repo->GetKernel(target.environment, shared.kernel.key, &stored).ok());
   EXPECT_EQ(stored.binary, shared.kernel.binary);
   VerificationReport report;
-  ASSERT_TRUE(VerifyPlanDatabase(target.repo->database().sqlite(), &report).ok());
+  ASSERT_TRUE(VerifyPlanDatabase(target.repo->sql(), &report).ok());
   EXPECT_TRUE(report.healthy()) << (report.problems.empty() ? "" : report.problems[0].what);
   EXPECT_EQ(report.kernels_checked, 1);
 
   // Again: the kernel is there, and its row wins.
-  ASSERT_TRUE(ImportBundle(target.repo->database(),
+  ASSERT_TRUE(ImportBundle(*target.repo,
                            {.bundle_path = dir.File("x.bundle"), .trust_kernels = true}, &imported)
                   .ok());
   EXPECT_EQ(imported.kernels_added, 0u);
@@ -275,7 +262,7 @@ TEST(PlanBundleStore, ALocalKernelOfTheSameKeyKeepsItsBinary) {
   ASSERT_TRUE(target.repo->PutKernel(target.environment, local, &id).ok());
 
   ImportResult imported;
-  ASSERT_TRUE(ImportBundle(target.repo->database(),
+  ASSERT_TRUE(ImportBundle(*target.repo,
                            {.bundle_path = dir.File("x.bundle"), .trust_kernels = true}, &imported)
                   .ok());
   EXPECT_EQ(imported.kernels_added, 0u);
@@ -299,7 +286,7 @@ TEST(PlanBundleStore, ADamagedKernelIsRefusedByNameAndItsPlansImported) {
   }
   Database target(dir.File("target.db"));
   ImportResult imported;
-  ASSERT_TRUE(ImportBundle(target.repo->database(),
+  ASSERT_TRUE(ImportBundle(*target.repo,
                            {.bundle_path = dir.File("x.bundle"), .trust_kernels = true}, &imported)
                   .ok());
   EXPECT_EQ(imported.inserted, 2);
@@ -313,8 +300,7 @@ TEST(PlanBundleStore, ADamagedKernelIsRefusedByNameAndItsPlansImported) {
 
   // Untrusted, the same bundle imports no kernel and refuses nothing.
   Database other(dir.File("other.db"));
-  ASSERT_TRUE(
-      ImportBundle(other.repo->database(), {.bundle_path = dir.File("x.bundle")}, &imported).ok());
+  ASSERT_TRUE(ImportBundle(*other.repo, {.bundle_path = dir.File("x.bundle")}, &imported).ok());
   EXPECT_TRUE(imported.refusals.empty());
   EXPECT_EQ(imported.kernels_untrusted, 1u);
   EXPECT_EQ(imported.inserted, 2);
@@ -326,10 +312,10 @@ TEST(PlanBundleStore, AReadOnlyTargetIsRefused) {
   Database source(dir.File("source.db"));
   source.Insert(OneOpPlan(OpKind::kExp), {kAlways});
   ExportResult exported;
+  ASSERT_TRUE(ExportBundle(*source.repo, {.bundle_path = dir.File("x.bundle")}, &exported).ok());
+  std::unique_ptr<PlanRepository> reader;
   ASSERT_TRUE(
-      ExportBundle(source.repo->database(), {.bundle_path = dir.File("x.bundle")}, &exported).ok());
-  std::unique_ptr<PlanDatabase> reader;
-  ASSERT_TRUE(PlanDatabase::Open({.path = dir.File("source.db"), .read_only = true}, &reader).ok());
+      PlanRepository::Open({.path = dir.File("source.db"), .read_only = true}, &reader).ok());
   ImportResult imported;
   const Status s = ImportBundle(*reader, {.bundle_path = dir.File("x.bundle")}, &imported);
   EXPECT_EQ(s.code(), Status::Code::kUnavailable) << s.ToString();

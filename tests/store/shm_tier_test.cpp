@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "store/shm/shared_segment_info.h"
@@ -282,6 +283,23 @@ TEST_F(ShmTier, ClaimsAreThisProcesssUntilReleased) {
     return t->Claim(42) == SharedPlanTier::ClaimOutcome::kMine;
   });
   EXPECT_EQ(test::WaitChild(after), 0);
+}
+
+// A server's segments are named after its URI, not after a path the URI would make relative
+// to the working directory: workers of one host started in different directories share one
+// segment per server, and the password's value is no part of the name.
+TEST(ShmSegmentNames, AServersSegmentDoesNotDependOnTheWorkingDirectoryOrThePassword) {
+  const std::string uri = "postgresql://ember:secret@db.example:5432/plans";
+  const std::string here = SharedSegment::NameFor(uri, "env-1");
+  const std::filesystem::path before = std::filesystem::current_path();
+  std::filesystem::current_path("/tmp");
+  const std::string elsewhere = SharedSegment::NameFor(uri, "env-1");
+  std::filesystem::current_path(before);
+  EXPECT_EQ(here, elsewhere);
+  EXPECT_EQ(here,
+            SharedSegment::NameFor("postgresql://ember:other@db.example:5432/plans", "env-1"));
+  EXPECT_NE(here,
+            SharedSegment::NameFor("postgresql://ember:secret@db.example:5432/other", "env-1"));
 }
 
 }  // namespace

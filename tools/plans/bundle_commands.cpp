@@ -15,8 +15,11 @@ namespace ember::plans {
 
 int RunExport(const GlobalOptions& global, const std::string& file,
               const std::optional<std::string>& workload) {
-  std::unique_ptr<PlanDatabase> db;
-  if (Status s = OpenForReading(global, &db); !s.ok()) return ReportOpenFailure(global, s);
+  // A file or a server: the bundle is a SQLite file either way (Note [Plan bundles]).
+  std::unique_ptr<PlanRepository> db;
+  if (Status s = OpenRepositoryForReading(global, &db); !s.ok()) {
+    return ReportOpenFailure(global, s);
+  }
   ExportResult result;
   const ExportOptions options{.bundle_path = file,
                               .workload = workload,
@@ -72,8 +75,8 @@ std::string KernelSummary(const ImportResult& r) {
 }  // namespace
 
 int RunImport(const GlobalOptions& global, const std::string& file, bool trust_kernels) {
-  std::unique_ptr<PlanDatabase> db;
-  if (Status s = OpenForWriting(global, /*create=*/true, &db); !s.ok()) {
+  std::unique_ptr<PlanRepository> db;
+  if (Status s = OpenRepositoryForWriting(global, &db, /*create=*/true); !s.ok()) {
     return ReportOpenFailure(global, s);
   }
   ImportResult result;
@@ -85,9 +88,12 @@ int RunImport(const GlobalOptions& global, const std::string& file, bool trust_k
   if (Status s = ImportBundle(*db, options, &result); !s.ok()) return ReportFailure(global, s);
   // Live workers' shared segments answer for SQLite on the first ops they know (Note [Shared
   // plan segment]); marking them broken makes the workers start fresh ones that see the import.
+  // A server announces the imported rows itself (NOTIFY, as any publication): every host's
+  // listener brings them into its memory and its segment, so nothing is invalidated there.
   size_t invalidated = 0;
-  if (result.inserted > 0 || result.triggers_added > 0) {
-    if (Status s = SharedSegment::InvalidateAll(db->path(), &invalidated); !s.ok()) {
+  const bool announced = db->backend() == "postgresql";
+  if (!announced && (result.inserted > 0 || result.triggers_added > 0)) {
+    if (Status s = SharedSegment::InvalidateAll(db->location(), &invalidated); !s.ok()) {
       std::fprintf(stderr,
                    "ember-plans: warning: live workers may not see the imported plans until "
                    "they restart: %s\n",

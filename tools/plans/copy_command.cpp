@@ -55,22 +55,24 @@ int RunCopy(const GlobalOptions& global, const std::string& from, const std::str
                                         {"existing", result.existing},
                                         {"refused", result.refused},
                                         {"triggers_added", result.triggers_added},
+                                        {"kernels_added", result.kernels_added},
+                                        {"kernels_refused", result.kernels_refused},
                                         {"segments_invalidated", invalidated},
                                         {"refusals", refusals}};
     std::cout << out.dump(2) << "\n";
   } else {
     std::printf(
         "copied %s -> %s: %lld new plan(s), %lld already there, %lld refused, %zu "
-        "trigger(s) added, %lld environment(s)\n",
+        "trigger(s) and %zu kernel(s) added, %lld environment(s)\n",
         source->location().c_str(), target->location().c_str(),
         static_cast<long long>(result.inserted), static_cast<long long>(result.existing),
-        static_cast<long long>(result.refused), result.triggers_added,
+        static_cast<long long>(result.refused), result.triggers_added, result.kernels_added,
         static_cast<long long>(result.environments));
     for (const CopyRefusal& r : result.refusals) {
       std::printf("  refused %s: %s\n", r.row.c_str(), r.reason.c_str());
     }
   }
-  return result.refused > 0 ? kExitProblems : kExitOk;
+  return result.refused > 0 || result.kernels_refused > 0 ? kExitProblems : kExitOk;
 }
 
 }  // namespace ember::plans

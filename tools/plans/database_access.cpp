@@ -35,55 +35,49 @@ Status DatabasePath(const GlobalOptions& global, std::string* path) {
 
 namespace {
 
-// The commands that open with OpenForReading or OpenForWriting read SQLite files only, so far: a
-// server gets a clear refusal that says what works, instead of a "file not found" for a URI.
+// OpenForWriting is for what only a SQLite file has (vacuum): a server gets
+// a clear refusal instead of a "file not found" for a URI.
 Status RefuseServer(const std::string& path) {
   if (!IsPostgresUri(path)) return Status::Ok();
   return Status::InvalidArgument(fmt::format(
-      "{} is a PostgreSQL server; this command reads SQLite files only so far. Copy the "
-      "server's plans into a file and read that: ember-plans copy '{}' plans.db",
-      RedactedUri(path), RedactedUri(path)));
+      "{} is a PostgreSQL server; this command works on SQLite files only", RedactedUri(path)));
+}
+
+// The options every command opens with: the database named by --db or the configuration, never
+// created behind the user's back (create: a command that makes one), read-only where asked.
+Status CommandOptions(const GlobalOptions& global, bool read_only, bool create,
+                      PlanDbOptions* options) {
+  *options = PlanDbOptions();
+  if (Status s = DatabasePath(global, &options->path); !s.ok()) return s;
+  options->read_only = read_only;
+  options->create = create;
+  options->allow_shared_writable = global.allow_shared_writable;
+  return Status::Ok();
 }
 
 }  // namespace
 
-Status OpenForReading(const GlobalOptions& global, std::unique_ptr<PlanDatabase>* out) {
-  PlanDbOptions options;
-  if (Status s = DatabasePath(global, &options.path); !s.ok()) return s;
-  if (Status s = RefuseServer(options.path); !s.ok()) return s;
-  options.read_only = true;
-  options.create = false;
-  options.allow_shared_writable = global.allow_shared_writable;
-  return PlanDatabase::Open(options, out);
-}
-
 Status OpenRepositoryForReading(const GlobalOptions& global, std::unique_ptr<PlanRepository>* out) {
   PlanDbOptions options;
-  if (Status s = DatabasePath(global, &options.path); !s.ok()) return s;
-  options.read_only = true;
-  options.create = false;
-  options.allow_shared_writable = global.allow_shared_writable;
+  if (Status s = CommandOptions(global, /*read_only=*/true, /*create=*/false, &options); !s.ok()) {
+    return s;
+  }
   return PlanRepository::Open(options, out);
 }
 
-Status OpenRepositoryForWriting(const GlobalOptions& global, std::unique_ptr<PlanRepository>* out) {
+Status OpenRepositoryForWriting(const GlobalOptions& global, std::unique_ptr<PlanRepository>* out,
+                                bool create) {
   PlanDbOptions options;
-  if (Status s = DatabasePath(global, &options.path); !s.ok()) return s;
-  options.create = false;
-  options.allow_shared_writable = global.allow_shared_writable;
+  if (Status s = CommandOptions(global, /*read_only=*/false, create, &options); !s.ok()) return s;
   if (Status s = PlanRepository::Open(options, out); !s.ok()) return s;
-  if ((*out)->writable()) return Status::Ok();
-  return Status::Unavailable(fmt::format("plan database {}: refusing changing it: {}",
-                                         (*out)->location(), (*out)->read_only_reason()));
+  return (*out)->CheckWritable("changing it");
 }
 
 Status OpenForWriting(const GlobalOptions& global, bool create,
                       std::unique_ptr<PlanDatabase>* out) {
   PlanDbOptions options;
-  if (Status s = DatabasePath(global, &options.path); !s.ok()) return s;
+  if (Status s = CommandOptions(global, /*read_only=*/false, create, &options); !s.ok()) return s;
   if (Status s = RefuseServer(options.path); !s.ok()) return s;
-  options.create = create;
-  options.allow_shared_writable = global.allow_shared_writable;
   if (Status s = PlanDatabase::Open(options, out); !s.ok()) return s;
   return (*out)->CheckWritable("changing it");
 }

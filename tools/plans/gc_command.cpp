@@ -57,18 +57,20 @@ int RunGc(const GlobalOptions& global, const GcCommandOptions& options) {
       return kExitUsage;
     }
   }
-  std::unique_ptr<PlanDatabase> db;
-  const Status opened =
-      options.dry_run ? OpenForReading(global, &db) : OpenForWriting(global, /*create=*/false, &db);
+  // A file or a server (the same rows, store/admin/plan_gc.h).
+  std::unique_ptr<PlanRepository> db;
+  const Status opened = options.dry_run ? OpenRepositoryForReading(global, &db)
+                                        : OpenRepositoryForWriting(global, &db);
   if (!opened.ok()) return ReportOpenFailure(global, opened);
   if (options.environment.has_value()) {
     EnvironmentRowId env = 0;
-    if (Status s = ResolveEnvironment(db->sqlite(), *options.environment, &env); !s.ok()) {
+    if (Status s = ResolveEnvironment(db->sql(), *options.environment, &env); !s.ok()) {
       return ReportFailure(s);
     }
     gc.environment = env;
   }
-  gc.protected_plan_keys = LiveSegmentKeys(db->path(), global.allow_shared_writable);
+  // On a server, the segments of this host only: the other hosts' are out of reach.
+  gc.protected_plan_keys = LiveSegmentKeys(db->location(), global.allow_shared_writable);
   GcReport report;
   if (Status s = CollectGarbage(*db, gc, &report); !s.ok()) return ReportFailure(s);
 

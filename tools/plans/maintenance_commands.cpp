@@ -17,15 +17,15 @@
 namespace ember::plans {
 
 int RunMigrate(const GlobalOptions& global) {
+  std::string path;
+  if (Status s = DatabasePath(global, &path); !s.ok()) return ReportOpenFailure(global, s);
   int before = 0;
   {
     std::unique_ptr<PlanRepository> db;
     const Status s = OpenRepositoryForReading(global, &db);
-    std::string path;
     // A server's database without ember's tables yet is where `migrate` creates them (an
     // administrator's first step, docs/CONFIGURATION.md); a missing file stays an error.
-    const bool empty_server = s.code() == Status::Code::kNotFound &&
-                              DatabasePath(global, &path).ok() && IsPostgresUri(path);
+    const bool empty_server = s.code() == Status::Code::kNotFound && IsPostgresUri(path);
     if (!s.ok() && !empty_server) return ReportOpenFailure(global, s);
     before = s.ok() ? db->schema_version() : 0;
   }
@@ -43,6 +43,18 @@ int RunMigrate(const GlobalOptions& global) {
 }
 
 int RunVacuum(const GlobalOptions& global) {
+  std::string path;
+  if (Status s = DatabasePath(global, &path); !s.ok()) return ReportOpenFailure(global, s);
+  if (IsPostgresUri(path)) {
+    // A server reclaims the space of deleted rows itself; giving it back to the operating system
+    // locks the tables, which is the administrator's call, not a plan tool's.
+    return ReportFailure(global, Status::InvalidArgument(fmt::format(
+                                     "vacuum compacts SQLite files; {} is a PostgreSQL server, "
+                                     "which reuses the space of deleted rows itself "
+                                     "(autovacuum). To return it to the operating system, run "
+                                     "VACUUM FULL on ember's tables as their owner (psql)",
+                                     RedactedUri(path))));
+  }
   std::unique_ptr<PlanDatabase> db;
   if (Status s = OpenForWriting(global, /*create=*/false, &db); !s.ok()) {
     return ReportOpenFailure(global, s);

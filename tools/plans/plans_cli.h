@@ -39,18 +39,19 @@ Status DefaultDatabasePath(std::string* path);
 // The path to use: --db, or DefaultDatabasePath.
 Status DatabasePath(const GlobalOptions& global, std::string* path);
 
-// Opens the database read-only (Note [Read commands never write]).
-Status OpenForReading(const GlobalOptions& global, std::unique_ptr<PlanDatabase>* out);
-// Opens the database for writing; it must exist (create: create it when missing), and is
-// migrated to this binary's schema like the engine does.
+// Opens a SQLite file for writing, for what only a file has (vacuum); a server's URI is refused.
+// It must exist (create: create it when missing), and is migrated to this binary's schema like
+// the engine does.
 Status OpenForWriting(const GlobalOptions& global, bool create, std::unique_ptr<PlanDatabase>* out);
-// Opens the database read-only behind the repository interface: a SQLite file as
-// OpenForReading does, or a PostgreSQL server (a postgresql:// URI) without migrating it. The
-// commands that run on both use it (their SQL goes through PlanRepository::sql()).
+// Opens the database read-only (Note [Read commands never write]) behind the repository
+// interface: a SQLite file, or a PostgreSQL server (a postgresql:// URI) without migrating it.
+// The commands use it on both alike (their SQL goes through PlanRepository::sql()).
 Status OpenRepositoryForReading(const GlobalOptions& global, std::unique_ptr<PlanRepository>* out);
-// The same for writing: the database must exist (a server: be reachable), is migrated like the
-// engine does, and must be writable (Unavailable with the reason otherwise).
-Status OpenRepositoryForWriting(const GlobalOptions& global, std::unique_ptr<PlanRepository>* out);
+// The same for writing: the database must exist (create: a missing file is created; a server
+// must be reachable either way), is migrated like the engine does, and must be writable
+// (Unavailable with the reason otherwise).
+Status OpenRepositoryForWriting(const GlobalOptions& global, std::unique_ptr<PlanRepository>* out,
+                                bool create = false);
 
 // Prints "ember-plans: <message>" on stderr (and, with --json, a {"error": ...} object on
 // stdout) and returns the exit code for `status`: kExitUnusable for a file that cannot be

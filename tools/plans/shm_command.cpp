@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/core/clock.h"
+#include "engine/core/plan_db_location.h"
 #include "store/admin/plan_inventory.h"
 #include "store/shm/shared_segment.h"
 #include "store/shm/shared_segment_info.h"
@@ -135,6 +136,9 @@ void PrintSegments(const std::vector<SharedSegmentInfo>& segments,
 int SegmentsByPath(const GlobalOptions& global, std::string* path,
                    std::vector<SharedSegmentInfo>* segments) {
   if (Status s = DatabasePath(global, path); !s.ok()) return ReportOpenFailure(global, s);
+  // A server's segments are named after its URI without the password (shared_segment.cpp), so
+  // the shown form finds them, and no output carries the password.
+  *path = ShownLocation(*path);
   if (Status s = InspectSharedSegments(*path, {}, segments, global.allow_shared_writable);
       !s.ok()) {
     return ReportFailure(s);
@@ -145,10 +149,13 @@ int SegmentsByPath(const GlobalOptions& global, std::string* path,
 }  // namespace
 
 int RunShmList(const GlobalOptions& global) {
-  std::unique_ptr<PlanDatabase> db;
-  if (Status s = OpenForReading(global, &db); !s.ok()) return ReportOpenFailure(global, s);
+  // A file or a server: the segments are this host's either way.
+  std::unique_ptr<PlanRepository> db;
+  if (Status s = OpenRepositoryForReading(global, &db); !s.ok()) {
+    return ReportOpenFailure(global, s);
+  }
   std::vector<EnvironmentRecord> environments;
-  if (Status s = ListEnvironments(db->sqlite(), &environments); !s.ok()) return ReportFailure(s);
+  if (Status s = ListEnvironments(db->sql(), &environments); !s.ok()) return ReportFailure(s);
   std::vector<std::string> fingerprints;
   std::map<std::string, EnvironmentRowId> environment_ids;
   for (const EnvironmentRecord& e : environments) {
@@ -156,8 +163,8 @@ int RunShmList(const GlobalOptions& global) {
     environment_ids[e.fingerprint] = e.id;
   }
   std::vector<SharedSegmentInfo> segments;
-  if (Status s =
-          InspectSharedSegments(db->path(), fingerprints, &segments, global.allow_shared_writable);
+  if (Status s = InspectSharedSegments(db->location(), fingerprints, &segments,
+                                       global.allow_shared_writable);
       !s.ok()) {
     return ReportFailure(s);
   }
@@ -169,7 +176,7 @@ int RunShmList(const GlobalOptions& global) {
     return kExitOk;
   }
   if (segments.empty()) {
-    std::cout << "no shared segments for " << db->path() << "\n";
+    std::cout << "no shared segments for " << db->location() << "\n";
     return kExitOk;
   }
   PrintSegments(segments, environment_ids);

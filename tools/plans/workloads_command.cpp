@@ -46,13 +46,9 @@ Status FindWorkloads(SqlSession& db, const std::string& name,
 int ChangeWorkloads(const GlobalOptions& global, const std::string& name,
                     const std::optional<std::string>& environment, const std::string& done,
                     const std::function<Status(PlanRepository&, WorkloadRowId)>& change) {
-  std::string path;
-  if (Status s = DatabasePath(global, &path); !s.ok()) return ReportOpenFailure(global, s);
   std::unique_ptr<PlanRepository> repo;
-  PlanDbOptions options{
-      .path = path, .create = false, .allow_shared_writable = global.allow_shared_writable};
   // A file or a server: the workload's counter is one row either way, changed atomically.
-  if (Status s = PlanRepository::Open(options, &repo); !s.ok()) {
+  if (Status s = OpenRepositoryForWriting(global, &repo); !s.ok()) {
     return ReportOpenFailure(global, s);
   }
   std::vector<WorkloadRecord> rows;
