@@ -9,8 +9,13 @@
 //     memory (the in-memory index), shm (SharedPlanTier::Lookup + DecodePlan) and sqlite
 //     (LoadPlansByFirstOp + decode + validate), among 1000 first ops, for the layernorm plan;
 //     shm_raw and sqlite_raw: the same without decoding.
-//   * `--publish=W,M,B` (no Google Benchmark): W forked writer processes each publish M
-//     distinct plans in Publish batches of B into one file; prints plans/s as one JSON line.
+//   * `--publish=W,M,B[,LOCATION]` (no Google Benchmark): W forked writer processes each publish
+//     M distinct plans in Publish batches of B into one database — a scratch file, or LOCATION
+//     (an empty PostgreSQL database: bench/run_plan_db_backends.sh makes one per run); prints
+//     plans/s as one JSON line.
+//   * With EMBER_BENCH_PG set to a server URI without its database name
+//     ("postgresql://user@127.0.0.1:5432/"), BM_Lookup also runs on that server, in the empty
+//     databases lookup_1000 and lookup_10000 that the caller created (issue 19).
 //
 // Every plan is real: the engine runs the seed expression, softmax and layernorm with the real
 // fusers into a scratch database, and the rows it published are read back. The lookup and
@@ -33,6 +38,8 @@
 #include "engine/core/config.h"
 #include "engine/stream/plan_index.h"
 #include "store/codec/plan_codec.h"
+#include "store/repository/plan_repository.h"
+#include "store/repository/sql_session.h"
 #include "store/repository/sqlite_plan_repository.h"
 #include "store/shm/shared_plan_tier.h"
 #include "store/sqlite/sqlite_database.h"
@@ -76,6 +83,19 @@ std::unique_ptr<SqlitePlanRepository> OpenRepository(const std::string& path) {
   std::unique_ptr<SqlitePlanRepository> repo;
   Check(SqlitePlanRepository::Open(PlanDbOptions{.path = path}, &repo));
   return repo;
+}
+
+// A file or a server (PlanRepository::Open tells them apart by the location).
+std::unique_ptr<PlanRepository> OpenLocation(const std::string& location) {
+  std::unique_ptr<PlanRepository> repo;
+  Check(PlanRepository::Open(PlanDbOptions{.path = location}, &repo));
+  return repo;
+}
+
+// The server BM_Lookup also reads ("" when EMBER_BENCH_PG is not set).
+std::string ServerPrefix() {
+  const char* prefix = std::getenv("EMBER_BENCH_PG");
+  return prefix == nullptr ? "" : prefix;
 }
 
 Tensor Input(float scale) {
@@ -206,27 +226,29 @@ void PublishPlans(PlanRepository& repo, EnvironmentRowId environment,
 }
 
 struct LookupDb {
-  std::unique_ptr<SqlitePlanRepository> repo;
+  std::unique_ptr<PlanRepository> repo;
   EnvironmentRowId environment = 0;
 };
 
-// A database of n plans, one per first op, kept open for the benchmark's reads.
-LookupDb& LookupDatabase(int64_t n) {
-  static std::map<int64_t, LookupDb> dbs;
-  LookupDb& db = dbs[n];
+// A database of n plans, one per first op, kept open for the benchmark's reads: a scratch file,
+// or (server) the database lookup_<n> of EMBER_BENCH_PG.
+LookupDb& LookupDatabase(int64_t n, bool server) {
+  static std::map<std::pair<int64_t, bool>, LookupDb> dbs;
+  LookupDb& db = dbs[{n, server}];
   if (db.repo == nullptr) {
     const std::vector<StoredPlan> real = AllRealPlans();
-    db.repo = OpenRepository(ScratchFile("lookup-" + std::to_string(n) + ".db"));
+    db.repo = OpenLocation(server ? ServerPrefix() + "lookup_" + std::to_string(n)
+                                  : ScratchFile("lookup-" + std::to_string(n) + ".db"));
     Check(db.repo->EnsureEnvironment(BenchEnvironment(), &db.environment));
     PublishPlans(*db.repo, db.environment, real, 0, static_cast<uint64_t>(n), 500);
   }
   return db;
 }
 
-void BM_Lookup(benchmark::State& state) {
+void BM_Lookup(benchmark::State& state, bool server) {
   const int64_t n = state.range(0);
   const bool hit = state.range(1) != 0;
-  LookupDb& db = LookupDatabase(n);
+  LookupDb& db = LookupDatabase(n, server);
   uint64_t i = 0;
   int64_t found = 0;
   for (auto _ : state) {
@@ -240,10 +262,11 @@ void BM_Lookup(benchmark::State& state) {
   if (found != (hit ? state.iterations() : 0)) state.SkipWithError("unexpected lookup result");
   state.SetLabel(hit ? "hit" : "miss");
 }
-BENCHMARK(BM_Lookup)
+BENCHMARK_CAPTURE(BM_Lookup, sqlite, false)
     ->ArgsProduct({{1000, 10000}, {1, 0}})
     ->ArgNames({"plans", "hit"})
     ->Unit(benchmark::kMicrosecond);
+// BM_Lookup/postgresql is registered in main, where EMBER_BENCH_PG names a server.
 
 // PersistentPlans' DecodeRow (store/persistent_plans.cpp), spelled out.
 Status DecodeAndValidate(const StoredPlan& row) {
@@ -390,11 +413,11 @@ BENCHMARK_CAPTURE(BM_TierLookup, sqlite_raw, std::string("sqlite_raw"))
 
 // --publish=W,M,B: the children open their connections, say so, and wait for the parent to
 // close the start pipe, so the clock covers the publishing only.
-int PublishThroughput(int writers, uint64_t per_writer, uint64_t batch) {
+int PublishThroughput(int writers, uint64_t per_writer, uint64_t batch, std::string location) {
   const std::vector<StoredPlan> real = AllRealPlans();
-  const std::string path = ScratchFile("publish.db");
+  const std::string path = location.empty() ? ScratchFile("publish.db") : location;
   EnvironmentRowId environment = 0;
-  Check(OpenRepository(path)->EnsureEnvironment(BenchEnvironment(), &environment));
+  Check(OpenLocation(path)->EnsureEnvironment(BenchEnvironment(), &environment));
   int ready[2], go[2];
   if (pipe(ready) != 0 || pipe(go) != 0) return 1;
   std::fflush(nullptr);
@@ -405,7 +428,7 @@ int PublishThroughput(int writers, uint64_t per_writer, uint64_t batch) {
       in_child = true;
       close(ready[0]);
       close(go[1]);
-      std::unique_ptr<SqlitePlanRepository> repo = OpenRepository(path);
+      std::unique_ptr<PlanRepository> repo = OpenLocation(path);
       char c = 1;
       if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 0) _exit(2);
       PublishPlans(*repo, environment, real, static_cast<uint64_t>(w) + 1, per_writer, batch);
@@ -429,16 +452,18 @@ int PublishThroughput(int writers, uint64_t per_writer, uint64_t batch) {
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::unique_ptr<SqlitePlanRepository> repo = OpenRepository(path);
-  std::string stored;
-  Check(repo->database().sqlite().QueryText("SELECT count(*) FROM plans", "counting", &stored));
+  std::unique_ptr<PlanRepository> repo = OpenLocation(path);
+  int64_t stored = 0;
+  Check(QueryInt64(repo->sql(), "SELECT CAST(COUNT(*) AS BIGINT) FROM plans", {}, "counting",
+                   &stored));
   const uint64_t total = static_cast<uint64_t>(writers) * per_writer;
   std::printf(
-      "{\"writers\": %d, \"batch\": %llu, \"plans\": %llu, \"stored\": %s, \"seconds\": %.4f, "
-      "\"plans_per_s\": %.0f}\n",
-      writers, static_cast<unsigned long long>(batch), static_cast<unsigned long long>(total),
-      stored.c_str(), seconds, static_cast<double>(total) / seconds);
-  return ok && stored == std::to_string(total) ? 0 : 1;
+      "{\"backend\": \"%s\", \"writers\": %d, \"batch\": %llu, \"plans\": %llu, \"stored\": "
+      "%lld, \"seconds\": %.4f, \"plans_per_s\": %.0f}\n",
+      std::string(repo->backend()).c_str(), writers, static_cast<unsigned long long>(batch),
+      static_cast<unsigned long long>(total), static_cast<long long>(stored), seconds,
+      static_cast<double>(total) / seconds);
+  return ok && stored == static_cast<int64_t>(total) ? 0 : 1;
 }
 
 }  // namespace
@@ -447,9 +472,19 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     int writers = 0;
     unsigned long long per_writer = 0, batch = 0;
-    if (std::sscanf(argv[i], "--publish=%d,%llu,%llu", &writers, &per_writer, &batch) == 3) {
-      return PublishThroughput(writers, per_writer, batch);
+    int used = 0;
+    if (std::sscanf(argv[i], "--publish=%d,%llu,%llu%n", &writers, &per_writer, &batch, &used) ==
+        3) {
+      const std::string rest = argv[i] + used;  // ",LOCATION" or nothing
+      return PublishThroughput(writers, per_writer, batch, rest.empty() ? "" : rest.substr(1));
     }
+  }
+  if (!ServerPrefix().empty()) {
+    benchmark::RegisterBenchmark("BM_Lookup/postgresql",
+                                 [](benchmark::State& state) { BM_Lookup(state, true); })
+        ->ArgsProduct({{1000, 10000}, {1, 0}})
+        ->ArgNames({"plans", "hit"})
+        ->Unit(benchmark::kMicrosecond);
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -39,7 +39,7 @@ bench = {b["run_name"]: b for b in json.load(open(os.path.join(d, "micro.json"))
 print("| lookup (LoadPlansByFirstOp) | hit µs | miss µs |")
 print("|---|---|---|")
 for n in (1000, 10000):
-    t = lambda hit: bench[f"BM_Lookup/plans:{n}/hit:{hit}"]["real_time"]
+    t = lambda hit: bench[f"BM_Lookup/sqlite/plans:{n}/hit:{hit}"]["real_time"]
     print(f"| {n} plans | {t(1):.1f} | {t(0):.1f} |")
 print("\n| plan | ops | ops blob B | plan blob B | bytes | decode+validate µs |")
 print("|---|---|---|---|---|---|")

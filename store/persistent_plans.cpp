@@ -117,6 +117,7 @@ Status PersistentPlans::Open(const PersistentPlansOptions& options,
                      "counted in this process only",
                      ShownLocation(options.path), unwritable));
   }
+  plans->sync_waits_ = writer_connection == nullptr || writer_connection->SyncWaitsForWrites();
   plans->writer_ = std::make_unique<PlanWriter>(std::move(writer_connection), plans->environment_,
                                                 plans->workload_);
   if (options.shm) {
@@ -548,7 +549,7 @@ void PersistentPlans::Flush() {
 void PersistentPlans::FlushForSync() {
   PublishPending();
   if (tier_ != nullptr) tier_->ReleaseAll();
-  writer_->FlushDurable();
+  if (sync_waits_) writer_->FlushDurable();
 }
 
 void PersistentPlans::Close() {

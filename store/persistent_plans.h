@@ -121,6 +121,8 @@ class PersistentPlans final : public PlanBacking {
 
   std::unique_ptr<PlanRepository> reader_;
   std::unique_ptr<PlanWriter> writer_;
+  // PlanRepository::SyncWaitsForWrites of the writer's database.
+  bool sync_waits_ = true;
   EnvironmentRowId environment_ = 0;
   WorkloadRowId workload_ = 0;
   int64_t explorations_at_open_ = 0;

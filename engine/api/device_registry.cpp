@@ -111,6 +111,12 @@ Stats GetStats(Device device) {
 
 void Sync(Device device) { ServerFor(device)->Drain(CurrentStreamId()); }
 
+void FlushPlans(Device device) {
+  const std::shared_ptr<DeviceServer> server = ServerFor(device);
+  server->Drain(CurrentStreamId());
+  server->FlushPlans();
+}
+
 void Seed(Device device, uint64_t seed) { ServerFor(device)->Seed(CurrentStreamId(), seed); }
 
 void ReleaseDevice(Device device) {

@@ -60,8 +60,9 @@ void DeviceServer::Drain(StreamId stream) {
     backend_->Synchronize();
     ReleaseIfIdle(stream);
   }
-  // ember::Sync makes the plans found so far durable too (not every hit counter: that would
-  // be a database commit per step); the writer needs no server lock.
+  // ember::Sync makes the plans found so far durable too in a file (not every hit counter: that
+  // would be a database commit per step; on a server, nothing: PlanBacking::FlushForSync); the
+  // writer needs no server lock.
   if (backing_ != nullptr) backing_->FlushForSync();
 }
 

@@ -62,7 +62,8 @@ class DeviceServer {
   size_t NumHandles();
   size_t NumStreams();
   Stats GetStats();
-  // Waits until the plans found so far are in the plan database (no-op without one).
+  // Waits until the plans found so far are in the plan database (no-op without one); the
+  // writer needs no server lock (ember::FlushPlans).
   void FlushPlans() {
     if (backing_ != nullptr) backing_->Flush();
   }

@@ -77,7 +77,8 @@ class PlanBacking {
   virtual void Flush() = 0;
   // What ember::Sync waits for: the plans, triggers and exploration budget reported so far are
   // durable; hit and unfused-run counters may still be on their way (they are statistics, and
-  // waiting for their write would cost every synchronizing step a database commit).
+  // waiting for their write would cost every synchronizing step a database commit). On a
+  // database server, nothing is waited for (PlanRepository::SyncWaitsForWrites).
   virtual void FlushForSync() { Flush(); }
   // The process is exiting: Flush, and leave the storage self-contained.
   virtual void Close() { Flush(); }

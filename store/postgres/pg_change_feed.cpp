@@ -26,18 +26,25 @@ bool ParseNumber(std::string_view text, T* value, int base = 10) {
 }  // namespace
 
 std::string ProcessTag() {
-  // One per process, shared by its threads; redrawn in a forked child (the pid tells).
-  static std::mutex mutex;
-  static pid_t drawn_for = 0;
-  static std::string tag;
-  std::lock_guard lock(mutex);
-  if (drawn_for != getpid()) {
-    drawn_for = getpid();
+  // One per process, shared by its threads; redrawn in a forked child (the pid tells). Never
+  // destroyed: the plan writer's last publication runs while the process exits (a device
+  // released by a static destructor), after function-local statics may have been destroyed —
+  // a destroyed string here put freed bytes into the NOTIFY payload, which the server refused
+  // as invalid UTF-8, losing that publication.
+  struct Tag {
+    std::mutex mutex;
+    pid_t drawn_for = 0;
+    std::string text;
+  };
+  static Tag* const tag = new Tag();
+  std::lock_guard lock(tag->mutex);
+  if (tag->drawn_for != getpid()) {
+    tag->drawn_for = getpid();
     std::random_device random;
     const uint64_t salt = (uint64_t{random()} << 32) | random();
-    tag = fmt::format("{:x}.{:016x}", drawn_for, salt);
+    tag->text = fmt::format("{:x}.{:016x}", tag->drawn_for, salt);
   }
-  return tag;
+  return tag->text;
 }
 
 std::string PlanChangePayloadSql(char kind, std::string_view environment_id,

@@ -48,6 +48,7 @@ class PostgresPlanRepository final : public PlanRepository {
   Status CheckBeforeWriting() override { return Status::Ok(); }
   Status Checkpoint() override { return Status::Ok(); }
   // A lost connection: Unavailable from a connection libpq has seen die.
+  bool SyncWaitsForWrites() const override { return false; }
   bool IsTransient(const Status& status) const override {
     return status.code() == Status::Code::kUnavailable && !conn_->healthy();
   }

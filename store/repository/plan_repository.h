@@ -93,6 +93,12 @@ class PlanRepository {
     (void)status;
     return false;
   }
+  // Whether ember::Sync waits until the writes enqueued before it are done (PlanBacking::
+  // FlushForSync). A file: yes — a local commit, and the next process to open the file then
+  // finds the plans. A server: no — it would cost every synchronizing step a round trip, and a
+  // slow or locked server would stall computing; running hosts hear of the plans by NOTIFY
+  // when they commit, and the writer still drains everything at exit.
+  virtual bool SyncWaitsForWrites() const { return true; }
   // After a transient failure: tries to reach the database again; OK once it can be used.
   virtual Status Reconnect() {
     return Status::Unavailable(location() + " cannot be reached again");

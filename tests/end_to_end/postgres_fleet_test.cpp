@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "store/database/migrations.h"
+#include "store/postgres/pg_connection.h"
 #include "store/shm/shared_segment.h"
 #include "tests/common/postgres_server.h"
 #include "tests/common/process.h"
@@ -113,6 +114,52 @@ TEST(PostgresFleet, EachHostsWorkersReadTheServerOnceBetweenThem) {
   EXPECT_EQ(b2.at("plans_loaded_from_shm"), b1.at("plans_loaded_from_db"));
   EXPECT_EQ(b2.at("cache_hits_from_shm"), b2.at("cache_hits"));
   EXPECT_EQ(b2.at("checksum"), a.at("checksum"));
+}
+
+// A slow server (here: one whose plans table is locked against inserts) does not stall a host:
+// its syncs do not wait for the server, so it computes its whole workload while nothing it
+// found can be written; once the server lets the writes through, what the host queued — all of
+// it written while the host exits (the writer drains its queue in an atexit handler) — reaches
+// the server as it reaches a file. (The NOTIFY payload once used a function-local static
+// string destroyed by then: the server refused those writes as invalid UTF-8 and the plans were
+// lost; and every sync waited for the server's commit.)
+TEST(PostgresFleet, ASlowServerStallsNoHostAndWhatItQueuedReachesTheServerAtExit) {
+  std::string why;
+  test::PostgresServer* server = test::SharedPostgres(&why);
+  if (server == nullptr) GTEST_SKIP() << "no PostgreSQL server: " << why;
+  const std::string uri = test::FreshPostgresDatabase(*server);
+  sqlite_test::TempDir dir;
+  const std::string file = dir.File("plans.db");
+  const test::Report on_file =
+      test::RunChild(dir.path().string(), {"EMBER_PLAN_DB=" + file, "EMBER_TEST_WORKLOAD=seed"});
+  RunPlans(dir, {"--db", uri, "migrate"});  // the tables exist before the lock is taken
+
+  std::unique_ptr<pg::Connection> blocker;
+  ASSERT_TRUE(pg::Connection::Open(uri, &blocker).ok());
+  ASSERT_TRUE(
+      blocker->ExecScript("BEGIN; LOCK TABLE plans IN SHARE ROW EXCLUSIVE MODE", "blocking inserts")
+          .ok());
+  const std::string err = dir.File("host.err");
+  const test::Child host = test::SpawnChild(
+      dir.path().string(),
+      {"EMBER_PLAN_DB=" + uri, "EMBER_TEST_WORKLOAD=seed", "EMBER_TEST_NO_FLUSH=1"}, err);
+  // The report is written when the workload is done, with every insert still blocked.
+  bool reported = false;
+  for (int i = 0; i < 2400 && !reported; ++i) {
+    reported = test::ReadFile(host.out).find("rows_quarantined") != std::string::npos;
+    if (!reported) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  EXPECT_TRUE(reported) << "the host waited for the locked server";
+  ASSERT_TRUE(blocker->ExecScript("COMMIT", "unblocking inserts").ok());
+  const test::Report report = test::Collect(host);
+  EXPECT_EQ(report.at("checksum"), on_file.at("checksum"));
+  EXPECT_EQ(report.at("explorations"), on_file.at("explorations"));
+  EXPECT_EQ(test::ReadFile(err).find("failed"), std::string::npos) << test::ReadFile(err);
+  auto stored = [&](const std::string& db) {
+    return nlohmann::json::parse(RunPlans(dir, {"--json", "--db", db, "stats"}))["plans"];
+  };
+  EXPECT_GT(stored(uri), 0);
+  EXPECT_EQ(stored(uri), stored(file));
 }
 
 // `ember-plans copy` both ways: a file's plans onto a server, where a new host starts warm

@@ -185,8 +185,16 @@ Tensor operator-(Tensor x);
 // Concatenates along `dim`; all tensors share dtype, device and every other dim.
 Tensor Cat(std::vector<Tensor> tensors, int64_t dim);
 
-// Runs everything the calling thread has queued on `device` and waits for it.
+// Runs everything the calling thread has queued on `device` and waits for it. With a plan
+// database in a file, the plans found so far are then in the file too; on a PostgreSQL server
+// they are on their way (a sync waits for no server: FlushPlans does).
 void Sync(Device device = Device::Cpu());
+
+// Sync, then waits until everything the device's engine found so far — plans, triggers,
+// kernels, exploration and hit counts — is written to its plan database: before a checkpoint,
+// or when other hosts must find the plans now. Returns at once without a plan database; with a
+// server out of reach, once the writer holds the writes (they go when it is back).
+void FlushPlans(Device device = Device::Cpu());
 
 // Reseeds the random generator of `device`. The calling thread's pending ops run first, so
 // Random ops queued before the call use the old seed and those queued after it the new one.
