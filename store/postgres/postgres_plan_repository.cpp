@@ -41,7 +41,32 @@ Status PostgresPlanRepository::Migrate(bool read_only) {
         schema_version_, known.empty() ? 0 : known.back().version);
     LogFusion(LogLevel::kBasic,
               [&] { return fmt::format("[store] {}: {}", location(), read_only_reason_); });
+  } else {
+    return CheckWritePrivileges();
   }
+  return Status::Ok();
+}
+
+Status PostgresPlanRepository::CheckWritePrivileges() {
+  // Every write the engine and the tools make, by table (the statements of this directory). A
+  // role that lacks one is read-only from the start: its hosts use the server's plans and say
+  // once that they store nothing, instead of failing a write per batch.
+  pg::Result r;
+  if (Status s = conn_->Exec(
+          "SELECT current_user, string_agg(t || ' ' || p, ', ' ORDER BY t, p) FROM (VALUES "
+          "('environments', 'INSERT'), ('plans', 'INSERT'), ('plans', 'UPDATE'), "
+          "('plans', 'DELETE'), ('triggers', 'INSERT'), ('workloads', 'INSERT'), "
+          "('workloads', 'UPDATE'), ('plan_usage', 'INSERT'), ('plan_usage', 'UPDATE'), "
+          "('kernels', 'INSERT'), ('kernels', 'UPDATE'), ('kernels', 'DELETE'), "
+          "('plan_kernels', 'INSERT')) AS needed(t, p) WHERE NOT has_table_privilege(t, p)",
+          "checking the role's privileges", &r);
+      !s.ok()) {
+    return s;
+  }
+  if (r.rows() != 1 || r.IsNull(0, 1)) return Status::Ok();
+  read_only_reason_ = fmt::format(
+      "the role {} may only read ember's tables here (it lacks {}); grant those to store plans",
+      r.Text(0, 0), r.Text(0, 1));
   return Status::Ok();
 }
 

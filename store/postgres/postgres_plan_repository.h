@@ -104,6 +104,8 @@ class PostgresPlanRepository final : public PlanRepository {
         uri_(std::move(uri)) {}
 
   Status Migrate(bool read_only);
+  // Sets read_only_reason_ when the role lacks a privilege a write needs.
+  Status CheckWritePrivileges();
   // The 'ok' plans of `environment` (of one first-op hash, or all) with their triggers.
   Status LoadPlans(EnvironmentRowId environment, std::optional<uint64_t> first_op_hash,
                    LoadedPlans* out);

@@ -30,6 +30,18 @@ std::string RunPlans(const sqlite_test::TempDir& dir, const std::vector<std::str
   return test::ReadFile(out);
 }
 
+// Runs ember-plans with `args` in `dir`; its exit code, with stdout in *out and stderr in *err.
+int RunPlansFor(const sqlite_test::TempDir& dir, const std::vector<std::string>& args,
+                std::string* out, std::string* err) {
+  const pid_t pid =
+      test::Spawn(EMBER_PLANS_BINARY, args,
+                  {.out_file = dir.File("plans.out"), .err_file = dir.File("plans.err")});
+  const int code = test::WaitChild(pid);
+  *out = test::ReadFile(dir.File("plans.out"));
+  *err = test::ReadFile(dir.File("plans.err"));
+  return code;
+}
+
 TEST(PostgresFleet, ASecondHostStartsWarmFromTheFirstHostsPlans) {
   std::string why;
   test::PostgresServer* server = test::SharedPostgres(&why);
@@ -162,6 +174,57 @@ TEST(PostgresFleet, ASlowServerStallsNoHostAndWhatItQueuedReachesTheServerAtExit
   EXPECT_EQ(stored(uri), stored(file));
 }
 
+// A host whose role may only SELECT ember's tables starts warm from the fleet's plans, says
+// once that it stores nothing (naming what the role lacks), computes right results, and
+// writes nothing; the tools refuse changes there with the same reason.
+TEST(PostgresFleet, AHostWithASelectOnlyRoleStartsWarmAndWritesNothing) {
+  std::string why;
+  test::PostgresServer* server = test::SharedPostgres(&why);
+  if (server == nullptr) GTEST_SKIP() << "no PostgreSQL server: " << why;
+  const std::string uri = test::FreshPostgresDatabase(*server);
+  sqlite_test::TempDir dir;
+  const test::Report cold =
+      test::RunChild(dir.path().string(), {"EMBER_PLAN_DB=" + uri, "EMBER_TEST_WORKLOAD=seed"});
+  const std::string role = "reader_" + std::to_string(getpid());
+  {
+    std::unique_ptr<pg::Connection> admin;
+    ASSERT_TRUE(pg::Connection::Open(uri, &admin).ok());
+    ASSERT_TRUE(admin
+                    ->ExecScript("DROP ROLE IF EXISTS " + role + "; CREATE ROLE " + role +
+                                     " LOGIN; GRANT SELECT ON ALL TABLES IN SCHEMA public TO " +
+                                     role,
+                                 "creating a read-only role")
+                    .ok());
+  }
+  std::string reader_uri = uri;
+  reader_uri.replace(reader_uri.find("://") + 3, reader_uri.find('@') - reader_uri.find("://") - 3,
+                     role);
+  const int64_t before =
+      nlohmann::json::parse(RunPlans(dir, {"--json", "--db", uri, "stats"}))["plans"];
+
+  const std::string err = dir.File("reader.err");
+  const test::Report warm = test::RunChild(
+      dir.path().string(), {"EMBER_PLAN_DB=" + reader_uri, "EMBER_TEST_WORKLOAD=seed"}, err);
+  test::ExpectWarmStart(cold, warm);
+  const std::string log = test::ReadFile(err);
+  EXPECT_NE(log.find("may only read"), std::string::npos) << log;
+  EXPECT_EQ(log.find("failed"), std::string::npos) << log;
+  // A workload this role meets first: it explores in memory, and stores nothing.
+  const test::Report other = test::RunChild(
+      dir.path().string(), {"EMBER_PLAN_DB=" + reader_uri, "EMBER_TEST_WORKLOAD=shapes"},
+      dir.File("shapes.err"));
+  EXPECT_GT(other.at("explorations"), 0);
+  EXPECT_EQ(other.at("plans_published"), 0);
+  EXPECT_EQ(test::ReadFile(dir.File("shapes.err")).find("failed"), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(RunPlans(dir, {"--json", "--db", uri, "stats"}))["plans"],
+            before);
+
+  std::string out;
+  std::string tool_err;
+  EXPECT_NE(RunPlansFor(dir, {"--db", reader_uri, "set-cap", "default", "3"}, &out, &tool_err), 0);
+  EXPECT_NE(tool_err.find("may only read"), std::string::npos) << tool_err;
+}
+
 // `ember-plans copy` both ways: a file's plans onto a server, where a new host starts warm
 // from them, and the server's back into a new file, where another starts warm too. A second
 // copy adds nothing.
@@ -290,18 +353,6 @@ TEST(PostgresFleet, MigrateAndQuarantineCommandsRunOnTheServer) {
   EXPECT_NE(plans({"quarantine", "clear"}).find("deleted 1 quarantined plan(s)"),
             std::string::npos);
   EXPECT_EQ(nlohmann::json::parse(plans({"--json", "quarantine", "ls"})).size(), 0u);
-}
-
-// Runs ember-plans with `args` in `dir`; its exit code, with stdout in *out and stderr in *err.
-int RunPlansFor(const sqlite_test::TempDir& dir, const std::vector<std::string>& args,
-                std::string* out, std::string* err) {
-  const pid_t pid =
-      test::Spawn(EMBER_PLANS_BINARY, args,
-                  {.out_file = dir.File("plans.out"), .err_file = dir.File("plans.err")});
-  const int code = test::WaitChild(pid);
-  *out = test::ReadFile(dir.File("plans.out"));
-  *err = test::ReadFile(dir.File("plans.err"));
-  return code;
 }
 
 // verify, gc, export and import on the server: verify finds what is wrong in the server's rows
