@@ -24,6 +24,7 @@
 #endif
 #include "store/codec/plan_codec.h"
 #include "store/persistent_plans.h"
+#include "store/reconnecting_plans.h"
 
 namespace ember {
 namespace {
@@ -117,6 +118,11 @@ std::unique_ptr<PlanBacking> OpenPlanDatabase(Device device) {
       .shm_wait_ms = config.shm_wait_ms};
   std::unique_ptr<PersistentPlans> plans;
   if (Status s = PersistentPlans::Open(options, &plans); !s.ok()) {
+    // A server out of reach at start is waited for in the background; anything else (a file
+    // that cannot be used, a foreign database) leaves the process memory-only.
+    if (IsPostgresUri(options.path) && s.code() == Status::Code::kUnavailable) {
+      return std::make_unique<ReconnectingPlans>(options, s);
+    }
     static std::once_flag said;
     std::call_once(said, [&] {
       std::fprintf(stderr, "ember: plan database %s: %s; plans stay in memory\n",

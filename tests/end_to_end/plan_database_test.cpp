@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <string>
 #include <thread>
@@ -58,19 +59,19 @@ double RunAndVanish(const std::string& vanish, const std::string& workload) {
   return checksum + RunWorkload(workload);
 }
 
-// EMBER_TEST_READY: a host that keeps running (postgres_fleet_test.cpp). It runs the workload
-// once, creates this file, then runs it again until a cache hit ran a plan read from the
-// database (at most 30 s); the checksum is the last run's.
-double RunUntilDatabaseHit(const std::string& ready, const std::string& workload, int* runs) {
+// A host that keeps running (postgres_fleet_test.cpp): it runs the workload once, creates the
+// file `ready`, then runs it again until `done` says so (at most 30 s); the checksum is the
+// last run's. `flush`: each run ends with FlushPlans rather than Sync.
+double RunUntil(const std::string& ready, const std::string& workload, int* runs,
+                const std::function<bool(const Stats&)>& done, bool flush) {
   double checksum = RunWorkload(workload);
   Sync();
   std::ofstream(ready) << "ready\n";
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  for (*runs = 1; GetStats().cache_hits_from_db == 0 && std::chrono::steady_clock::now() < deadline;
-       ++*runs) {
+  for (*runs = 1; !done(GetStats()) && std::chrono::steady_clock::now() < deadline; ++*runs) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     checksum = RunWorkload(workload);
-    Sync();
+    flush ? FlushPlans() : Sync();
   }
   return checksum;
 }
@@ -79,10 +80,18 @@ TEST(DISABLED_PlanDatabaseChild, Run) {
   const std::string workload = std::getenv("EMBER_TEST_WORKLOAD");
   const char* vanish = std::getenv("EMBER_TEST_VANISH");
   const char* ready = std::getenv("EMBER_TEST_READY");
+  const char* until_stored = std::getenv("EMBER_TEST_UNTIL_STORED");
   int runs = 1;
-  const double checksum = vanish != nullptr  ? RunAndVanish(vanish, workload)
-                          : ready != nullptr ? RunUntilDatabaseHit(ready, workload, &runs)
-                                             : RunWorkload(workload);
+  // EMBER_TEST_READY: until a cache hit ran a plan read from the database (another host's);
+  // EMBER_TEST_UNTIL_STORED: until what this host found reached the database (it started
+  // without its server).
+  const auto hit_from_db = [](const Stats& s) { return s.cache_hits_from_db > 0; };
+  const auto stored = [](const Stats& s) { return s.plans_published > 0; };
+  const double checksum =
+      vanish != nullptr         ? RunAndVanish(vanish, workload)
+      : ready != nullptr        ? RunUntil(ready, workload, &runs, hit_from_db, /*flush=*/false)
+      : until_stored != nullptr ? RunUntil(until_stored, workload, &runs, stored, /*flush=*/true)
+                                : RunWorkload(workload);
   // The report counts what reached the database (on a server a sync does not wait for it);
   // EMBER_TEST_NO_FLUSH: reports without waiting (a test that blocks the server's writes).
   if (std::getenv("EMBER_TEST_NO_FLUSH") != nullptr) {

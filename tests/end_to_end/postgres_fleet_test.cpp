@@ -3,6 +3,7 @@
 // and the second starts warm from what the first found, with zero explorations.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <thread>
@@ -40,6 +41,15 @@ int RunPlansFor(const sqlite_test::TempDir& dir, const std::vector<std::string>&
   *out = test::ReadFile(dir.File("plans.out"));
   *err = test::ReadFile(dir.File("plans.err"));
   return code;
+}
+
+// Whether the file `path` exists within 30 s (a running host says it got somewhere).
+bool AppearsWithin30s(const std::string& path) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!std::filesystem::exists(path) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return std::filesystem::exists(path);
 }
 
 TEST(PostgresFleet, ASecondHostStartsWarmFromTheFirstHostsPlans) {
@@ -470,11 +480,7 @@ TEST(PostgresFleet, ARunningHostHearsOfPlansAnotherHostPublishes) {
       test::SpawnChild(dir.path().string(), {"EMBER_PLAN_DB=" + uri, "EMBER_TEST_WORKLOAD=seed",
                                              "EMBER_WORKLOAD=listener", "EMBER_MAX_EXPLORATIONS=0",
                                              "EMBER_TEST_READY=" + ready});
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (!std::filesystem::exists(ready) && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  ASSERT_TRUE(std::filesystem::exists(ready)) << "host B never finished its first run";
+  ASSERT_TRUE(AppearsWithin30s(ready)) << "host B never finished its first run";
   const test::Report a = test::RunChild(
       dir.path().string(),
       {"EMBER_PLAN_DB=" + uri, "EMBER_TEST_WORKLOAD=seed", "EMBER_WORKLOAD=explorer"});
@@ -486,6 +492,82 @@ TEST(PostgresFleet, ARunningHostHearsOfPlansAnotherHostPublishes) {
   EXPECT_EQ(heard.at("plans_loaded_on_notify"), heard.at("plans_loaded_from_db"));
   EXPECT_EQ(heard.at("plans_published"), 0);
   EXPECT_EQ(heard.at("checksum"), a.at("checksum"));
+}
+
+// The server stops and starts again under a running host: the host keeps computing right
+// results meanwhile (here unfused: it may not explore), says so without a flood of lines, and
+// once the server is back it finds the plans another host publishes there — heard by NOTIFY on
+// its reconnected listener, or read when the listener reads every first op it has met again.
+TEST(PostgresFleet, ARunningHostOutlivesAServerRestartAndThenUsesTheFleetsPlans) {
+  std::string why;
+  test::PostgresServer* server = test::SharedPostgres(&why);
+  if (server == nullptr) GTEST_SKIP() << "no PostgreSQL server: " << why;
+  const std::string uri = test::FreshPostgresDatabase(*server);
+  sqlite_test::TempDir dir;
+  const std::string ready = dir.File("b-ready");
+  const std::string err = dir.File("b.err");
+  const test::Child b = test::SpawnChild(
+      dir.path().string(),
+      {"EMBER_PLAN_DB=" + uri, "EMBER_TEST_WORKLOAD=seed", "EMBER_WORKLOAD=listener",
+       "EMBER_MAX_EXPLORATIONS=0", "EMBER_TEST_READY=" + ready},
+      err);
+  ASSERT_TRUE(AppearsWithin30s(ready)) << "host B never finished its first run";
+  ASSERT_TRUE(server->Stop());
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // B runs on without the server
+  ASSERT_TRUE(server->Restart());
+  const test::Report a = test::RunChild(
+      dir.path().string(),
+      {"EMBER_PLAN_DB=" + uri, "EMBER_TEST_WORKLOAD=seed", "EMBER_WORKLOAD=explorer"});
+  EXPECT_GT(a.at("plans_published"), 0);
+  const test::Report heard = test::Collect(b);
+  EXPECT_EQ(heard.at("explorations"), 0);
+  EXPECT_GT(heard.at("cache_hits_from_db"), 0) << test::ReadFile(err);
+  EXPECT_EQ(heard.at("plans_published"), 0);
+  EXPECT_EQ(heard.at("checksum"), a.at("checksum"));
+  const std::string log = test::ReadFile(err);
+  EXPECT_LE(std::count(log.begin(), log.end(), '\n'), 6) << log;
+}
+
+// A host started while its server is down computes from memory and connects again with
+// backoff; once the server is back, what it found meanwhile (its plans, and its explorations in
+// the fleet's ledger) is stored there, and a new host starts warm from it.
+TEST(PostgresFleet, AHostStartedWhileTheServerIsDownStoresItsPlansOnceItIsBack) {
+  std::string why;
+  test::PostgresServer* server = test::SharedPostgres(&why);
+  if (server == nullptr) GTEST_SKIP() << "no PostgreSQL server: " << why;
+  const std::string uri = test::FreshPostgresDatabase(*server);
+  sqlite_test::TempDir dir;
+  RunPlans(dir, {"--db", uri, "migrate"});
+  ASSERT_TRUE(server->Stop());
+  const std::string ready = dir.File("b-ready");
+  const std::string err = dir.File("b.err");
+  const test::Child b =
+      test::SpawnChild(dir.path().string(),
+                       {"EMBER_PLAN_DB=" + uri, "EMBER_TEST_WORKLOAD=seed", "EMBER_WORKLOAD=late",
+                        "EMBER_TEST_UNTIL_STORED=" + ready},
+                       err);
+  ASSERT_TRUE(AppearsWithin30s(ready)) << "host B never finished its first run";
+  ASSERT_TRUE(server->Restart());
+  const test::Report late = test::Collect(b);
+  const std::string log = test::ReadFile(err);
+  EXPECT_GT(late.at("explorations"), 0);
+  EXPECT_GT(late.at("plans_published"), 0) << log;
+  EXPECT_NE(log.find("connects again with backoff"), std::string::npos) << log;
+  EXPECT_NE(log.find("reachable; storing the"), std::string::npos) << log;
+  EXPECT_EQ(log.find("hunter2"), std::string::npos);
+
+  const nlohmann::json rows =
+      nlohmann::json::parse(RunPlans(dir, {"--json", "--db", uri, "workloads"}));
+  ASSERT_EQ(rows.size(), 1u) << rows.dump();
+  EXPECT_EQ(rows[0]["name"], "late");
+  EXPECT_EQ(rows[0]["explorations"], late.at("explorations"));
+
+  const test::Report warm =
+      test::RunChild(dir.path().string(), {"EMBER_PLAN_DB=" + uri, "EMBER_TEST_WORKLOAD=seed"});
+  EXPECT_EQ(warm.at("explorations"), 0);
+  EXPECT_GT(warm.at("plans_loaded_from_db"), 0);
+  EXPECT_EQ(warm.at("cache_hits_from_db"), warm.at("cache_hits"));
+  EXPECT_EQ(warm.at("checksum"), late.at("checksum"));
 }
 
 }  // namespace
