@@ -52,11 +52,23 @@ bool AppearsWithin30s(const std::string& path) {
   return std::filesystem::exists(path);
 }
 
-TEST(PostgresFleet, ASecondHostStartsWarmFromTheFirstHostsPlans) {
-  std::string why;
-  test::PostgresServer* server = test::SharedPostgres(&why);
-  if (server == nullptr) GTEST_SKIP() << "no PostgreSQL server: " << why;
-  const std::string uri = test::FreshPostgresDatabase(*server);
+// Each test: the test binary's server (started on first use; the tests skip, saying why, where
+// none can start) with a fresh database `uri` on it, and a scratch directory `dir`.
+class PostgresFleet : public testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    server = test::SharedPostgres(&why);
+    if (server == nullptr) GTEST_SKIP() << "no PostgreSQL server: " << why;
+    uri = test::FreshPostgresDatabase(*server);
+  }
+
+  test::PostgresServer* server = nullptr;
+  std::string uri;
+  sqlite_test::TempDir dir;
+};
+
+TEST_F(PostgresFleet, ASecondHostStartsWarmFromTheFirstHostsPlans) {
   sqlite_test::TempDir host_a, host_b;
   const std::vector<std::string> env = {"EMBER_PLAN_DB=" + uri, "EMBER_TEST_WORKLOAD=seed"};
   const test::Report cold = test::RunChild(host_a.path().string(), env);
@@ -74,12 +86,7 @@ TEST(PostgresFleet, ASecondHostStartsWarmFromTheFirstHostsPlans) {
 // Eight hosts start together on one server with a budget of four explorations for their
 // workload: between them they explore exactly four times, and every result is still right
 // (the segments beyond the budget run unfused).
-TEST(PostgresFleet, EightHostsShareOneExplorationBudget) {
-  std::string why;
-  test::PostgresServer* server = test::SharedPostgres(&why);
-  if (server == nullptr) GTEST_SKIP() << "no PostgreSQL server: " << why;
-  const std::string uri = test::FreshPostgresDatabase(*server);
-  sqlite_test::TempDir dir;
+TEST_F(PostgresFleet, EightHostsShareOneExplorationBudget) {
   // "many": sixteen distinct segments, far more than the budget.
   const std::vector<std::string> env = {"EMBER_PLAN_DB=" + uri, "EMBER_TEST_WORKLOAD=many",
                                         "EMBER_WORKLOAD=fleet", "EMBER_MAX_EXPLORATIONS=4"};
@@ -107,11 +114,7 @@ TEST(PostgresFleet, EightHostsShareOneExplorationBudget) {
 // plans host A published from the server, and its second worker gets them from the segment
 // the first filled, without asking the server. (Two hosts on one machine: their URIs differ in
 // application_name, so their segments, named after the location, differ too.)
-TEST(PostgresFleet, EachHostsWorkersReadTheServerOnceBetweenThem) {
-  std::string why;
-  test::PostgresServer* server = test::SharedPostgres(&why);
-  if (server == nullptr) GTEST_SKIP() << "no PostgreSQL server: " << why;
-  const std::string uri = test::FreshPostgresDatabase(*server);
+TEST_F(PostgresFleet, EachHostsWorkersReadTheServerOnceBetweenThem) {
   const std::string host_a = uri + "?application_name=host_a";
   const std::string host_b = uri + "?application_name=host_b";
   struct RemoveSegments {
@@ -145,12 +148,7 @@ TEST(PostgresFleet, EachHostsWorkersReadTheServerOnceBetweenThem) {
 // the server as it reaches a file. (The NOTIFY payload once used a function-local static
 // string destroyed by then: the server refused those writes as invalid UTF-8 and the plans were
 // lost; and every sync waited for the server's commit.)
-TEST(PostgresFleet, ASlowServerStallsNoHostAndWhatItQueuedReachesTheServerAtExit) {
-  std::string why;
-  test::PostgresServer* server = test::SharedPostgres(&why);
-  if (server == nullptr) GTEST_SKIP() << "no PostgreSQL server: " << why;
-  const std::string uri = test::FreshPostgresDatabase(*server);
-  sqlite_test::TempDir dir;
+TEST_F(PostgresFleet, ASlowServerStallsNoHostAndWhatItQueuedReachesTheServerAtExit) {
   const std::string file = dir.File("plans.db");
   const test::Report on_file =
       test::RunChild(dir.path().string(), {"EMBER_PLAN_DB=" + file, "EMBER_TEST_WORKLOAD=seed"});
@@ -187,12 +185,7 @@ TEST(PostgresFleet, ASlowServerStallsNoHostAndWhatItQueuedReachesTheServerAtExit
 // A host whose role may only SELECT ember's tables starts warm from the fleet's plans, says
 // once that it stores nothing (naming what the role lacks), computes right results, and
 // writes nothing; the tools refuse changes there with the same reason.
-TEST(PostgresFleet, AHostWithASelectOnlyRoleStartsWarmAndWritesNothing) {
-  std::string why;
-  test::PostgresServer* server = test::SharedPostgres(&why);
-  if (server == nullptr) GTEST_SKIP() << "no PostgreSQL server: " << why;
-  const std::string uri = test::FreshPostgresDatabase(*server);
-  sqlite_test::TempDir dir;
+TEST_F(PostgresFleet, AHostWithASelectOnlyRoleStartsWarmAndWritesNothing) {
   const test::Report cold =
       test::RunChild(dir.path().string(), {"EMBER_PLAN_DB=" + uri, "EMBER_TEST_WORKLOAD=seed"});
   const std::string role = "reader_" + std::to_string(getpid());
@@ -238,12 +231,7 @@ TEST(PostgresFleet, AHostWithASelectOnlyRoleStartsWarmAndWritesNothing) {
 // `ember-plans copy` both ways: a file's plans onto a server, where a new host starts warm
 // from them, and the server's back into a new file, where another starts warm too. A second
 // copy adds nothing.
-TEST(PostgresFleet, CopyBothWaysRoundTripsToAZeroExplorationStart) {
-  std::string why;
-  test::PostgresServer* server = test::SharedPostgres(&why);
-  if (server == nullptr) GTEST_SKIP() << "no PostgreSQL server: " << why;
-  const std::string uri = test::FreshPostgresDatabase(*server);
-  sqlite_test::TempDir dir;
+TEST_F(PostgresFleet, CopyBothWaysRoundTripsToAZeroExplorationStart) {
   const std::string file = dir.File("plans.db");
   const std::string back = dir.File("back.db");
   auto copy = [&](const std::string& from, const std::string& to) {
@@ -294,12 +282,7 @@ TEST(PostgresFleet, CopyBothWaysRoundTripsToAZeroExplorationStart) {
 
 // The exploration ledger on the server through ember-plans: `workloads` lists what a host
 // spent, `set-cap` stops every host exploring, `reset-explorations` gives the budget back.
-TEST(PostgresFleet, WorkloadCommandsReadAndChangeTheFleetsLedger) {
-  std::string why;
-  test::PostgresServer* server = test::SharedPostgres(&why);
-  if (server == nullptr) GTEST_SKIP() << "no PostgreSQL server: " << why;
-  const std::string uri = test::FreshPostgresDatabase(*server);
-  sqlite_test::TempDir dir;
+TEST_F(PostgresFleet, WorkloadCommandsReadAndChangeTheFleetsLedger) {
   auto plans = [&](std::vector<std::string> args) {
     args.insert(args.begin(), {"--json", "--db", uri});
     return RunPlans(dir, args);
@@ -331,12 +314,7 @@ TEST(PostgresFleet, WorkloadCommandsReadAndChangeTheFleetsLedger) {
 
 // migrate creates ember's tables on an empty server database (and then has nothing to do);
 // quarantine ls and clear run there as on a file.
-TEST(PostgresFleet, MigrateAndQuarantineCommandsRunOnTheServer) {
-  std::string why;
-  test::PostgresServer* server = test::SharedPostgres(&why);
-  if (server == nullptr) GTEST_SKIP() << "no PostgreSQL server: " << why;
-  const std::string uri = test::FreshPostgresDatabase(*server);
-  sqlite_test::TempDir dir;
+TEST_F(PostgresFleet, MigrateAndQuarantineCommandsRunOnTheServer) {
   auto plans = [&](std::vector<std::string> args) {
     args.insert(args.begin(), {"--db", uri});
     return RunPlans(dir, args);
@@ -369,12 +347,7 @@ TEST(PostgresFleet, MigrateAndQuarantineCommandsRunOnTheServer) {
 // (a damaged plan, an orphan written with the foreign keys off), export carries the server's
 // plans into a bundle from which a file starts warm, import brings a bundle onto another server
 // database where a host starts warm, and gc evicts from the server.
-TEST(PostgresFleet, VerifyGcExportAndImportRunOnTheServer) {
-  std::string why;
-  test::PostgresServer* server = test::SharedPostgres(&why);
-  if (server == nullptr) GTEST_SKIP() << "no PostgreSQL server: " << why;
-  const std::string uri = test::FreshPostgresDatabase(*server);
-  sqlite_test::TempDir dir;
+TEST_F(PostgresFleet, VerifyGcExportAndImportRunOnTheServer) {
   auto env = [](const std::string& db) {
     return std::vector<std::string>{"EMBER_PLAN_DB=" + db, "EMBER_TEST_WORKLOAD=seed"};
   };
@@ -447,7 +420,7 @@ TEST(PostgresFleet, VerifyGcExportAndImportRunOnTheServer) {
 
 // vacuum, for SQLite files only, refuses a server and says what a server does instead; commands
 // that read servers say an unreachable one cannot be reached. None shows the password.
-TEST(PostgresFleet, FileOnlyCommandsRefuseAServerAndNoneShowsThePassword) {
+TEST(PostgresFleetTools, FileOnlyCommandsRefuseAServerAndNoneShowsThePassword) {
   sqlite_test::TempDir dir;
   const std::string uri = "postgresql://ember:hunter2@127.0.0.1:1/plans";
   std::string out;
@@ -469,12 +442,7 @@ TEST(PostgresFleet, FileOnlyCommandsRefuseAServerAndNoneShowsThePassword) {
 // host B has met every first op of the workload, has no plans and may not explore (its budget
 // is zero), so it runs unfused; host A then explores and publishes; B's next segments run A's
 // plans, read because the server announced them, without B exploring once.
-TEST(PostgresFleet, ARunningHostHearsOfPlansAnotherHostPublishes) {
-  std::string why;
-  test::PostgresServer* server = test::SharedPostgres(&why);
-  if (server == nullptr) GTEST_SKIP() << "no PostgreSQL server: " << why;
-  const std::string uri = test::FreshPostgresDatabase(*server);
-  sqlite_test::TempDir dir;
+TEST_F(PostgresFleet, ARunningHostHearsOfPlansAnotherHostPublishes) {
   const std::string ready = dir.File("b-ready");
   const test::Child b =
       test::SpawnChild(dir.path().string(), {"EMBER_PLAN_DB=" + uri, "EMBER_TEST_WORKLOAD=seed",
@@ -498,12 +466,7 @@ TEST(PostgresFleet, ARunningHostHearsOfPlansAnotherHostPublishes) {
 // results meanwhile (here unfused: it may not explore), says so without a flood of lines, and
 // once the server is back it finds the plans another host publishes there — heard by NOTIFY on
 // its reconnected listener, or read when the listener reads every first op it has met again.
-TEST(PostgresFleet, ARunningHostOutlivesAServerRestartAndThenUsesTheFleetsPlans) {
-  std::string why;
-  test::PostgresServer* server = test::SharedPostgres(&why);
-  if (server == nullptr) GTEST_SKIP() << "no PostgreSQL server: " << why;
-  const std::string uri = test::FreshPostgresDatabase(*server);
-  sqlite_test::TempDir dir;
+TEST_F(PostgresFleet, ARunningHostOutlivesAServerRestartAndThenUsesTheFleetsPlans) {
   const std::string ready = dir.File("b-ready");
   const std::string err = dir.File("b.err");
   const test::Child b = test::SpawnChild(
@@ -531,12 +494,7 @@ TEST(PostgresFleet, ARunningHostOutlivesAServerRestartAndThenUsesTheFleetsPlans)
 // A host started while its server is down computes from memory and connects again with
 // backoff; once the server is back, what it found meanwhile (its plans, and its explorations in
 // the fleet's ledger) is stored there, and a new host starts warm from it.
-TEST(PostgresFleet, AHostStartedWhileTheServerIsDownStoresItsPlansOnceItIsBack) {
-  std::string why;
-  test::PostgresServer* server = test::SharedPostgres(&why);
-  if (server == nullptr) GTEST_SKIP() << "no PostgreSQL server: " << why;
-  const std::string uri = test::FreshPostgresDatabase(*server);
-  sqlite_test::TempDir dir;
+TEST_F(PostgresFleet, AHostStartedWhileTheServerIsDownStoresItsPlansOnceItIsBack) {
   RunPlans(dir, {"--db", uri, "migrate"});
   ASSERT_TRUE(server->Stop());
   const std::string ready = dir.File("b-ready");
