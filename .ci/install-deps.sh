@@ -39,6 +39,9 @@ packages=(
   libgmock-dev
   libbenchmark-dev
   hyperfine
+  # Fuzzing (tests/fuzz/run-fuzzers.sh; CI replays the kept inputs with g++ instead).
+  clang                # clang 14: libFuzzer needs it
+  libclang-rt-14-dev   # libFuzzer and the sanitizer runtimes for clang
 )
 
 if [[ "${EMBER_SKIP_DEPS:-0}" == "1" ]]; then

@@ -35,6 +35,17 @@ if(EMBER_SANITIZE)
   target_compile_options(ember_flags INTERFACE ${_san})
   target_link_options(ember_flags INTERFACE ${_san})
 endif()
+# EMBER_FUZZ: every target is built for libFuzzer's coverage and with AddressSanitizer and
+# UndefinedBehaviorSanitizer (any undefined behaviour aborts); tests/fuzz links the fuzzers.
+if(EMBER_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "EMBER_FUZZ needs clang (libFuzzer): configure with "
+                        "-DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang (tests/fuzz/run-fuzzers.sh does)")
+  endif()
+  set(_fuzz_san -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+  target_compile_options(ember_flags INTERFACE ${_fuzz_san} -fsanitize=fuzzer-no-link)
+  target_link_options(ember_flags INTERFACE ${_fuzz_san})
+endif()
 install(TARGETS ember_flags EXPORT emberTargets)
 
 message(STATUS "ember: ${CMAKE_BUILD_TYPE} build; CUDA=${EMBER_WITH_CUDA} tests=${EMBER_BUILD_TESTS} "
