@@ -8,12 +8,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include <ember/ember.h>
 
 #include "engine/core/config.h"
+#include "store/admin/plan_bundle.h"
 #include "store/codec/plan_codec.h"
 #include "store/repository/plan_repository.h"
 #include "store/repository/plan_row_check.h"
@@ -107,6 +109,25 @@ int main(int argc, char** argv) {
           "EMBER_MAX_EXPLORATIONS=-1\nEMBER_SHM=maybe\nEMBER_PLAN_DB=\n",
   };
   for (size_t i = 0; i < configs.size(); ++i) Write(out, "config", i, Bytes(configs[i]));
+
+  // The database itself, whole and truncated, and a bundle exported from it.
+  ExportResult exported;
+  const std::string bundle = scratch + "/plans.bundle";
+  if (Status s = ExportBundle(*repo, {.bundle_path = bundle}, &exported); !s.ok()) {
+    std::fprintf(stderr, "%s\n", s.ToString().c_str());
+    return 1;
+  }
+  repo.reset();
+  auto read = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)),
+                                std::istreambuf_iterator<char>());
+  };
+  const std::vector<uint8_t> file = read(db);
+  Write(out, "plan_database", 0, file);
+  Write(out, "plan_database", 1,
+        std::vector<uint8_t>(file.begin(), file.begin() + file.size() / 2));
+  Write(out, "bundle_import", 0, read(bundle));
   std::filesystem::remove_all(scratch);
   std::printf("%zu plan seeds and %zu configuration seeds in %s\n", n, configs.size(),
               out.string().c_str());
