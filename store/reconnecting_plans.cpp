@@ -72,6 +72,12 @@ void ReconnectingPlans::StopConnecting() {
   }
 }
 
+size_t ReconnectingPlans::HeldPlans() const {
+  return static_cast<size_t>(std::count_if(held_.begin(), held_.end(), [](const Event& e) {
+    return std::holds_alternative<PlanFound>(e);
+  }));
+}
+
 PersistentPlans* ReconnectingPlans::Inner() {
   if (inner_ != nullptr) return inner_.get();
   if (closed_ || !connector_->ready.load()) return nullptr;  // one atomic load per call
@@ -82,10 +88,7 @@ PersistentPlans* ReconnectingPlans::Inner() {
   }
   if (opened == nullptr) return nullptr;
   if (thread_.joinable()) thread_.join();  // it ends as soon as it has handed over
-  const size_t plans =
-      static_cast<size_t>(std::count_if(held_.begin(), held_.end(), [](const Event& e) {
-        return std::holds_alternative<PlanFound>(e);
-      }));
+  const size_t plans = HeldPlans();
   for (Event& event : held_) {
     if (auto* p = std::get_if<PlanFound>(&event)) {
       opened->OnPlanAdded(p->id, p->plan, p->explore_ms);
@@ -202,10 +205,7 @@ void ReconnectingPlans::Close() {
     return inner->Close();
   }
   closed_ = true;
-  const size_t plans =
-      static_cast<size_t>(std::count_if(held_.begin(), held_.end(), [](const Event& e) {
-        return std::holds_alternative<PlanFound>(e);
-      }));
+  const size_t plans = HeldPlans();
   if (plans > 0) {
     Warn("", fmt::format("plan database {}: never reachable; the {} plan(s) this process found "
                          "were not stored",

@@ -93,6 +93,7 @@ class ReconnectingPlans final : public PlanBacking {
   // Takes over the opened backing when there is one: replays the events into it. Returns the
   // backing in charge, or null while the server is out of reach. Under the device server's lock.
   PersistentPlans* Inner();
+  size_t HeldPlans() const;  // the PlanFound events among held_
   void Hold(Event event);
   void StopConnecting();
 

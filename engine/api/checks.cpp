@@ -1,6 +1,7 @@
 #include "engine/api/checks.h"
 
 #include <cmath>
+#include <cstdint>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -86,6 +87,29 @@ void RequireValidShape(const char* op, const std::vector<int64_t>& shape) {
   }
 }
 
+void RequireResultFits(const char* op, const std::vector<int64_t>& shape,
+                       const std::string& operands) {
+  int64_t elements = 1;
+  for (const int64_t dim : shape) {
+    if (dim > kMaxElements / elements) {
+      Fail(op, fmt::format("{}: the result {} would have more than {} elements; expected a "
+                           "tensor that fits in memory",
+                           operands, DescribeShape(shape), kMaxElements));
+    }
+    elements *= dim;
+  }
+}
+
+bool IsKnownDtype(DType dtype) { return static_cast<int>(dtype) < kNumDTypes; }
+
+void RequireKnownDtype(const char* op, DType dtype) {
+  if (!IsKnownDtype(dtype)) {
+    Fail(op, fmt::format("dtype {} is not an ember dtype; expected f32, f16, bf16, i32, i64 or "
+                         "bool",
+                         static_cast<int>(dtype)));
+  }
+}
+
 Dims Broadcast(const char* op, const Dims& a, const Dims& b) {
   const size_t rank = std::max(a.size(), b.size());
   Dims out(rank);
@@ -99,15 +123,15 @@ Dims Broadcast(const char* op, const Dims& a, const Dims& b) {
     }
     out[i] = da == 1 ? db : da;
   }
+  RequireResultFits(op, out, fmt::format("shapes {} and {}", DescribeShape(a), DescribeShape(b)));
   return out;
 }
 
-int64_t NormalizeDim(const char* op, int64_t dim, size_t rank) {
-  const auto r = static_cast<int64_t>(rank);
+int64_t NormalizeDim(const char* op, int64_t dim, const Tensor& t) {
+  const auto r = static_cast<int64_t>(t.node()->shape.size());
   if (dim < -r || dim >= r) {
-    Fail(op, fmt::format("dim {} is out of range for a tensor of rank {}; expected a dim in "
-                         "[{}, {})",
-                         dim, r, -r, r));
+    Fail(op, fmt::format("dim {} is out of range for {} (rank {}); expected a dim in [{}, {})",
+                         dim, Describe(t), r, -r, r));
   }
   return dim < 0 ? dim + r : dim;
 }
@@ -126,6 +150,16 @@ ScalarIr ScalarFor(const char* op, double value, DType dtype) {
                          value, DTypeName(dtype)));
   }
   return ScalarIr::Int(static_cast<int64_t>(value));
+}
+
+ScalarIr StoredScalarFor(const char* op, double value, DType dtype) {
+  const ScalarIr scalar = ScalarFor(op, value, dtype);
+  if (dtype == DType::kI32 && (value < INT32_MIN || value > INT32_MAX)) {
+    Fail(op, fmt::format("scalar {} on a i32 tensor is outside the i32 range [{}, {}]; expected "
+                         "a value that fits (or an i64 tensor)",
+                         value, INT32_MIN, INT32_MAX));
+  }
+  return scalar;
 }
 
 }  // namespace ember::checks

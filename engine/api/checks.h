@@ -33,13 +33,28 @@ inline constexpr int64_t kMaxElements = int64_t{1} << 40;
 
 // Every dim >= 1 (ember has no empty tensors) and at most kMaxElements elements.
 void RequireValidShape(const char* op, const std::vector<int64_t>& shape);
+// The result shape of an op has at most kMaxElements elements: a result of valid operands can
+// still be too large (a broadcast, a matmul, a select, a cat), and would fail to allocate only
+// when it runs. `operands` describes them for the message ("shapes [2,1] and [1,3]").
+// REQUIRES: every dim of `shape` >= 1.
+void RequireResultFits(const char* op, const std::vector<int64_t>& shape,
+                       const std::string& operands);
+// `dtype` is one of the DType enumerators: a value cast from an int may be none of them, and
+// would reach the kernels (which abort on it) or size buffers with DTypeSize 0.
+bool IsKnownDtype(DType dtype);
+void RequireKnownDtype(const char* op, DType dtype);
 
-// Numpy broadcasting of two shapes (aligned on the right; 1 stretches).
+// Numpy broadcasting of two shapes (aligned on the right; 1 stretches); the result must fit
+// (RequireResultFits).
 Dims Broadcast(const char* op, const Dims& a, const Dims& b);
-// `dim` in [-rank, rank) normalized to [0, rank).
-int64_t NormalizeDim(const char* op, int64_t dim, size_t rank);
+// `dim` of the tensor `t`, in [-rank, rank), normalized to [0, rank).
+int64_t NormalizeDim(const char* op, int64_t dim, const Tensor& t);
 // The scalar as the ScalarIr an op on `dtype` carries: Float for float dtypes, Int (must be a
 // whole number in range) for int dtypes, Bool (0 or 1) for bool.
 ScalarIr ScalarFor(const char* op, double value, DType dtype);
+// ScalarFor for a scalar stored in the result as it is (Full, MaskFill): an int scalar must
+// also fit the dtype, since i64 -> i32 wraps (Note [CPU compute domains]) and 3e9 would be
+// stored as -1294967296. Arithmetic and comparisons compute in i64 and keep ScalarFor.
+ScalarIr StoredScalarFor(const char* op, double value, DType dtype);
 
 }  // namespace ember::checks

@@ -46,6 +46,7 @@ Tensor Upload(std::span<const std::byte> bytes, std::vector<int64_t> shape, DTyp
 
 Tensor Create(const char* op, std::vector<int64_t> shape, DType dtype, Device device,
               const std::function<OperationIr(TensorIr)>& build) {
+  checks::RequireKnownDtype(op, dtype);
   checks::RequireValidShape(op, shape);
   std::shared_ptr<DeviceServer> s = ServerFor(device);
   return Emit(s, build(NewOutputIr(std::move(shape), dtype)), {});
@@ -76,6 +77,7 @@ template Tensor Tensor::FromVector<bool>(std::vector<bool>, std::vector<int64_t>
 
 Tensor Tensor::FromVector(const std::vector<float>& values, std::vector<int64_t> shape, DType dtype,
                           ember::Device device) {
+  checks::RequireKnownDtype("FromVector", dtype);
   CheckCount("FromVector", values.size(), shape);
   // The store rules of every kernel (Note [CPU compute domains]): f16/bf16 round to nearest
   // even, ints truncate and saturate (NaN -> 0), bool is `!= 0`.
@@ -95,7 +97,8 @@ Tensor Tensor::Ones(std::vector<int64_t> shape, DType dtype, ember::Device devic
 }
 
 Tensor Tensor::Full(std::vector<int64_t> shape, double value, DType dtype, ember::Device device) {
-  const ScalarIr scalar = checks::ScalarFor("Full", value, dtype);
+  checks::RequireKnownDtype("Full", dtype);
+  const ScalarIr scalar = checks::StoredScalarFor("Full", value, dtype);
   return Create("Full", std::move(shape), dtype, device,
                 [&](TensorIr out) { return ir::Full(std::move(out), scalar); });
 }
@@ -104,6 +107,7 @@ namespace {
 
 Tensor MakeRandom(const char* op, std::vector<int64_t> shape, DType dtype, Device device,
                   Distribution dist) {
+  checks::RequireKnownDtype(op, dtype);
   if (!IsFloat(dtype)) {
     checks::Fail(
         op, fmt::format("dtype {}; expected a float dtype (f32, f16 or bf16)", DTypeName(dtype)));
@@ -116,8 +120,11 @@ Tensor MakeRandom(const char* op, std::vector<int64_t> shape, DType dtype, Devic
 
 Tensor Tensor::RandomUniform(std::vector<int64_t> shape, DType dtype, ember::Device device,
                              double lo, double hi) {
-  if (!(lo < hi)) {
-    checks::Fail("RandomUniform", fmt::format("bounds [{}, {}); expected lo < hi", lo, hi));
+  // Infinite bounds, or a range wider than a double (hi - lo = inf), would draw inf and NaN.
+  if (!(lo < hi) || !std::isfinite(hi - lo)) {
+    checks::Fail("RandomUniform", fmt::format("bounds [{}, {}); expected finite bounds with lo "
+                                              "< hi (and hi - lo finite)",
+                                              lo, hi));
   }
   return MakeRandom("RandomUniform", std::move(shape), dtype, device,
                     Distribution{Distribution::Kind::kUniform, lo, hi});
@@ -125,9 +132,10 @@ Tensor Tensor::RandomUniform(std::vector<int64_t> shape, DType dtype, ember::Dev
 
 Tensor Tensor::RandomNormal(std::vector<int64_t> shape, DType dtype, ember::Device device,
                             double mean, double std) {
-  if (!(std >= 0.0) || !std::isfinite(mean)) {
-    checks::Fail("RandomNormal", fmt::format("mean {}, std {}; expected a finite mean and "
-                                             "std >= 0",
+  // An infinite std would draw inf and NaN (Box-Muller multiplies it by a value near 0).
+  if (!(std >= 0.0) || !std::isfinite(std) || !std::isfinite(mean)) {
+    checks::Fail("RandomNormal", fmt::format("mean {}, std {}; expected a finite mean and a "
+                                             "finite std >= 0",
                                              mean, std));
   }
   return MakeRandom("RandomNormal", std::move(shape), dtype, device,
@@ -149,7 +157,12 @@ ember::Device Tensor::device() const {
   return node_->device;
 }
 
-int64_t Tensor::NumElements() const { return ember::NumElements(Shape()); }
+int64_t Tensor::NumElements() const {
+  if (!defined()) {
+    checks::Fail("NumElements", "the tensor is empty (default-constructed or moved from)");
+  }
+  return ember::NumElements(node_->shape);
+}
 
 Tensor::Tensor(const Tensor& other) : node_(other.node_) {
   // burn's clone: a copy made on another thread is a shared view living on that thread. A

@@ -104,7 +104,10 @@ Tensor ClampImpl(Tensor x, double lo, double hi) {
   const char* op = "Clamp";
   auto s = LiveServer(x, op);
   checks::RequireNumeric(op, x);
-  if (!(lo <= hi)) checks::Fail(op, fmt::format("bounds [{}, {}]; expected lo <= hi", lo, hi));
+  if (!(lo <= hi)) {
+    checks::Fail(op, fmt::format("bounds [{}, {}] for {}; expected lo <= hi", lo, hi,
+                                 checks::Describe(x)));
+  }
   const ScalarIr min = checks::ScalarFor(op, lo, x.Dtype());
   const ScalarIr max = checks::ScalarFor(op, hi, x.Dtype());
   TensorIr in = IntoIr(x);
@@ -134,7 +137,7 @@ Tensor MaskFillImpl(Tensor x, Tensor mask, double value) {
   checks::RequireDefined(op, mask);
   checks::RequireSameDevice(op, x, mask);
   checks::RequireBoolMask(op, mask);
-  const ScalarIr scalar = checks::ScalarFor(op, value, x.Dtype());
+  const ScalarIr scalar = checks::StoredScalarFor(op, value, x.Dtype());
   Dims shape = checks::Broadcast(op, x.Shape(), mask.Shape());
   TensorIr out = NewOutputIr(std::move(shape), x.Dtype());
   TensorIr t = IntoIr(x);
@@ -144,6 +147,11 @@ Tensor MaskFillImpl(Tensor x, Tensor mask, double value) {
 
 Tensor CastImpl(Tensor x, DType dtype) {
   auto s = LiveServer(x, "Cast");
+  if (!checks::IsKnownDtype(dtype)) {
+    checks::Fail("Cast", fmt::format("cannot cast {} to dtype {}: not an ember dtype; expected "
+                                     "f32, f16, bf16, i32, i64 or bool",
+                                     checks::Describe(x), static_cast<int>(dtype)));
+  }
   if (x.Dtype() == dtype) return x;  // nothing to do: the same tensor
   TensorIr in = IntoIr(x);
   return Emit(s, ir::Unary(OpKind::kCast, in, NewOutputIr(x.Shape(), dtype)), {&x});
@@ -227,7 +235,8 @@ Tensor operator-(double lhs, Tensor rhs) {
 Tensor operator/(double lhs, Tensor rhs) {
   checks::RequireDefined("Div", rhs);
   checks::RequireNumeric("Div", rhs);
-  checks::ScalarFor("Div", lhs, rhs.Dtype());
+  // The int path stores `lhs` in a Full tensor of rhs's dtype: it must fit there.
+  checks::StoredScalarFor("Div", lhs, rhs.Dtype());
   if (IsFloat(rhs.Dtype())) return std::move(rhs).Recip() * lhs;
   Tensor num = Tensor::Full(rhs.Shape(), lhs, rhs.Dtype(), rhs.device());
   return std::move(num) / std::move(rhs);

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "engine/api/checks.h"
 #include "engine/core/check.h"
 #include "engine/ir/builders.h"
 
@@ -33,8 +34,8 @@ std::shared_ptr<DeviceServer> LiveServer(const Tensor& t, const char* op) {
   }
   std::shared_ptr<DeviceServer> s = t.node()->server.lock();
   if (!s) {
-    throw Error(std::string("ember: ") + op + ": tensor t" + std::to_string(t.node()->id) +
-                " lives on device " + t.node()->device.ToString() +
+    throw Error(std::string("ember: ") + op + ": tensor t" + std::to_string(t.node()->id) + " " +
+                checks::Describe(t) + " lives on device " + t.node()->device.ToString() +
                 ", which has been released (ReleaseDevice)");
   }
   return s;

@@ -15,7 +15,7 @@ namespace {
 Tensor ReduceDimImpl(const char* op, OpKind kind, Tensor x, int64_t dim) {
   auto s = LiveServer(x, op);
   checks::RequireNumeric(op, x);
-  const int64_t d = checks::NormalizeDim(op, dim, x.Shape().size());
+  const int64_t d = checks::NormalizeDim(op, dim, x);
   Dims shape = x.Shape();
   shape[static_cast<size_t>(d)] = 1;
   const bool arg = kind == OpKind::kArgMax || kind == OpKind::kArgMin;
@@ -70,6 +70,8 @@ Tensor MatmulImpl(Tensor lhs, Tensor rhs) {
   Dims batch = checks::Broadcast(op, Dims(a.begin(), a.end() - 2), Dims(b.begin(), b.end() - 2));
   batch.push_back(a[a.size() - 2]);
   batch.push_back(b[b.size() - 1]);
+  checks::RequireResultFits(
+      op, batch, fmt::format("{} x {}", checks::Describe(lhs), checks::Describe(rhs)));
   TensorIr out = NewOutputIr(std::move(batch), lhs.Dtype());
   TensorIr l = IntoIr(lhs);
   TensorIr r = IntoIr(rhs);

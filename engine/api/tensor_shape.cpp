@@ -20,31 +20,30 @@ Tensor ReshapeImpl(Tensor x, std::vector<int64_t> shape) {
   const char* op = "Reshape";
   auto s = LiveServer(x, op);
   const int64_t total = x.NumElements();
+  // Every message shows the shape as the caller wrote it (the -1 is replaced below).
+  const std::string wanted = fmt::format("cannot reshape {} ({} elements) to {}",
+                                         checks::Describe(x), total, checks::DescribeShape(shape));
   int infer = -1;
   int64_t known = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
-      if (infer >= 0)
-        checks::Fail(op,
-                     fmt::format("shape {} has more than one -1", checks::DescribeShape(shape)));
+      if (infer >= 0) checks::Fail(op, wanted + ": more than one -1");
       infer = static_cast<int>(i);
     } else if (shape[i] < 1) {
-      checks::Fail(op, fmt::format("shape {} has dim {} = {}; expected dims >= 1 (or one -1)",
-                                   checks::DescribeShape(shape), i, shape[i]));
+      checks::Fail(op, fmt::format("{}: dim {} = {}; expected dims >= 1 (or one -1)", wanted, i,
+                                   shape[i]));
     } else {
       if (shape[i] > checks::kMaxElements / known) {
-        checks::Fail(op, fmt::format("shape {} has more than {} elements",
-                                     checks::DescribeShape(shape), checks::kMaxElements));
+        checks::Fail(op, fmt::format("{}: more than {} elements; expected the same number of "
+                                     "elements",
+                                     wanted, checks::kMaxElements));
       }
       known *= shape[i];
     }
   }
-  if (infer >= 0 && known > 0 && total % known == 0)
-    shape[static_cast<size_t>(infer)] = total / known;
-  if (NumElements(shape) != total || (infer >= 0 && shape[static_cast<size_t>(infer)] == -1)) {
-    checks::Fail(op, fmt::format("cannot reshape {} ({} elements) to {}; expected the same "
-                                 "number of elements",
-                                 checks::Describe(x), total, checks::DescribeShape(shape)));
+  if (infer >= 0 && total % known == 0) shape[static_cast<size_t>(infer)] = total / known;
+  if ((infer >= 0 && shape[static_cast<size_t>(infer)] == -1) || NumElements(shape) != total) {
+    checks::Fail(op, wanted + "; expected the same number of elements");
   }
   TensorIr out = NewOutputIr(std::move(shape), x.Dtype());
   TensorIr in = IntoIr(x);
@@ -54,8 +53,8 @@ Tensor ReshapeImpl(Tensor x, std::vector<int64_t> shape) {
 Tensor SwapDimsImpl(Tensor x, int64_t dim1, int64_t dim2) {
   const char* op = "SwapDims";
   auto s = LiveServer(x, op);
-  const int64_t a = checks::NormalizeDim(op, dim1, x.Shape().size());
-  const int64_t b = checks::NormalizeDim(op, dim2, x.Shape().size());
+  const int64_t a = checks::NormalizeDim(op, dim1, x);
+  const int64_t b = checks::NormalizeDim(op, dim2, x);
   Dims shape = x.Shape();
   std::swap(shape[static_cast<size_t>(a)], shape[static_cast<size_t>(b)]);
   TensorIr out = NewOutputIr(std::move(shape), x.Dtype());
@@ -67,17 +66,19 @@ Tensor PermuteImpl(Tensor x, std::vector<int64_t> axes) {
   const char* op = "Permute";
   auto s = LiveServer(x, op);
   const size_t rank = x.Shape().size();
+  // Messages show the axes as the caller wrote them (the loop normalizes them in place).
+  const std::string asked = fmt::format("axes [{}] for {}", fmt::join(axes, ","),
+                                        checks::Describe(x));
   if (axes.size() != rank) {
-    checks::Fail(op, fmt::format("axes [{}] for {}; expected a permutation of all {} dims",
-                                 fmt::join(axes, ","), checks::Describe(x), rank));
+    checks::Fail(op, fmt::format("{}; expected a permutation of all {} dims", asked, rank));
   }
   std::vector<bool> seen(rank, false);
   Dims shape(rank);
   for (size_t i = 0; i < rank; ++i) {
-    axes[i] = checks::NormalizeDim(op, axes[i], rank);
+    axes[i] = checks::NormalizeDim(op, axes[i], x);
     if (seen[static_cast<size_t>(axes[i])]) {
-      checks::Fail(op, fmt::format("axes [{}] name dim {} twice; expected a permutation",
-                                   fmt::join(axes, ","), axes[i]));
+      checks::Fail(op, fmt::format("{} name dim {} twice; expected a permutation", asked,
+                                   axes[i]));
     }
     seen[static_cast<size_t>(axes[i])] = true;
     shape[i] = x.Shape()[static_cast<size_t>(axes[i])];
@@ -94,7 +95,8 @@ int64_t SliceLength(const Slice& r, int64_t size) {
   const int64_t end = r.end ? clamp(*r.end) : size;
   if (end <= start) return 0;
   const int64_t step = r.step < 0 ? -r.step : r.step;
-  return (end - start + step - 1) / step;
+  // Not (end - start + step - 1) / step: that overflows for a step near INT64_MAX.
+  return (end - start - 1) / step + 1;
 }
 
 Tensor SliceImpl(Tensor x, std::vector<Slice> ranges) {
@@ -107,16 +109,17 @@ Tensor SliceImpl(Tensor x, std::vector<Slice> ranges) {
   Dims shape = x.Shape();
   for (size_t i = 0; i < ranges.size(); ++i) {
     if (ranges[i].step == 0 || ranges[i].step == INT64_MIN) {
-      checks::Fail(
-          op, fmt::format("range {} has step {}; expected a non-zero step", i, ranges[i].step));
+      checks::Fail(op, fmt::format("range {} for {} has step {}; expected a non-zero step (and "
+                                   "not INT64_MIN)",
+                                   i, checks::Describe(x), ranges[i].step));
     }
     shape[i] = SliceLength(ranges[i], shape[i]);
     if (shape[i] == 0) {
-      checks::Fail(op, fmt::format("range {} ({}..{}, step {}) selects no element of dim {} "
-                                   "(size {}); ember has no empty tensors",
+      checks::Fail(op, fmt::format("range {} ({}..{}, step {}) selects no element of dim {} of "
+                                   "{}; ember has no empty tensors",
                                    i, ranges[i].start,
                                    ranges[i].end ? fmt::to_string(*ranges[i].end) : "end",
-                                   ranges[i].step, i, x.Shape()[i]));
+                                   ranges[i].step, i, checks::Describe(x)));
     }
   }
   TensorIr out = NewOutputIr(std::move(shape), x.Dtype());
@@ -128,29 +131,33 @@ Tensor ExpandImpl(Tensor x, std::vector<int64_t> shape) {
   const char* op = "Expand";
   auto s = LiveServer(x, op);
   const Dims& from = x.Shape();
+  // Every message shows the shape as the caller wrote it (the loop replaces each -1).
+  const std::string wanted =
+      fmt::format("cannot expand {} to {}", checks::Describe(x), checks::DescribeShape(shape));
   if (shape.size() < from.size()) {
-    checks::Fail(op, fmt::format("cannot expand {} to {}: fewer dims; expected rank >= {}",
-                                 checks::Describe(x), checks::DescribeShape(shape), from.size()));
+    checks::Fail(op, fmt::format("{}: fewer dims; expected rank >= {}", wanted, from.size()));
   }
   const size_t lead = shape.size() - from.size();
-  for (size_t i = 0; i < lead; ++i) {
-    if (shape[i] != -1) checks::RequireValidShape(op, {shape[i]});
-  }
   for (size_t i = 0; i < shape.size(); ++i) {
     const int64_t src = i < lead ? 1 : from[i - lead];
     if (shape[i] == -1 && i < lead) {
-      checks::Fail(op, fmt::format("cannot expand {} to {}: -1 at the new leading dim {}; -1 "
-                                   "keeps an existing dim, a new dim needs its size",
-                                   checks::Describe(x), checks::DescribeShape(shape), i));
+      checks::Fail(op, fmt::format("{}: -1 at the new leading dim {}; -1 keeps an existing dim, "
+                                   "a new dim needs its size",
+                                   wanted, i));
     }
     if (shape[i] == -1) shape[i] = src;
-    if (shape[i] < 1 || (src != 1 && src != shape[i])) {
-      checks::Fail(op, fmt::format("cannot expand {} to {}: dim {} has size {}; expected the "
-                                   "source dim to be 1 or equal",
-                                   checks::Describe(x), checks::DescribeShape(shape), i, src));
+    if (shape[i] < 1) {
+      checks::Fail(op, fmt::format("{}: dim {} = {}; expected every dim >= 1 (or -1 to keep an "
+                                   "existing dim)",
+                                   wanted, i, shape[i]));
+    }
+    if (src != 1 && src != shape[i]) {
+      checks::Fail(op, fmt::format("{}: dim {} has size {}; expected the source dim to be 1 or "
+                                   "equal",
+                                   wanted, i, src));
     }
   }
-  checks::RequireValidShape(op, shape);
+  checks::RequireResultFits(op, shape, wanted);
   TensorIr out = NewOutputIr(std::move(shape), x.Dtype());
   TensorIr in = IntoIr(x);
   return Emit(s, ir::Unary(OpKind::kExpand, in, out), {&x});
@@ -162,7 +169,7 @@ Tensor GatherImpl(Tensor x, int64_t dim, Tensor indices) {
   checks::RequireDefined(op, indices);
   checks::RequireSameDevice(op, x, indices);
   checks::RequireIntIndices(op, indices);
-  const int64_t d = checks::NormalizeDim(op, dim, x.Shape().size());
+  const int64_t d = checks::NormalizeDim(op, dim, x);
   const Dims& xs = x.Shape();
   const Dims& is = indices.Shape();
   bool ok = xs.size() == is.size();
@@ -186,12 +193,15 @@ Tensor SelectImpl(Tensor x, int64_t dim, Tensor indices) {
   checks::RequireDefined(op, indices);
   checks::RequireSameDevice(op, x, indices);
   checks::RequireIntIndices(op, indices);
-  const int64_t d = checks::NormalizeDim(op, dim, x.Shape().size());
+  const int64_t d = checks::NormalizeDim(op, dim, x);
   if (indices.Shape().size() != 1) {
     checks::Fail(op, fmt::format("indices {}; expected a 1-D tensor", checks::Describe(indices)));
   }
   Dims shape = x.Shape();
   shape[static_cast<size_t>(d)] = indices.Shape()[0];
+  checks::RequireResultFits(op, shape,
+                            fmt::format("{} indexed by {} along dim {}", checks::Describe(x),
+                                        checks::Describe(indices), d));
   TensorIr out = NewOutputIr(std::move(shape), x.Dtype());
   TensorIr t = IntoIr(x);
   TensorIr i = IntoIr(indices);
@@ -213,7 +223,7 @@ Tensor Cat(std::vector<Tensor> tensors, int64_t dim) {
   if (tensors.empty()) checks::Fail(op, "no tensors; expected at least one");
   auto s = LiveServer(tensors[0], op);
   const Tensor& first = tensors[0];
-  const int64_t d = checks::NormalizeDim(op, dim, first.Shape().size());
+  const int64_t d = checks::NormalizeDim(op, dim, first);
   Dims shape = first.Shape();
   shape[static_cast<size_t>(d)] = 0;
   for (size_t k = 0; k < tensors.size(); ++k) {
@@ -231,6 +241,10 @@ Tensor Cat(std::vector<Tensor> tensors, int64_t dim) {
                                    k, checks::Describe(t), checks::Describe(first), d));
     }
     shape[static_cast<size_t>(d)] += t.Shape()[static_cast<size_t>(d)];
+    // Checked as the sum grows, so that it cannot overflow either.
+    checks::RequireResultFits(op, shape,
+                              fmt::format("{} tensors ({}, ...) along dim {}", tensors.size(),
+                                          checks::Describe(first), d));
   }
   TensorIr out = NewOutputIr(std::move(shape), first.Dtype());
   std::vector<TensorIr> inputs;

@@ -5,9 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "store/codec/row_checksum.h"
 #include "store/repository/row_writes.h"
-#include "store/sqlite/column_encoding.h"
 #include "store/sqlite/sqlite_statement.h"
 
 namespace ember {
@@ -34,11 +32,7 @@ std::vector<PlanRowId> MappedPlans(const KernelRecord& k,
 std::optional<std::string> KernelRefusal(
     const KernelRecord& k, const std::map<EnvironmentRowId, EnvironmentRowId>& env_ids,
     const std::map<PlanRowId, PlanRowId>& plan_ids, std::vector<PlanRowId>* plans) {
-  const uint64_t computed = KernelChecksum(k.binary);
-  if (computed != FromColumn(k.checksum)) {
-    return fmt::format("checksum mismatch (stored 0x{:016x}, computed 0x{:016x})",
-                       FromColumn(k.checksum), computed);
-  }
+  if (auto problem = KernelChecksumProblem(k.binary, k.checksum)) return problem;
   if (!env_ids.contains(k.environment_id)) return "its environment was refused";
   for (const KernelLink& link : k.links) {
     if (link.plan_environment_id.has_value() && *link.plan_environment_id != k.environment_id) {
@@ -75,7 +69,7 @@ Status WriteBundleKernels(SqliteDatabase& db, const std::vector<KernelRecord>& k
     const auto env_id = env_ids.find(k.environment_id);
     const std::vector<PlanRowId> plans = MappedPlans(k, plan_ids);
     if (env_id == env_ids.end() || plans.empty()) continue;
-    if (KernelChecksum(k.binary) != FromColumn(k.checksum)) {
+    if (KernelChecksumProblem(k.binary, k.checksum)) {
       ++*damaged;
       continue;
     }

@@ -6,7 +6,9 @@
 #include <string_view>
 #include <utility>
 
+#include "store/codec/row_checksum.h"
 #include "store/repository/sqlite_sql_session.h"
+#include "store/sqlite/column_encoding.h"
 
 namespace ember {
 
@@ -133,6 +135,14 @@ Status ReadKernelsByArch(SqlSession& sql, std::vector<KernelArchCount>* out) {
                         .kernels = row.Int64(2),
                         .bytes = row.Int64(3)});
       });
+}
+
+std::optional<std::string> KernelChecksumProblem(std::span<const uint8_t> binary,
+                                                 int64_t stored_checksum) {
+  const uint64_t computed = KernelChecksum(binary);
+  const uint64_t stored = FromColumn(stored_checksum);
+  if (computed == stored) return std::nullopt;
+  return fmt::format("checksum mismatch (stored 0x{:016x}, computed 0x{:016x})", stored, computed);
 }
 
 std::string KernelLabel(const KernelRecord& kernel) {

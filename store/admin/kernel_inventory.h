@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,12 @@ struct KernelArchCount {
 
 // Per (arch, compiler version), in that order. REQUIRES: inside a transaction of the caller's.
 Status ReadKernelsByArch(SqlSession& sql, std::vector<KernelArchCount>* out);
+
+// Why a kernel binary does not match its stored checksum column ("checksum mismatch (stored
+// 0x…, computed 0x…)"), or nullopt when it does: the one check that verify, copy and bundle
+// import make before trusting a binary.
+std::optional<std::string> KernelChecksumProblem(std::span<const uint8_t> binary,
+                                                 int64_t stored_checksum);
 
 // "kernel 3 (ember_fused_0, sm_90)": how tools and reports name a kernel row.
 std::string KernelLabel(const KernelRecord& kernel);

@@ -13,6 +13,7 @@
 #include "store/admin/bundle_kernels.h"
 #include "store/admin/plan_bundle.h"
 #include "store/database/migrations.h"
+#include "store/database/wal_companions.h"
 #include "store/repository/plan_row_check.h"
 #include "store/repository/row_writes.h"
 #include "store/sqlite/sqlite_statement.h"
@@ -161,13 +162,6 @@ Status WriteBundle(const BundleContents& contents, BundleManifest* manifest,
   return db.QueryText("PRAGMA journal_mode = DELETE", "closing the bundle's journal", &mode);
 }
 
-void RemoveBundleFiles(const std::string& path) {
-  std::error_code ec;
-  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
-    std::filesystem::remove(path + suffix, ec);
-  }
-}
-
 }  // namespace
 
 Status ExportBundle(PlanRepository& source, const ExportOptions& options, ExportResult* result) {
@@ -192,7 +186,7 @@ Status ExportBundle(PlanRepository& source, const ExportOptions& options, Export
   m.workload = options.workload.value_or("");
   m.source = source.location();  // a server's without its password
   Status s = WriteBundle(contents, &m, options, &result->kernels_skipped_damaged);
-  if (!s.ok()) RemoveBundleFiles(options.bundle_path);
+  if (!s.ok()) RemoveDatabaseFiles(options.bundle_path);
   return s;
 }
 

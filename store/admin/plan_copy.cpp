@@ -5,7 +5,6 @@
 #include <map>
 
 #include "store/admin/kernel_inventory.h"
-#include "store/codec/row_checksum.h"
 #include "store/repository/plan_row_check.h"
 #include "store/sqlite/column_encoding.h"
 
@@ -41,12 +40,9 @@ Status ReadKernelsByPlan(PlanRepository& source, KernelsByPlan* out, CopyResult*
     return s;
   }
   for (const KernelRecord& k : kernels) {
-    const uint64_t computed = KernelChecksum(k.binary);
-    if (computed != FromColumn(k.checksum)) {
+    if (auto problem = KernelChecksumProblem(k.binary, k.checksum)) {
       ++result->kernels_refused;
-      result->refusals.push_back(
-          {KernelLabel(k), fmt::format("checksum mismatch (stored 0x{:016x}, computed 0x{:016x})",
-                                       FromColumn(k.checksum), computed)});
+      result->refusals.push_back({KernelLabel(k), std::move(*problem)});
       continue;
     }
     for (const KernelLink& link : k.links) {

@@ -9,9 +9,7 @@
 #include "store/admin/kernel_inventory.h"
 #include "store/admin/plan_inventory.h"
 #include "store/codec/environment_fingerprint.h"
-#include "store/codec/row_checksum.h"
 #include "store/repository/plan_row_check.h"
-#include "store/sqlite/column_encoding.h"
 
 namespace ember {
 
@@ -153,16 +151,12 @@ void CheckKernels(SqlSession& sql, VerificationReport* report) {
             "SELECT id, \"binary\", checksum FROM kernels ORDER BY id", {}, "reading kernels",
             [&](const SqlRow& row) {
               ++checked;
-              const std::vector<uint8_t> binary = row.Blob(1);
-              const uint64_t computed = KernelChecksum(binary);
-              const uint64_t stored = FromColumn(row.Int64(2));
-              if (computed == stored) return;
+              auto problem = KernelChecksumProblem(row.Blob(1), row.Int64(2));
+              if (!problem) return;
               const auto k = by_id.find(row.Int64(0));
-              problems.push_back(
-                  {k != by_id.end() ? KernelLabel(*k->second)
-                                    : fmt::format("kernel {}", row.Int64(0)),
-                   fmt::format("checksum mismatch (stored 0x{:016x}, computed 0x{:016x})", stored,
-                               computed)});
+              problems.push_back({k != by_id.end() ? KernelLabel(*k->second)
+                                                   : fmt::format("kernel {}", row.Int64(0)),
+                                  std::move(*problem)});
             });
         !r.ok()) {
       return r;

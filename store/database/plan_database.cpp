@@ -227,7 +227,33 @@ Status PlanDatabase::CheckStillAtPath() const {
     return Status::NotFound(
         "the file at its path was replaced by another one while this process was using it");
   }
+  return CheckWalStillAtPath();
+}
+
+Status PlanDatabase::CheckWalStillAtPath() const {
+  if (wal_inode_ == 0) return Status::Ok();
+  struct stat st {};
+  if (lstat((path() + "-wal").c_str(), &st) != 0) {
+    return Status::NotFound(
+        fmt::format("its write-ahead log {}-wal was deleted while this process was using it ({})",
+                    path(), std::strerror(errno)));
+  }
+  if (st.st_dev != wal_device_ || st.st_ino != wal_inode_) {
+    return Status::NotFound(fmt::format(
+        "its write-ahead log {}-wal was replaced by another file while this process was using it",
+        path()));
+  }
   return Status::Ok();
+}
+
+void PlanDatabase::NoteWal() {
+  // An immutable connection reads no log (whatever lies beside the file is not its own).
+  if (db_.mode() == SqliteDatabase::Mode::kImmutable) return;
+  struct stat st {};
+  if (lstat((path() + "-wal").c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    wal_device_ = st.st_dev;
+    wal_inode_ = st.st_ino;
+  }
 }
 
 PlanDatabase::~PlanDatabase() {
@@ -329,6 +355,7 @@ Status PlanDatabase::Open(const PlanDbOptions& options, std::unique_ptr<PlanData
           "plan database {} is empty and was opened read-only, so it was not initialized", path));
     }
     if (Status s = CheckTables(db, recorded); !s.ok()) return s;
+    pdb->NoteWal();
     *out = std::move(pdb);
     return Status::Ok();
   }
@@ -344,6 +371,7 @@ Status PlanDatabase::Open(const PlanDbOptions& options, std::unique_ptr<PlanData
     // read-only (a permission or mount change just now, a security module).
     pdb->read_only_reason_ = "it cannot be written here: SQLite could open it only read-only";
     if (Status s = CheckTables(db, recorded); !s.ok()) return s;
+    pdb->NoteWal();
     *out = std::move(pdb);
     return Status::Ok();
   }
@@ -360,6 +388,7 @@ Status PlanDatabase::Open(const PlanDbOptions& options, std::unique_ptr<PlanData
       return fmt::format("[store] plan database {}: {}; read-only", path, pdb->read_only_reason_);
     });
     if (Status s = CheckTables(db, recorded); !s.ok()) return s;
+    pdb->NoteWal();
     *out = std::move(pdb);
     return Status::Ok();
   }
@@ -377,6 +406,7 @@ Status PlanDatabase::Open(const PlanDbOptions& options, std::unique_ptr<PlanData
 
   // 6. Every table is there.
   if (Status s = CheckTables(db, pdb->schema_version_); !s.ok()) return s;
+  pdb->NoteWal();
   *out = std::move(pdb);
   return Status::Ok();
 }

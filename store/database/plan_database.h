@@ -29,6 +29,8 @@
 // Threading: as SqliteDatabase — one thread at a time.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -58,9 +60,17 @@ class PlanDatabase {
   bool writable() const { return read_only_reason_.empty(); }
   // Empty when writable; otherwise why this database is read-only.
   const std::string& read_only_reason() const { return read_only_reason_; }
-  // OK while the file at path() is still the one this database opened; NotFound when it was
-  // deleted, moved away or replaced since (writing on would store nothing anyone reads).
+  // OK while the file at path() is still the one this database opened, and so is its
+  // write-ahead log; NotFound when either was deleted, moved away or replaced since (writing on
+  // would store nothing anyone reads). CheckWalStillAtPath is the log's half alone.
   Status CheckStillAtPath() const;
+  // The write-ahead log this connection writes and reads is still `<path>-wal`. SQLite keeps
+  // using a log that was deleted (an unlinked file), while every other process, and any new
+  // connection, opens a new log at the path under the same -shm index: this connection's commits
+  // would then be seen by nobody and lost at a SIGKILL, and its reads could take a page of the
+  // other log for one of its own. NotFound once that happened; OK where there is no log to
+  // check (a rollback journal, or no log when the file was opened).
+  Status CheckWalStillAtPath() const;
   // OK when writable; otherwise Unavailable with read_only_reason(). Write APIs start with it.
   Status CheckWritable(std::string_view what) const;
 
@@ -77,6 +87,8 @@ class PlanDatabase {
 
  private:
   PlanDatabase() = default;
+  // Records the log this connection uses (CheckWalStillAtPath).
+  void NoteWal();
 
   // Declared before db_ so that it is unregistered only after the connection is closed
   // (Note [One descriptor per database file]).
@@ -93,6 +105,9 @@ class PlanDatabase {
   // before it (a read-only connection's are removed when it closes).
   bool tidy_companions_ = false;
   CompanionFiles companions_before_;
+  // The log at `<path>-wal` when the open finished (st_ino 0: none was there).
+  dev_t wal_device_ = 0;
+  ino_t wal_inode_ = 0;
 };
 
 }  // namespace ember

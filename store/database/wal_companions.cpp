@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -313,6 +314,13 @@ void RemoveCompanionsCreatedHere(const std::string& path, const CompanionFiles& 
   }
   // An index nobody holds is only a cache of the log: the next connection rebuilds it.
   if (shm_created) lock.Remove();
+}
+
+void RemoveDatabaseFiles(const std::string& path) {
+  std::error_code ec;
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    std::filesystem::remove(path + suffix, ec);
+  }
 }
 
 }  // namespace ember

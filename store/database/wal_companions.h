@@ -59,6 +59,11 @@ Status CheckWalBelongs(const std::string& path, bool set_aside, WalSetAside* out
 // on the index's dead-man-switch byte for as long as it does).
 bool CompanionsInUse(const std::string& path);
 
+// Deletes `path` with its companions (-wal, -shm and a rollback -journal), ignoring those that
+// are not there: for database files that are ember's own to replace — a bundle being written,
+// the lab's and the fuzzers' scratch databases. REQUIRES: no connection has it open.
+void RemoveDatabaseFiles(const std::string& path);
+
 // Which companions exist now (taken before an open, to know afterwards which ones it created).
 struct CompanionFiles {
   bool wal = false;

@@ -168,9 +168,9 @@ void PlanWriter::Take(std::vector<Message> batch, Counters counted) {
   Progress progress;
   if (Apply(batch, counted, progress) == Outcome::kHeld) {
     Warn("plan-db-unreachable:" + repository_->location(),
-         fmt::format("plan database {}: out of reach; writes are held in memory (up to {} "
+         fmt::format("plan database {}: out of reach ({}); writes are held in memory (up to {} "
                      "messages) and retried, plans are used from memory meanwhile",
-                     repository_->location(), kMaxHeld));
+                     repository_->location(), transient_reason_, kMaxHeld));
     backoff_ = kFirstRetry;
     retry_at_ = std::chrono::steady_clock::now() + backoff_;
     Hold(std::move(batch), std::move(counted), progress);
@@ -230,6 +230,7 @@ bool PlanWriter::Check(const Status& status, const char* what) {
   if (status.ok()) return true;
   if (repository_->IsTransient(status)) {
     transient_ = true;
+    transient_reason_ = status.ToString();
     return false;
   }
   if (!failed_.exchange(true)) {

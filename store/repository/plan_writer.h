@@ -16,7 +16,8 @@
 // already committed stay. A writer made without a repository (a database that cannot be
 // written) drops everything from the start.
 //
-// A server out of reach is different (PlanRepository::IsTransient: a lost connection): the
+// A database out of reach for now is different (PlanRepository::IsTransient: a server's lost
+// connection, a SQLite file locked by another connection past the busy timeout): the
 // writer says so once, keeps the batch that failed and every later one in memory (held, up to
 // kMaxHeld messages; beyond that new plans, triggers and kernels are dropped and counted), and
 // tries again after a growing pause (kFirstRetry doubling up to kMaxRetry), reconnecting first.
@@ -172,6 +173,7 @@ class PlanWriter {
   std::chrono::steady_clock::time_point retry_at_;   // writer thread only
   std::chrono::milliseconds backoff_ = kFirstRetry;  // writer thread only
   bool transient_ = false;  // writer thread only: the last Check failed for want of the server
+  std::string transient_reason_;  // writer thread only: what that failure said
   std::atomic<uint64_t> held_count_{0};
   std::atomic<uint64_t> dropped_{0};
 

@@ -9,6 +9,7 @@
 
 #include "engine/core/clock.h"
 #include "engine/core/log.h"
+#include "store/sqlite/sqlite_error.h"
 #include "store/sqlite/sqlite_statement.h"
 #include "store/sqlite/sqlite_transaction.h"
 
@@ -36,6 +37,13 @@ Status SqlitePlanRepository::CheckBeforeWriting() {
   Status moved = database_->CheckStillAtPath();
   if (!moved.ok()) db().Exec("PRAGMA wal_checkpoint(TRUNCATE)", "emptying the write-ahead log");
   return moved;
+}
+
+bool SqlitePlanRepository::IsTransient(const Status& status) const {
+  // SqliteError makes a busy or locked result Unavailable, as it does a read-only file; the
+  // connection's last result code tells them apart.
+  return status.code() == Status::Code::kUnavailable &&
+         IsSqliteBusy(database_->sqlite().last_error_code());
 }
 
 Status SqlitePlanRepository::Checkpoint() {

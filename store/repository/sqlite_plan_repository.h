@@ -45,6 +45,13 @@ class SqlitePlanRepository final : public PlanRepository {
   SqlSession& sql() override { return sql_; }
   Status CheckBeforeWriting() override;
   Status Checkpoint() override;
+  // A lock that another connection held past the busy timeout and its retries (a long
+  // `ember-plans` command, a backup, another program's transaction) ends: the writer holds
+  // what it could not write and tries again (Note [Write-behind]) instead of storing nothing
+  // more for the rest of the run. Read-only, full or damaged files are refusals, not this.
+  bool IsTransient(const Status& status) const override;
+  // The same connection serves again once the lock is gone: nothing to reopen.
+  Status Reconnect() override { return Status::Ok(); }
   Status EnsureEnvironmentText(std::string_view stable_id, std::string_view description,
                                EnvironmentRowId* id) override;
   Status ListEnvironments(std::vector<EnvironmentRow>* out) override;

@@ -114,6 +114,10 @@ Status SqlitePlanRepository::LoadAllPlans(EnvironmentRowId environment, LoadedPl
 
 Status SqlitePlanRepository::LoadPlansByFirstOp(EnvironmentRowId environment,
                                                 uint64_t first_op_hash, LoadedPlans* out) {
+  // Reads through a log that is no longer the path's could mix its pages with another's.
+  if (Status gone = database_->CheckWalStillAtPath(); !gone.ok()) {
+    return Status::NotFound(fmt::format("plan database {}: {}", location(), gone.message()));
+  }
   std::vector<BadPlanRow> bad;
   Status s = RunTransaction(db(), TransactionKind::kRead, "loading plans", [&]() -> Status {
     *out = LoadedPlans();

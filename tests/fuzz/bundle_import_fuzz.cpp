@@ -2,47 +2,19 @@
 // --trust-kernels`, Note [Plan bundles]): the import refuses the file or its rows, or imports
 // them, and never stores damage — the target passes `verify` afterwards whatever the bundle
 // held. Input: the bundle file's bytes.
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "store/admin/plan_bundle.h"
 #include "store/admin/plan_verification.h"
+#include "store/database/wal_companions.h"
 #include "store/repository/plan_repository.h"
 #include "tests/fuzz/fuzz_target.h"
 
-namespace {
-
-// One scratch directory per process (0700), removed at exit.
-const std::string& ScratchDir() {
-  static const std::string* const dir = [] {
-    auto* made = new std::string("/tmp/ember-fuzz-bundle-XXXXXX");
-    if (mkdtemp(made->data()) == nullptr) std::abort();
-    std::atexit([] { std::filesystem::remove_all(ScratchDir()); });
-    return made;
-  }();
-  return *dir;
-}
-
-void RemoveDatabase(const std::string& path) {
-  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) unlink((path + suffix).c_str());
-}
-
-}  // namespace
-
 EMBER_FUZZ_TARGET(bundle_import) {
   using namespace ember;
-  const std::string bundle = ScratchDir() + "/x.bundle";
-  const std::string target_path = ScratchDir() + "/target.db";
-  RemoveDatabase(bundle);
-  RemoveDatabase(target_path);
-  {
-    std::ofstream out(bundle, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(data.data()),
-              static_cast<std::streamsize>(data.size()));
-  }
+  const std::string bundle = fuzz::WriteScratchFile("x.bundle", data);
+  const std::string target_path = fuzz::ScratchDir() + "/target.db";
+  RemoveDatabaseFiles(target_path);
   std::unique_ptr<PlanRepository> target;
   if (Status s = PlanRepository::Open({.path = target_path, .network_filesystem = false}, &target);
       !s.ok()) {

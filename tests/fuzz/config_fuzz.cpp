@@ -3,31 +3,11 @@
 // in the documented form ("ember: config: ..."); and what it returns holds the invariants the
 // engine relies on (max_blocks >= 1).
 // Input: the file's text, a NUL byte, then environment lines NAME=VALUE.
-#include <unistd.h>
-
-#include <fstream>
 #include <map>
 #include <string>
 
 #include "engine/core/config.h"
 #include "tests/fuzz/fuzz_target.h"
-
-namespace {
-
-// One scratch file per process, rewritten for each input and removed at exit. (Never
-// destroyed: the atexit handler reads it.)
-const std::string& ScratchFile() {
-  static const std::string* const path = [] {
-    auto* made = new std::string("/tmp/ember-fuzz-config-XXXXXX");
-    const int fd = mkstemp(made->data());
-    if (fd >= 0) close(fd);
-    std::atexit([] { unlink(ScratchFile().c_str()); });
-    return made;
-  }();
-  return *path;
-}
-
-}  // namespace
 
 EMBER_FUZZ_TARGET(config) {
   using namespace ember;
@@ -47,8 +27,8 @@ EMBER_FUZZ_TARGET(config) {
       at = end + 1;
     }
   }
-  env["EMBER_CONFIG"] = ScratchFile();
-  std::ofstream(ScratchFile(), std::ios::binary | std::ios::trunc) << text;
+  env["EMBER_CONFIG"] = fuzz::WriteScratchFile(
+      "ember.toml", std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
   const LoadedConfig loaded = LoadConfig([&](std::string_view name) -> std::optional<std::string> {
     const auto it = env.find(name);
     if (it == env.end()) return std::nullopt;

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <span>
 #include <string>
@@ -38,6 +40,32 @@ inline bool Register(const char* name, Target target) {
 [[noreturn]] inline void Fail(const char* target, const std::string& what) {
   std::fprintf(stderr, "fuzz target %s: %s\n", target, what.c_str());
   std::abort();
+}
+
+// One scratch directory per process (0700, as a plan database's directory must be), removed at
+// exit. (Never destroyed: the atexit handler reads it.)
+inline const std::string& ScratchDir() {
+  static const std::string* const dir = [] {
+    auto* made =
+        new std::string((std::filesystem::temp_directory_path() / "ember-fuzz-XXXXXX").string());
+    if (mkdtemp(made->data()) == nullptr) std::abort();
+    std::atexit([] { std::filesystem::remove_all(ScratchDir()); });
+    return made;
+  }();
+  return *dir;
+}
+
+// ScratchDir()/name holding exactly `data`, with what an earlier input left of a database of
+// that name (-wal, -shm, -journal) gone. Returns the path.
+inline std::string WriteScratchFile(const char* name, std::span<const uint8_t> data) {
+  const std::string path = ScratchDir() + "/" + name;
+  for (const char* suffix : {"-wal", "-shm", "-journal"}) {
+    std::filesystem::remove(path + suffix);
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+  if (!out.flush()) std::abort();
+  return path;
 }
 
 }  // namespace ember::fuzz

@@ -4,10 +4,7 @@
 // environments, every plan the engine would load, the tools' inventory and `verify` — returns
 // without crashing, and every plan a load returns decodes into a plan that passes ValidatePlan.
 // Opened read-only: nothing is ever written to the input. Input: the file's bytes.
-#include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -18,30 +15,9 @@
 #include "store/repository/plan_row_check.h"
 #include "tests/fuzz/fuzz_target.h"
 
-namespace {
-
-// One scratch directory per process (0700, as a database directory must be), removed at exit.
-const std::string& ScratchDir() {
-  static const std::string* const dir = [] {
-    auto* made = new std::string("/tmp/ember-fuzz-db-XXXXXX");
-    if (mkdtemp(made->data()) == nullptr) std::abort();
-    std::atexit([] { std::filesystem::remove_all(ScratchDir()); });
-    return made;
-  }();
-  return *dir;
-}
-
-}  // namespace
-
 EMBER_FUZZ_TARGET(plan_database) {
   using namespace ember;
-  const std::string path = ScratchDir() + "/plans.db";
-  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) unlink((path + suffix).c_str());
-  {
-    std::ofstream out(path, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(data.data()),
-              static_cast<std::streamsize>(data.size()));
-  }
+  const std::string path = fuzz::WriteScratchFile("plans.db", data);
   std::unique_ptr<PlanRepository> repo;
   if (!PlanRepository::Open(
            {.path = path, .read_only = true, .create = false, .network_filesystem = false}, &repo)

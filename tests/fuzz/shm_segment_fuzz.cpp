@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -31,7 +30,6 @@ constexpr uint64_t kSegmentBytes = uint64_t{256} << 10;
 constexpr uint64_t kFirstOps[] = {1, 2, 3, 0x9e3779b97f4a7c15ULL};
 
 struct Live {
-  std::string dir;
   std::string database;
   std::string file;  // /dev/shm/<segment>
   std::unique_ptr<SharedPlanTier> tier;
@@ -49,9 +47,7 @@ void WriteAt(const std::string& file, uint64_t offset, std::span<const uint8_t> 
 Live& TheSegment() {
   static Live* const live = [] {
     auto* made = new Live();
-    made->dir = "/tmp/ember-fuzz-shm-XXXXXX";
-    if (mkdtemp(made->dir.data()) == nullptr) std::abort();
-    made->database = made->dir + "/plans.db";
+    made->database = fuzz::ScratchDir() + "/shm-plans.db";
     std::ofstream(made->database).flush();
     ::chmod(made->database.c_str(), 0600);
     if (!SharedPlanTier::Open(
@@ -70,10 +66,7 @@ Live& TheSegment() {
     }
     std::ifstream in(made->file, std::ios::binary);
     made->pristine.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    std::atexit([] {
-      SharedSegment::RemoveAll(TheSegment().database);
-      std::filesystem::remove_all(TheSegment().dir);
-    });
+    std::atexit([] { SharedSegment::RemoveAll(TheSegment().database); });
     return made;
   }();
   return *live;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "store/database/wal_companions.h"
 #include "tools/lab/child_process.h"
 
 namespace ember::lab {
@@ -28,13 +29,6 @@ RunResult RunOne(const std::string& what, const LabOptions& options) {
   return ParseChild(what, output);
 }
 
-void RemoveDatabase(const std::string& path) {
-  std::error_code ec;
-  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
-    std::filesystem::remove(path + suffix, ec);
-  }
-}
-
 }  // namespace
 
 ColdWarm RunColdWarm(LabOptions options, Progress& progress) {
@@ -53,7 +47,7 @@ ColdWarm RunColdWarm(LabOptions options, Progress& progress) {
     out.database =
         ".ember/lab-default-" + std::to_string(getpid()) + "-" +
         std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(now).count()) + ".db";
-    RemoveDatabase(out.database);
+    RemoveDatabaseFiles(out.database);
     options.db = out.database;
   }
   // Note [Cold and warm]: the pair measures what a later process gains from the plan database.
@@ -68,10 +62,10 @@ ColdWarm RunColdWarm(LabOptions options, Progress& progress) {
     progress.Advance();
     progress.Clear();
   } catch (...) {
-    if (!out.database_kept) RemoveDatabase(out.database);
+    if (!out.database_kept) RemoveDatabaseFiles(out.database);
     throw;
   }
-  if (!out.database_kept) RemoveDatabase(out.database);
+  if (!out.database_kept) RemoveDatabaseFiles(out.database);
   return out;
 }
 
