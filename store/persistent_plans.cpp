@@ -401,7 +401,7 @@ void PersistentPlans::PublishShared(uint64_t hash, const Hash128& key,
       return;
     case SharedPlanTier::PublishOutcome::kBroken:
       shm_skipped_.fetch_add(1);
-      OnSharedFailure(Status::Unavailable("the shared plan segment is marked broken"));
+      OnSharedFailure(Status::Unavailable(tier_->BrokenReason()));
       return;
   }
 }

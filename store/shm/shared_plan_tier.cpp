@@ -129,10 +129,16 @@ SharedPlanTier::PublishOutcome SharedPlanTier::PublishKernel(uint64_t key_hash,
                       shm::kKernelEntry, binary);
 }
 
+std::string SharedPlanTier::BrokenReason() const {
+  if (segment_->lost()) return "another process truncated the shared plan segment under this one";
+  if (segment_->removed()) return "the shared plan segment was removed from /dev/shm";
+  return "the shared plan segment is marked broken";
+}
+
 Status SharedPlanTier::LookupKernel(uint64_t key_hash, std::vector<uint8_t>* binary, bool* found) {
   *found = false;
   binary->clear();
-  if (broken()) return Status::Unavailable("the shared plan segment is marked broken");
+  if (broken() || segment_->removed()) return Status::Unavailable(BrokenReason());
   const uint64_t chain = KernelChainHash(key_hash);
   const uint64_t first = segment_->bucket(chain).load(std::memory_order_acquire);
   const Status s =
@@ -162,7 +168,7 @@ Status SharedPlanTier::LookupKernel(uint64_t key_hash, std::vector<uint8_t>* bin
 SharedPlanTier::PublishOutcome SharedPlanTier::PublishEntry(uint64_t first_op_hash,
                                                             const Hash128& key, shm::EntryKind kind,
                                                             std::span<const uint8_t> encoded_plan) {
-  if (broken()) return PublishOutcome::kBroken;
+  if (broken() || segment_->removed()) return PublishOutcome::kBroken;
   const size_t entry_bytes = sizeof(shm::EntryHeader) + encoded_plan.size();
   if (encoded_plan.size() > UINT32_MAX) return PublishOutcome::kFull;
   uint64_t offset = 0;
@@ -215,7 +221,7 @@ bool SharedPlanTier::HasEntries(uint64_t first_op_hash) const {
 Status SharedPlanTier::Lookup(uint64_t first_op_hash, std::vector<Entry>* out, uint64_t since,
                               uint64_t* head) {
   out->clear();
-  if (broken()) return Status::Unavailable("the shared plan segment is marked broken");
+  if (broken() || segment_->removed()) return Status::Unavailable(BrokenReason());
   std::unordered_set<Hash128, KeyHash> seen;
   const uint64_t first = segment_->bucket(first_op_hash).load(std::memory_order_acquire);
   if (head != nullptr) *head = first;

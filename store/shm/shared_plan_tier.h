@@ -80,6 +80,8 @@ class SharedPlanTier {
 
   const SharedSegment& segment() const { return *segment_; }
   bool broken() const { return segment_->broken(); }
+  // Why broken() is true, for the one message the engine prints.
+  std::string BrokenReason() const;
   // Whether some publication was ever skipped (the segment filled up): its plans for a first op
   // may then be a part of SQLite's, and SQLite is read as well.
   bool incomplete() const {

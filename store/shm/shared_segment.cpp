@@ -294,6 +294,7 @@ Status SharedSegment::Open(const SharedSegmentOptions& options, std::unique_ptr<
         segment->base_ = static_cast<uint8_t*>(mapping->region.get_address());
         segment->size_ = static_cast<uint64_t>(st.st_size);
         segment->mapping_ = std::move(mapping);
+        segment->guard_ = std::make_unique<shm::MappingGuard>(segment->base_, segment->size_);
         *out = std::move(segment);
         return Status::Ok();
       }
@@ -342,6 +343,7 @@ Status SharedSegment::Open(const SharedSegmentOptions& options, std::unique_ptr<
     segment->base_ = static_cast<uint8_t*>(mapping->region.get_address());
     segment->size_ = options.bytes;
     segment->mapping_ = std::move(mapping);
+    segment->guard_ = std::make_unique<shm::MappingGuard>(segment->base_, segment->size_);
     *out = std::move(segment);
     return Status::Ok();
   } catch (const bip::interprocess_exception& e) {
@@ -369,6 +371,11 @@ bool SharedSegment::Reserve(uint64_t bytes, uint64_t* offset) {
   }
   *offset = at;
   return true;
+}
+
+bool SharedSegment::removed() const {
+  struct stat st {};
+  return ::fstat(fd_, &st) == 0 && st.st_nlink == 0;
 }
 
 void SharedSegment::MarkBroken() { header().state.store(shm::kBroken, std::memory_order_release); }

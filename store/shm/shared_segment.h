@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "engine/core/status.h"
+#include "store/shm/mapping_guard.h"
 #include "store/shm/shared_segment_layout.h"
 
 namespace ember {
@@ -98,6 +99,13 @@ class SharedSegment {
   bool Reserve(uint64_t bytes, uint64_t* offset);
 
   bool broken() const { return header().state.load(std::memory_order_acquire) != shm::kReady; }
+  // Whether another process shrank the object under this mapping, which now reads zeros (Note
+  // [Truncated segment], mapping_guard.h); broken() is then true as well.
+  bool lost() const { return guard_ != nullptr && guard_->lost(); }
+  // Whether the object was removed from /dev/shm while this process maps it (rm, `ember-plans
+  // shm rm`, a clean-up of /dev/shm): its plans are this process's alone from then on, and new
+  // siblings make a new segment under the name. One fstat.
+  bool removed() const;
   // Marks the segment unusable for every process (the next opener recreates it).
   void MarkBroken();
 
@@ -110,6 +118,7 @@ class SharedSegment {
   uint8_t* base_ = nullptr;
   uint64_t size_ = 0;
   std::unique_ptr<Mapping> mapping_;
+  std::unique_ptr<shm::MappingGuard> guard_;  // after mapping_: unregistered before the unmap
 };
 
 }  // namespace ember
