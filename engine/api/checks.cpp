@@ -23,7 +23,10 @@ void Fail(const char* op, const std::string& what) {
   throw Error(fmt::format("ember: {}: {}", op, what));
 }
 
-void RequireDefined(const char* op, const Tensor& t) { detail::LiveServer(t, op); }
+void RequireDefined(const char* op, const Tensor& t, std::string_view role) {
+  if (!t.defined()) Fail(op, fmt::format("{} is empty (default-constructed or moved from)", role));
+  detail::LiveServer(t, op);
+}
 
 void RequireSameDevice(const char* op, const Tensor& a, const Tensor& b) {
   if (a.node()->device == b.node()->device && a.node()->server.lock() != b.node()->server.lock()) {
@@ -110,28 +113,30 @@ void RequireKnownDtype(const char* op, DType dtype) {
   }
 }
 
-Dims Broadcast(const char* op, const Dims& a, const Dims& b) {
+Dims Broadcast(const char* op, const Dims& a, const Dims& b, std::string_view context) {
+  const std::string prefix = context.empty() ? "" : fmt::format("{}: ", context);
   const size_t rank = std::max(a.size(), b.size());
   Dims out(rank);
   for (size_t i = 0; i < rank; ++i) {
     const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
     if (da != db && da != 1 && db != 1) {
-      Fail(op, fmt::format("shapes {} and {} do not broadcast: dim {} of the result would be "
+      Fail(op, fmt::format("{}shapes {} and {} do not broadcast: dim {} of the result would be "
                            "{} and {}; expected equal sizes or 1",
-                           DescribeShape(a), DescribeShape(b), i, da, db));
+                           prefix, DescribeShape(a), DescribeShape(b), i, da, db));
     }
     out[i] = da == 1 ? db : da;
   }
-  RequireResultFits(op, out, fmt::format("shapes {} and {}", DescribeShape(a), DescribeShape(b)));
+  RequireResultFits(op, out,
+                    fmt::format("{}shapes {} and {}", prefix, DescribeShape(a), DescribeShape(b)));
   return out;
 }
 
 int64_t NormalizeDim(const char* op, int64_t dim, const Tensor& t) {
   const auto r = static_cast<int64_t>(t.node()->shape.size());
   if (dim < -r || dim >= r) {
-    Fail(op, fmt::format("dim {} is out of range for {} (rank {}); expected a dim in [{}, {})",
-                         dim, Describe(t), r, -r, r));
+    Fail(op, fmt::format("dim {} is out of range for {} (rank {}); expected a dim in [{}, {})", dim,
+                         Describe(t), r, -r, r));
   }
   return dim < 0 ? dim + r : dim;
 }
@@ -144,9 +149,14 @@ ScalarIr ScalarFor(const char* op, double value, DType dtype) {
     }
     return ScalarIr::Bool(value != 0.0);
   }
-  if (!std::isfinite(value) || std::trunc(value) != value || std::fabs(value) > 9.0e18) {
+  if (!std::isfinite(value) || std::trunc(value) != value) {
     Fail(op, fmt::format("scalar {} on a {} tensor; expected a whole number (Cast the tensor "
                          "to a float dtype for fractional scalars)",
+                         value, DTypeName(dtype)));
+  }
+  if (std::fabs(value) > 9.0e18) {
+    Fail(op, fmt::format("scalar {} on a {} tensor is outside the range of an int scalar; "
+                         "expected |value| <= 9e18",
                          value, DTypeName(dtype)));
   }
   return ScalarIr::Int(static_cast<int64_t>(value));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <ember/tensor.h>
@@ -20,7 +21,8 @@ std::string DescribeShape(const std::vector<int64_t>& shape);
 [[noreturn]] void Fail(const char* op, const std::string& what);
 
 // The tensor is defined, its device is live and (for several operands) they share a device.
-void RequireDefined(const char* op, const Tensor& t);
+// `role` names the operand in the message when it is empty ("the mask is empty").
+void RequireDefined(const char* op, const Tensor& t, std::string_view role = "the tensor");
 void RequireSameDevice(const char* op, const Tensor& a, const Tensor& b);
 void RequireSameDtype(const char* op, const Tensor& a, const Tensor& b);
 void RequireFloat(const char* op, const Tensor& t);
@@ -45,8 +47,8 @@ bool IsKnownDtype(DType dtype);
 void RequireKnownDtype(const char* op, DType dtype);
 
 // Numpy broadcasting of two shapes (aligned on the right; 1 stretches); the result must fit
-// (RequireResultFits).
-Dims Broadcast(const char* op, const Dims& a, const Dims& b);
+// (RequireResultFits). `context`, when given, starts the message ("batch dims of ...").
+Dims Broadcast(const char* op, const Dims& a, const Dims& b, std::string_view context = {});
 // `dim` of the tensor `t`, in [-rank, rank), normalized to [0, rank).
 int64_t NormalizeDim(const char* op, int64_t dim, const Tensor& t);
 // The scalar as the ScalarIr an op on `dtype` carries: Float for float dtypes, Int (must be a

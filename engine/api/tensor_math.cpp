@@ -33,7 +33,7 @@ Tensor UnaryImpl(const char* op, OpKind kind, Accepts accepts, Tensor x) {
 Tensor BinaryImpl(const char* op, OpKind kind, Accepts accepts, bool compare, Tensor lhs,
                   Tensor rhs) {
   auto s = LiveServer(lhs, op);
-  checks::RequireDefined(op, rhs);
+  checks::RequireDefined(op, rhs, "the second operand");
   checks::RequireSameDevice(op, lhs, rhs);
   checks::RequireSameDtype(op, lhs, rhs);
   RequireAccepts(op, lhs, accepts);
@@ -105,8 +105,8 @@ Tensor ClampImpl(Tensor x, double lo, double hi) {
   auto s = LiveServer(x, op);
   checks::RequireNumeric(op, x);
   if (!(lo <= hi)) {
-    checks::Fail(op, fmt::format("bounds [{}, {}] for {}; expected lo <= hi", lo, hi,
-                                 checks::Describe(x)));
+    checks::Fail(
+        op, fmt::format("bounds [{}, {}] for {}; expected lo <= hi", lo, hi, checks::Describe(x)));
   }
   const ScalarIr min = checks::ScalarFor(op, lo, x.Dtype());
   const ScalarIr max = checks::ScalarFor(op, hi, x.Dtype());
@@ -117,8 +117,8 @@ Tensor ClampImpl(Tensor x, double lo, double hi) {
 Tensor MaskWhereImpl(Tensor x, Tensor mask, Tensor value) {
   const char* op = "MaskWhere";
   auto s = LiveServer(x, op);
-  checks::RequireDefined(op, mask);
-  checks::RequireDefined(op, value);
+  checks::RequireDefined(op, mask, "the mask");
+  checks::RequireDefined(op, value, "the value");
   checks::RequireSameDevice(op, x, mask);
   checks::RequireSameDevice(op, x, value);
   checks::RequireBoolMask(op, mask);
@@ -134,7 +134,7 @@ Tensor MaskWhereImpl(Tensor x, Tensor mask, Tensor value) {
 Tensor MaskFillImpl(Tensor x, Tensor mask, double value) {
   const char* op = "MaskFill";
   auto s = LiveServer(x, op);
-  checks::RequireDefined(op, mask);
+  checks::RequireDefined(op, mask, "the mask");
   checks::RequireSameDevice(op, x, mask);
   checks::RequireBoolMask(op, mask);
   const ScalarIr scalar = checks::StoredScalarFor(op, value, x.Dtype());

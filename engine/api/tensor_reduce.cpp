@@ -51,7 +51,7 @@ Tensor MeanImpl(Tensor x) { return ReduceImpl("Mean", OpKind::kMean, std::move(x
 Tensor MatmulImpl(Tensor lhs, Tensor rhs) {
   const char* op = "Matmul";
   auto s = LiveServer(lhs, op);
-  checks::RequireDefined(op, rhs);
+  checks::RequireDefined(op, rhs, "the second operand");
   checks::RequireSameDevice(op, lhs, rhs);
   checks::RequireSameDtype(op, lhs, rhs);
   checks::RequireNumeric(op, lhs);
@@ -67,11 +67,13 @@ Tensor MatmulImpl(Tensor lhs, Tensor rhs) {
                                  checks::Describe(lhs), checks::Describe(rhs), a[a.size() - 1],
                                  b[b.size() - 2]));
   }
-  Dims batch = checks::Broadcast(op, Dims(a.begin(), a.end() - 2), Dims(b.begin(), b.end() - 2));
+  Dims batch = checks::Broadcast(
+      op, Dims(a.begin(), a.end() - 2), Dims(b.begin(), b.end() - 2),
+      fmt::format("batch dims of {} x {}", checks::Describe(lhs), checks::Describe(rhs)));
   batch.push_back(a[a.size() - 2]);
   batch.push_back(b[b.size() - 1]);
-  checks::RequireResultFits(
-      op, batch, fmt::format("{} x {}", checks::Describe(lhs), checks::Describe(rhs)));
+  checks::RequireResultFits(op, batch,
+                            fmt::format("{} x {}", checks::Describe(lhs), checks::Describe(rhs)));
   TensorIr out = NewOutputIr(std::move(batch), lhs.Dtype());
   TensorIr l = IntoIr(lhs);
   TensorIr r = IntoIr(rhs);

@@ -30,8 +30,8 @@ Tensor ReshapeImpl(Tensor x, std::vector<int64_t> shape) {
       if (infer >= 0) checks::Fail(op, wanted + ": more than one -1");
       infer = static_cast<int>(i);
     } else if (shape[i] < 1) {
-      checks::Fail(op, fmt::format("{}: dim {} = {}; expected dims >= 1 (or one -1)", wanted, i,
-                                   shape[i]));
+      checks::Fail(
+          op, fmt::format("{}: dim {} = {}; expected dims >= 1 (or one -1)", wanted, i, shape[i]));
     } else {
       if (shape[i] > checks::kMaxElements / known) {
         checks::Fail(op, fmt::format("{}: more than {} elements; expected the same number of "
@@ -67,8 +67,8 @@ Tensor PermuteImpl(Tensor x, std::vector<int64_t> axes) {
   auto s = LiveServer(x, op);
   const size_t rank = x.Shape().size();
   // Messages show the axes as the caller wrote them (the loop normalizes them in place).
-  const std::string asked = fmt::format("axes [{}] for {}", fmt::join(axes, ","),
-                                        checks::Describe(x));
+  const std::string asked =
+      fmt::format("axes [{}] for {}", fmt::join(axes, ","), checks::Describe(x));
   if (axes.size() != rank) {
     checks::Fail(op, fmt::format("{}; expected a permutation of all {} dims", asked, rank));
   }
@@ -77,8 +77,7 @@ Tensor PermuteImpl(Tensor x, std::vector<int64_t> axes) {
   for (size_t i = 0; i < rank; ++i) {
     axes[i] = checks::NormalizeDim(op, axes[i], x);
     if (seen[static_cast<size_t>(axes[i])]) {
-      checks::Fail(op, fmt::format("{} name dim {} twice; expected a permutation", asked,
-                                   axes[i]));
+      checks::Fail(op, fmt::format("{} name dim {} twice; expected a permutation", asked, axes[i]));
     }
     seen[static_cast<size_t>(axes[i])] = true;
     shape[i] = x.Shape()[static_cast<size_t>(axes[i])];
@@ -113,13 +112,18 @@ Tensor SliceImpl(Tensor x, std::vector<Slice> ranges) {
                                    "not INT64_MIN)",
                                    i, checks::Describe(x), ranges[i].step));
     }
+    // A step at least as long as the dim takes one element, as a step of the dim's size does.
+    // The kernels compute `end - start + step - 1` and `stride * step`, which overflow for a
+    // step near INT64_MAX, so such a step is queued as the dim's size.
+    const int64_t step = ranges[i].step;
+    ranges[i].step = std::clamp(step, -shape[i], shape[i]);
     shape[i] = SliceLength(ranges[i], shape[i]);
     if (shape[i] == 0) {
       checks::Fail(op, fmt::format("range {} ({}..{}, step {}) selects no element of dim {} of "
                                    "{}; ember has no empty tensors",
                                    i, ranges[i].start,
-                                   ranges[i].end ? fmt::to_string(*ranges[i].end) : "end",
-                                   ranges[i].step, i, checks::Describe(x)));
+                                   ranges[i].end ? fmt::to_string(*ranges[i].end) : "end", step, i,
+                                   checks::Describe(x)));
     }
   }
   TensorIr out = NewOutputIr(std::move(shape), x.Dtype());
@@ -166,7 +170,7 @@ Tensor ExpandImpl(Tensor x, std::vector<int64_t> shape) {
 Tensor GatherImpl(Tensor x, int64_t dim, Tensor indices) {
   const char* op = "Gather";
   auto s = LiveServer(x, op);
-  checks::RequireDefined(op, indices);
+  checks::RequireDefined(op, indices, "the indices tensor");
   checks::RequireSameDevice(op, x, indices);
   checks::RequireIntIndices(op, indices);
   const int64_t d = checks::NormalizeDim(op, dim, x);
@@ -190,7 +194,7 @@ Tensor GatherImpl(Tensor x, int64_t dim, Tensor indices) {
 Tensor SelectImpl(Tensor x, int64_t dim, Tensor indices) {
   const char* op = "Select";
   auto s = LiveServer(x, op);
-  checks::RequireDefined(op, indices);
+  checks::RequireDefined(op, indices, "the indices tensor");
   checks::RequireSameDevice(op, x, indices);
   checks::RequireIntIndices(op, indices);
   const int64_t d = checks::NormalizeDim(op, dim, x);
@@ -221,6 +225,7 @@ EMBER_DEFINE_METHOD(Select, SelectImpl, (int64_t dim, Tensor indices), dim, std:
 Tensor Cat(std::vector<Tensor> tensors, int64_t dim) {
   const char* op = "Cat";
   if (tensors.empty()) checks::Fail(op, "no tensors; expected at least one");
+  checks::RequireDefined(op, tensors[0], "tensor 0");
   auto s = LiveServer(tensors[0], op);
   const Tensor& first = tensors[0];
   const int64_t d = checks::NormalizeDim(op, dim, first);
@@ -228,7 +233,7 @@ Tensor Cat(std::vector<Tensor> tensors, int64_t dim) {
   shape[static_cast<size_t>(d)] = 0;
   for (size_t k = 0; k < tensors.size(); ++k) {
     const Tensor& t = tensors[k];
-    checks::RequireDefined(op, t);
+    checks::RequireDefined(op, t, fmt::format("tensor {}", k));
     checks::RequireSameDevice(op, first, t);
     checks::RequireSameDtype(op, first, t);
     bool ok = t.Shape().size() == first.Shape().size();

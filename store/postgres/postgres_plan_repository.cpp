@@ -259,7 +259,7 @@ Status PostgresPlanRepository::RecordHitCounts(
   const int64_t now = NowUnixMillis();
   return conn_->Transaction("recording hits", [&]() -> Status {
     if (Status s = conn_->Exec(
-            "UPDATE plans p SET hits = p.hits + c.n, last_hit = $3 "
+            "UPDATE plans p SET hits = p.hits + c.n, last_hit = GREATEST(p.last_hit, $3) "
             "FROM unnest($1::text::bigint[], $2::text::bigint[]) AS c(id, n) WHERE p.id = c.id",
             pg::Params().Text(ids).Text(hits).Int64(now), "recording hits");
         !s.ok()) {
@@ -272,7 +272,8 @@ Status PostgresPlanRepository::RecordHitCounts(
         "SELECT $4, c.id, c.n, $3 FROM unnest($1::text::bigint[], $2::text::bigint[]) AS c(id, n) "
         "JOIN plans p ON p.id = c.id "
         "ON CONFLICT (workload_id, plan_id) DO UPDATE SET "
-        "hits = plan_usage.hits + excluded.hits, last_hit = excluded.last_hit",
+        "hits = plan_usage.hits + excluded.hits, "
+        "last_hit = GREATEST(plan_usage.last_hit, excluded.last_hit)",
         pg::Params().Text(ids).Text(hits).Int64(now).Int64(*workload), "recording plan use");
   });
 }

@@ -146,8 +146,10 @@ Status SqlitePlanRepository::RecordHitCounts(std::span<const std::pair<PlanRowId
   return RunTransaction(db(), TransactionKind::kWrite, "recording hits", [&]() -> Status {
     const int64_t now = NowUnixMillis();
     SqliteStatement hit;
-    if (Status r = db().Prepare("UPDATE plans SET hits = hits + ?2, last_hit = ?3 WHERE id = ?1",
-                                "recording hits", &hit);
+    if (Status r = db().Prepare(
+            "UPDATE plans SET hits = hits + ?2, last_hit = MAX(COALESCE(last_hit, ?3), ?3) "
+            "WHERE id = ?1",
+            "recording hits", &hit);
         !r.ok()) {
       return r;
     }
@@ -156,7 +158,7 @@ Status SqlitePlanRepository::RecordHitCounts(std::span<const std::pair<PlanRowId
       if (Status r = db().Prepare(
               "INSERT INTO plan_usage (workload_id, plan_id, hits, last_hit) "
               "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (workload_id, plan_id) DO UPDATE SET "
-              "hits = hits + excluded.hits, last_hit = excluded.last_hit",
+              "hits = hits + excluded.hits, last_hit = MAX(last_hit, excluded.last_hit)",
               "recording plan use", &usage);
           !r.ok()) {
         return r;

@@ -60,7 +60,7 @@ int SharedPlanTier::OtherClaim(uint64_t first_op_hash, int64_t now_ms) const {
 
 SharedPlanTier::ClaimOutcome SharedPlanTier::Claim(uint64_t first_op_hash) {
   if (broken()) return ClaimOutcome::kMine;
-  const int64_t now = NowUnixMillis();
+  const int64_t now = HostMonotonicMillis();
   if (OtherClaim(first_op_hash, now) >= 0) return ClaimOutcome::kOther;
   const uint64_t me = SelfProcessToken();
   for (size_t i = 0; i < shm::kClaimSlots; ++i) {
@@ -104,7 +104,7 @@ bool SharedPlanTier::WaitForSibling(uint64_t first_op_hash, std::chrono::millise
   while (!broken()) {
     const uint32_t seen = h.wake.load(std::memory_order_seq_cst);
     if (HasEntries(first_op_hash)) return true;
-    if (OtherClaim(first_op_hash, NowUnixMillis()) < 0) return HasEntries(first_op_hash);
+    if (OtherClaim(first_op_hash, HostMonotonicMillis()) < 0) return HasEntries(first_op_hash);
     const auto now = std::chrono::steady_clock::now();
     if (now >= deadline) return false;
     const auto left = std::chrono::duration_cast<std::chrono::microseconds>(deadline - now);

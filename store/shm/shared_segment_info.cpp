@@ -44,7 +44,7 @@ const char* StateName(uint32_t state) {
 
 uint32_t LiveClaims(const uint8_t* base) {
   const auto* slots = reinterpret_cast<const shm::ClaimSlot*>(base + shm::kClaimsOffset);
-  const int64_t now = NowUnixMillis();
+  const int64_t now = HostMonotonicMillis();
   uint32_t live = 0;
   for (size_t i = 0; i < shm::kClaimSlots; ++i) {
     const uint64_t owner = slots[i].owner.load(std::memory_order_acquire);

@@ -13,7 +13,9 @@ namespace ember::shm {
 // "EMBRSHMS" read as a little-endian integer.
 inline constexpr uint64_t kSegmentMagic = 0x534d485352424d45ULL;
 // 2: entries have a kind (plans and kernel binaries, EntryKind).
-inline constexpr uint32_t kSegmentLayoutVersion = 2;
+// 3: claims expire on CLOCK_MONOTONIC, not the wall clock (a step of the wall clock made every
+//    claim expire at once, or a stuck claimer's claim last for as long as the step).
+inline constexpr uint32_t kSegmentLayoutVersion = 3;
 inline constexpr uint32_t kBucketCount = 4096;  // first-op hash chains; a power of two
 inline constexpr uint32_t kClaimSlots = 256;
 inline constexpr uint64_t kEntryAlignment = 64;  // entries start on cache lines
@@ -59,7 +61,7 @@ static_assert(sizeof(SegmentHeader) == 192, "the header's size is part of the la
 struct alignas(32) ClaimSlot {
   std::atomic<uint64_t> owner;  // process token (process_token.h); 0 = free
   std::atomic<uint64_t> first_op_hash;
-  std::atomic<int64_t> expires_ms;  // CLOCK_REALTIME milliseconds, comparable across processes
+  std::atomic<int64_t> expires_ms;  // HostMonotonicMillis (clock.h): one clock for the host
   uint64_t reserved;
 };
 

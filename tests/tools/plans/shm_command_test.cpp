@@ -73,7 +73,7 @@ TEST_F(PlansShm, LsDescribesTheSegmentTheEngineMade) {
   EXPECT_LT(s["used_bytes"].get<int64_t>(), s["bytes"].get<int64_t>());
   EXPECT_EQ(s["publish_skipped"], 0);
   EXPECT_EQ(s["incomplete"], false);
-  EXPECT_EQ(s["layout_version"], 2);
+  EXPECT_EQ(s["layout_version"], 3);
   EXPECT_EQ(s["live_claims"], 0);
   EXPECT_NEAR(s["created"].get<double>(), static_cast<double>(NowUnixMillis()), 120000.0);
   EXPECT_EQ(s["owner_uid"], static_cast<int64_t>(geteuid()));
