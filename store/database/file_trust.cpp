@@ -93,8 +93,9 @@ Status CheckTrustedPath(const std::string& path, bool allow_shared_writable) {
   return Status::Ok();
 }
 
-Status PrepareDatabaseFile(const PlanDbOptions& options, bool* created) {
+Status PrepareDatabaseFile(const PlanDbOptions& options, bool* created, CheckedFile* checked) {
   *created = false;
+  *checked = CheckedFile();
   const std::string& path = options.path;
   const std::string dir = DatabaseDirectory(path);
   struct stat st {};
@@ -128,7 +129,10 @@ Status PrepareDatabaseFile(const PlanDbOptions& options, bool* created) {
         fmt::format("plan database path {} is not a regular file", path));
   }
   if (Status s = CheckTrustedPath(path, options.allow_shared_writable); !s.ok()) return s;
-  return CheckCompanions(path, options.allow_shared_writable);
+  if (Status s = CheckCompanions(path, options.allow_shared_writable); !s.ok()) return s;
+  *checked = {.device = static_cast<uint64_t>(st.st_dev),
+              .inode = static_cast<uint64_t>(st.st_ino)};
+  return Status::Ok();
 }
 
 }  // namespace ember

@@ -2,6 +2,7 @@
 // Plain POSIX; callable from any thread.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "engine/core/status.h"
@@ -17,11 +18,17 @@ std::string DatabaseDirectory(const std::string& path);
 // InvalidArgument with the reason and the fix. `path` must exist.
 Status CheckTrustedPath(const std::string& path, bool allow_shared_writable);
 
+// The file a check judged (stat's st_dev and st_ino).
+struct CheckedFile {
+  uint64_t device = 0;
+  uint64_t inode = 0;
+};
+
 // Makes sure options.path exists and may be used: checks the directory (creating it, 0700, when
 // missing and options.create is set), then either checks the existing file and its -wal, -shm
 // and -journal companions, or creates the file empty with mode 0600 (whatever the umask). Sets
 // *created when this call created the file. A missing file with options.read_only or without
-// options.create is NotFound.
-Status PrepareDatabaseFile(const PlanDbOptions& options, bool* created);
+// options.create is NotFound. *checked gets the file that was judged (symlinks followed).
+Status PrepareDatabaseFile(const PlanDbOptions& options, bool* created, CheckedFile* checked);
 
 }  // namespace ember

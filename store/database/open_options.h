@@ -8,9 +8,15 @@
 // refusal says which file, which mode or owner, and how to fix it. `allow_shared_writable`
 // accepts such files for setups that share one database on purpose (a group-owned cache
 // directory); then every member of the group is trusted like the program itself.
+// The checks follow symlinks (they judge the file that would be opened, and the directory it is
+// in), and the file SQLite opens must be the file that was checked: its device and inode are
+// taken at the check and compared once the connection is open, so a path swapped in between
+// (by whoever can write the directory) is refused rather than used. docs/RELIABILITY.md, "Trust
+// model", says what this defends against and what it cannot.
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -31,6 +37,9 @@ struct PlanDbOptions {
   std::optional<bool> network_filesystem;
   // How long SQLite waits for another connection's lock before a call reports busy.
   std::chrono::milliseconds busy_timeout{5000};
+  // Test hook: runs after the path's checks and before SQLite opens the file, so that a test can
+  // swap the file in that window (Note [Plan database trust]: the swap is refused).
+  std::function<void()> after_checks_for_testing;
 };
 
 }  // namespace ember

@@ -267,12 +267,39 @@ PlanDatabase::~PlanDatabase() {
   if (tidy && !OpenDatabaseFile::InUse(path)) RemoveCompanionsCreatedHere(path, companions_before_);
 }
 
+Status PlanDatabase::Opened(std::unique_ptr<PlanDatabase> pdb, const CheckedFile& checked,
+                            std::unique_ptr<PlanDatabase>* out) {
+  // The file SQLite opened by path must be the one the trust checks judged (Note [Plan
+  // database trust]): a path swapped in between is refused, its file left as it is.
+  if (pdb->in_use_->device() != checked.device || pdb->in_use_->inode() != checked.inode ||
+      !pdb->CheckStillAtPath().ok()) {
+    return Status::InvalidArgument(fmt::format(
+        "refusing plan database path {}: the file at it changed while it was being opened "
+        "(another program renamed or replaced it)",
+        pdb->path()));
+  }
+  pdb->NoteWal();
+  *out = std::move(pdb);
+  return Status::Ok();
+}
+
 Status PlanDatabase::Open(const PlanDbOptions& options, std::unique_ptr<PlanDatabase>* out) {
   out->reset();
   const std::string& path = options.path;
   if (path.empty()) return Status::InvalidArgument("no plan database path given");
   std::unique_ptr<PlanDatabase> pdb(new PlanDatabase());
-  if (Status s = PrepareDatabaseFile(options, &pdb->created_); !s.ok()) return s;
+  CheckedFile checked;
+  if (Status s = PrepareDatabaseFile(options, &pdb->created_, &checked); !s.ok()) return s;
+  if (options.after_checks_for_testing) options.after_checks_for_testing();
+  // Before anything reads or writes the file or its companions: still the file judged?
+  if (struct stat now{}; stat(path.c_str(), &now) != 0 ||
+                         static_cast<uint64_t>(now.st_dev) != checked.device ||
+                         static_cast<uint64_t>(now.st_ino) != checked.inode) {
+    return Status::InvalidArgument(fmt::format(
+        "refusing plan database path {}: the file at it changed between the trust checks and "
+        "the open (another program renamed or replaced it); nothing was written to it",
+        path));
+  }
   // Reading the file directly would drop this process's SQLite locks on it if a connection
   // here has it open (Note [One descriptor per database file]); such a file was checked.
   if (!OpenDatabaseFile::InUse(path)) {
@@ -355,9 +382,7 @@ Status PlanDatabase::Open(const PlanDbOptions& options, std::unique_ptr<PlanData
           "plan database {} is empty and was opened read-only, so it was not initialized", path));
     }
     if (Status s = CheckTables(db, recorded); !s.ok()) return s;
-    pdb->NoteWal();
-    *out = std::move(pdb);
-    return Status::Ok();
+    return Opened(std::move(pdb), checked, out);
   }
 
   // 5. Writable: journal mode, then migrations.
@@ -371,9 +396,7 @@ Status PlanDatabase::Open(const PlanDbOptions& options, std::unique_ptr<PlanData
     // read-only (a permission or mount change just now, a security module).
     pdb->read_only_reason_ = "it cannot be written here: SQLite could open it only read-only";
     if (Status s = CheckTables(db, recorded); !s.ok()) return s;
-    pdb->NoteWal();
-    *out = std::move(pdb);
-    return Status::Ok();
+    return Opened(std::move(pdb), checked, out);
   }
   const bool network = !pdb->network_filesystem_.empty();
   if (Status s = SetJournalMode(db, pdb->network_filesystem_, &pdb->journal_mode_); !s.ok()) {
@@ -388,9 +411,7 @@ Status PlanDatabase::Open(const PlanDbOptions& options, std::unique_ptr<PlanData
       return fmt::format("[store] plan database {}: {}; read-only", path, pdb->read_only_reason_);
     });
     if (Status s = CheckTables(db, recorded); !s.ok()) return s;
-    pdb->NoteWal();
-    *out = std::move(pdb);
-    return Status::Ok();
+    return Opened(std::move(pdb), checked, out);
   }
   if (Status s = db.Exec(network ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL",
                          "setting synchronous");
@@ -406,9 +427,7 @@ Status PlanDatabase::Open(const PlanDbOptions& options, std::unique_ptr<PlanData
 
   // 6. Every table is there.
   if (Status s = CheckTables(db, pdb->schema_version_); !s.ok()) return s;
-  pdb->NoteWal();
-  *out = std::move(pdb);
-  return Status::Ok();
+  return Opened(std::move(pdb), checked, out);
 }
 
 }  // namespace ember

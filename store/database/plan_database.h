@@ -36,6 +36,7 @@
 #include <string>
 
 #include "engine/core/status.h"
+#include "store/database/file_trust.h"
 #include "store/database/open_database_files.h"
 #include "store/database/open_options.h"
 #include "store/database/wal_companions.h"
@@ -89,6 +90,10 @@ class PlanDatabase {
   PlanDatabase() = default;
   // Records the log this connection uses (CheckWalStillAtPath).
   void NoteWal();
+  // The end of every successful Open: checks that the file opened is the one checked, then
+  // hands `pdb` over.
+  static Status Opened(std::unique_ptr<PlanDatabase> pdb, const CheckedFile& checked,
+                       std::unique_ptr<PlanDatabase>* out);
 
   // Declared before db_ so that it is unregistered only after the connection is closed
   // (Note [One descriptor per database file]).
