@@ -78,8 +78,10 @@ SharedPlanTier::ClaimOutcome SharedPlanTier::Claim(uint64_t first_op_hash) {
     // After the CAS: a ReleaseAll that cleared the flag before this store scans after it, and
     // so sees the slot.
     may_hold_claims_.store(true, std::memory_order_seq_cst);
+    Step(ClaimStep::kOwned);
     slot.expires_ms.store(0, std::memory_order_seq_cst);
     slot.first_op_hash.store(first_op_hash, std::memory_order_seq_cst);
+    Step(ClaimStep::kNamed);
     slot.expires_ms.store(now + kClaimTtl.count(), std::memory_order_seq_cst);
     // A sibling that claimed the same hash at the same moment in a lower slot keeps it.
     const int other = OtherClaim(first_op_hash, now);
@@ -88,6 +90,7 @@ SharedPlanTier::ClaimOutcome SharedPlanTier::Claim(uint64_t first_op_hash) {
       slot.owner.store(0, std::memory_order_release);
       return ClaimOutcome::kOther;
     }
+    Step(ClaimStep::kClaimed);
     return ClaimOutcome::kMine;
   }
   // Every slot is held: exploring without a claim is always allowed.
@@ -134,6 +137,7 @@ void SharedPlanTier::Release(uint64_t first_op_hash) {
       continue;
     }
     slot.expires_ms.store(0, std::memory_order_release);
+    Step(ClaimStep::kReleasing);
     uint64_t expected = me;
     slot.owner.compare_exchange_strong(expected, 0, std::memory_order_acq_rel);
     released = true;

@@ -144,10 +144,19 @@ class SharedPlanTier {
   void SetPublishHookForTesting(std::function<void(PublishStep)> hook) {
     publish_hook_ = std::move(hook);
   }
+  // Test hook: called at each step of Claim and Release (the slot's owner set, its first-op
+  // hash set, the claim complete; a release's expiry cleared before the owner is).
+  enum class ClaimStep { kOwned, kNamed, kClaimed, kReleasing };
+  void SetClaimHookForTesting(std::function<void(ClaimStep)> hook) {
+    claim_hook_ = std::move(hook);
+  }
 
  private:
   void Step(PublishStep step) {
     if (publish_hook_) publish_hook_(step);
+  }
+  void Step(ClaimStep step) {
+    if (claim_hook_) claim_hook_(step);
   }
   PublishOutcome PublishEntry(uint64_t chain_hash, const Hash128& key, shm::EntryKind kind,
                               std::span<const uint8_t> payload);
@@ -158,6 +167,7 @@ class SharedPlanTier {
 
   std::unique_ptr<SharedSegment> segment_;
   std::function<void(PublishStep)> publish_hook_;
+  std::function<void(ClaimStep)> claim_hook_;
   uint64_t corrupt_entries_ = 0;
   // False when this process holds no claim slot for sure, so that ReleaseAll, which every
   // sync calls, need not scan the slots of a steady state that claims nothing. Set after each

@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "store/shm/process_token.h"
@@ -71,6 +72,105 @@ TEST_F(ShmProcesses, AWriterKilledAtAnyStepOfAPublicationLeavesNothingPartialAnd
     tier->Release(hash);
   }
   EXPECT_FALSE(tier->broken());
+}
+
+// Eight siblings run through 40 first ops (claim, publish or wait, read), the last of them the
+// victim's; the victim claims it at once and dies by SIGKILL at one point of its claim or its
+// publication. Every sibling finishes in time with exactly the one plan per first op, never a
+// partial one, and the segment stays usable. (The point list is every place Claim, Publish and
+// Release write the segment: SharedPlanTier's test hooks.)
+TEST_F(ShmProcesses, AWorkerKilledAtEveryClaimAndPublishPointWithEightSiblingsBlocksNoneOfThem) {
+  constexpr int kSiblings = 8;
+  constexpr uint64_t kHashes = 40;
+  constexpr uint64_t kVictims = 1000;  // the victim's first op, last in the siblings' list
+  using Claim = SharedPlanTier::ClaimStep;
+  using Publish = SharedPlanTier::PublishStep;
+  struct Point {
+    std::optional<Claim> claim;
+    std::optional<Publish> publish;
+  };
+  const std::vector<Point> points = {
+      {Claim::kOwned, {}},      {Claim::kNamed, {}},         {Claim::kClaimed, {}},
+      {{}, Publish::kReserved}, {{}, Publish::kHalfWritten}, {{}, Publish::kWritten},
+      {{}, Publish::kLinked},   {{}, Publish::kDone},        {Claim::kReleasing, {}}};
+  for (size_t p = 0; p < points.size(); ++p) {
+    const uint64_t base = 10000 * (p + 1);
+    const uint64_t victims = base + kVictims;
+    { auto tier = OpenTier(uint64_t{16} << 20); }
+    // The siblings come to the victim's first op only once it is dead (one byte each on this
+    // pipe), so that the victim's claim is the one met; until then they run beside it.
+    int dead[2];
+    ASSERT_EQ(::pipe(dead), 0);
+    const pid_t victim = test::ForkCheck([&] {
+      std::unique_ptr<SharedPlanTier> t;
+      if (!SharedPlanTier::Open(Options(uint64_t{16} << 20), &t).ok()) return false;
+      const Point& point = points[p];
+      t->SetClaimHookForTesting([&](Claim step) {
+        if (point.claim == step) ::kill(::getpid(), SIGKILL);
+      });
+      t->SetPublishHookForTesting([&](Publish step) {
+        if (point.publish == step) ::kill(::getpid(), SIGKILL);
+      });
+      if (t->Claim(victims) == SharedPlanTier::ClaimOutcome::kMine) {
+        t->Publish(victims, Key(victims), Payload(victims, 3000));
+        t->Release(victims);
+      }
+      return false;  // never reached
+    });
+    const auto start = Clock::now();
+    std::vector<pid_t> siblings;
+    for (int s = 0; s < kSiblings; ++s) {
+      siblings.push_back(test::ForkCheck([&, s] {
+        std::unique_ptr<SharedPlanTier> t;
+        if (!SharedPlanTier::Open(Options(uint64_t{16} << 20), &t).ok()) return false;
+        // The number of whole plans for `hash` (one per key), or -1 for a wrong one.
+        const auto plans = [&](uint64_t hash) {
+          std::vector<SharedPlanTier::Entry> entries;
+          if (!t->Lookup(hash, &entries).ok()) return -1;
+          for (const auto& e : entries) {
+            if (e.key != Key(hash) || e.encoded_plan != Payload(hash, 3000)) return -1;
+          }
+          return static_cast<int>(entries.size());
+        };
+        for (uint64_t h = 0; h <= kHashes; ++h) {
+          char byte = 0;
+          if (h == kHashes && ::read(dead[0], &byte, 1) != 1) return false;
+          const uint64_t hash = h == kHashes ? victims : base + (h * 7 + s) % kHashes;
+          int found = plans(hash);
+          for (int attempt = 0; found == 0 && attempt < 4; ++attempt) {
+            if (t->Claim(hash) == SharedPlanTier::ClaimOutcome::kMine) {
+              t->Publish(hash, Key(hash), Payload(hash, 3000));
+              t->Release(hash);
+            } else {
+              t->WaitForSibling(hash, std::chrono::milliseconds(2000));
+            }
+            found = plans(hash);
+          }
+          if (found != 1) return false;
+        }
+        return t->corrupt_entries() == 0 && !t->broken();
+      }));
+    }
+    siginfo_t info{};
+    ASSERT_EQ(::waitid(P_PID, static_cast<id_t>(victim), &info, WEXITED | WNOWAIT), 0);
+    const std::string bytes(kSiblings, 'x');
+    ASSERT_EQ(::write(dead[1], bytes.data(), bytes.size()), kSiblings);
+    for (size_t s = 0; s < siblings.size(); ++s) {
+      EXPECT_EQ(test::WaitChild(siblings[s]), 0) << "point " << p << ", sibling " << s;
+    }
+    ::close(dead[0]);
+    ::close(dead[1]);
+    // Well under the claim's expiry: a dead claimer is seen as dead, not waited out.
+    EXPECT_LT(Clock::now() - start, SharedPlanTier::kClaimTtl) << "point " << p;
+    const int victim_end = test::WaitChild(victim);
+    EXPECT_EQ(victim_end, test::kKilledBySignal + SIGKILL) << "point " << p;
+    auto tier = OpenTier(uint64_t{16} << 20);
+    EXPECT_FALSE(tier->broken());
+    std::vector<SharedPlanTier::Entry> entries;
+    ASSERT_TRUE(tier->Lookup(victims, &entries).ok());
+    ASSERT_EQ(entries.size(), 1u) << "point " << p;
+    EXPECT_EQ(entries[0].encoded_plan, Payload(victims, 3000));
+  }
 }
 
 TEST_F(ShmProcesses, EightProcessesPublishingAndReadingLoseNothingAndSeeOnePlanPerKey) {
