@@ -112,9 +112,10 @@ Tensor SliceImpl(Tensor x, std::vector<Slice> ranges) {
                                    "not INT64_MIN)",
                                    i, checks::Describe(x), ranges[i].step));
     }
-    // A step at least as long as the dim takes one element, as a step of the dim's size does.
-    // The kernels compute `end - start + step - 1` and `stride * step`, which overflow for a
-    // step near INT64_MAX, so such a step is queued as the dim's size.
+    // A step at least as long as the dim takes one element, as a step of the dim's size does,
+    // so such a step is queued as the dim's size: every longer step then makes the same op (one
+    // plan), and no kernel multiplies a stride by a step near INT64_MAX (the CPU's SliceView
+    // bounds the step as well).
     const int64_t step = ranges[i].step;
     ranges[i].step = std::clamp(step, -shape[i], shape[i]);
     shape[i] = SliceLength(ranges[i], shape[i]);

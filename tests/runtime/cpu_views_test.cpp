@@ -1,4 +1,5 @@
 // View kernels (Reshape, SwapDims, Permute, Expand, Slice): values and zero-copy aliasing.
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -99,6 +100,18 @@ TEST(CpuViews, NegativeStepWalksTheRangeBackwardsFromItsLastElement) {
   EXPECT_EQ(h.Values(r), (V{5, 4, 3, 2, 1, 0}));
   EXPECT_EQ(h.Run(ir::SliceOp(r, {Slice{0, 1, 1}, Slice{0, std::nullopt, -2}}, h.Output({1, 2}))),
             (V{3, 5}));
+}
+
+// A step longer than the dim (up to INT64_MAX and INT64_MIN) takes the range's first element (or,
+// backwards, its last): no overflow in the length or the stride.
+TEST(CpuViews, HugeStepsTakeOneElementWithoutOverflow) {
+  Harness h;
+  const TensorIr x = h.Input({6}, DType::kF32, Iota(6));
+  auto slice = [&](Slice s) { return h.Run(ir::SliceOp(x, {s}, h.Output({1}))); };
+  EXPECT_EQ(slice(Slice{1, std::nullopt, INT64_MAX}), V{1});
+  EXPECT_EQ(slice(Slice{0, std::nullopt, 7}), V{0});
+  EXPECT_EQ(slice(Slice{0, 4, INT64_MIN}), V{3});
+  EXPECT_EQ(slice(Slice{0, std::nullopt, -INT64_MAX}), V{5});
 }
 
 TEST(CpuViews, ViewsOfViewsCompose) {

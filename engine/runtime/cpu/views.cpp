@@ -2,6 +2,7 @@
 // input's buffer with new shape, strides and offset (no copy), except Reshape of a
 // non-contiguous input, which copies first.
 #include <algorithm>
+#include <cstdint>
 #include <utility>
 
 #include "engine/core/check.h"
@@ -70,14 +71,18 @@ TensorHandle SliceView(const TensorHandle& x, std::span<const Slice> ranges) {
     auto bound = [size](int64_t v) { return std::clamp(v < 0 ? v + size : v, int64_t{0}, size); };
     const int64_t start = bound(r.start);
     const int64_t end = std::max(start, r.end ? bound(*r.end) : size);
-    const int64_t step = r.step < 0 ? -r.step : r.step;
-    const int64_t length = (end - start + step - 1) / step;
+    // A step longer than the dim takes one element, as a step of the dim's size does; with that
+    // bound neither the length nor the stride below can overflow (INT64_MAX or INT64_MIN as a
+    // step: tests/api/bad_input_test.cpp).
+    const int64_t magnitude = r.step == INT64_MIN ? INT64_MAX : (r.step < 0 ? -r.step : r.step);
+    const int64_t step = std::min(magnitude, std::max<int64_t>(size, 1));
+    const int64_t length = end > start ? (end - start - 1) / step + 1 : 0;
     out.shape[d] = length;
     if (length == 0) continue;
     // A negative step walks [start, end) backwards from its last element, end - 1.
     const int64_t first = r.step > 0 ? start : end - 1;
     out.offset += first * x.strides[d];
-    out.strides[d] = x.strides[d] * r.step;
+    out.strides[d] = x.strides[d] * (r.step > 0 ? step : -step);
   }
   return out;
 }
