@@ -11,6 +11,8 @@
 
 #include "engine/core/check.h"
 #include "engine/fuse/optimization_factory.h"
+#include "engine/search/graph/lifetime.h"
+#include "engine/search/graph/node.h"
 #include "schema/plan.capnp.h"
 #include "store/codec/canonical_message.h"
 #include "store/codec/plan_proof.h"
@@ -394,6 +396,28 @@ Status ValidatePlan(const ExecutionPlan& plan) {
   if (needed && *needed >= static_cast<size_t>(frame.shapes)) {
     return Status::Corruption(
         fmt::format("a fused leaf needs shape id {}, the ops hand out {}", *needed, frame.shapes));
+  }
+  // The block ordering is the order the ops run in (OperationQueue::ExecuteOptimization), and
+  // nothing above ties it to the data flow: an unfused leaf may list its positions in any order,
+  // and Composed children any order of leaves. A decoded plan that ran a reader before its
+  // producer, or after its input's last use (a ReadWrite read or a Drop), failed on every live
+  // queue it matched ("its input ... was never computed"; found by the plan_execute fuzz
+  // target), and a purely unfused plan is never demoted, so the segment failed on every run.
+  // Refused: a block ordering that breaks a tensor's lifetime (IsValidExecutionOrder) where the
+  // ops' own order keeps it. A live queue's ops always run in their own order, so that is every
+  // plan that can match one; ops whose own order is already broken match no queue and stay
+  // the codec's business (their tests build such lists). Order repair
+  // (engine/search/order_repair.h) gives every plan the search stores a valid ordering, so no
+  // genuine plan is refused.
+  std::vector<DataFlow> in_stream_order;
+  in_stream_order.reserve(n);
+  for (size_t position = 0; position < n; ++position) {
+    in_stream_order.push_back(ForOperation(plan.operations[position], position));
+  }
+  if (!IsValidExecutionOrder(in_stream_order, block.ordering) &&
+      IsValidExecutionOrder(in_stream_order)) {
+    return Status::Corruption(
+        "the block ordering runs an op before the op producing its input, or after its last use");
   }
   // Last: re-deriving a leaf needs the positions checked above.
   return ProveFusedLeaves(plan);

@@ -72,6 +72,10 @@ uint64_t FirstOpHash(std::span<const OperationIr> ops);
 //   * triggers are deduplicated; OnOperations carries ops, the other kinds none;
 //   * the block ordering is a permutation of 0..n-1 for the plan's n ops, equal to the leaves'
 //     orderings concatenated (covered prefix, engine/search/strategy.h);
+//   * when running the ops in their own order keeps every tensor alive while it is read (as on
+//     every live queue), so does running them in the block ordering: no op before the op
+//     producing its input, none after its input's last use (IsValidExecutionOrder,
+//     engine/search/graph/lifetime.h, which order repair requires of every plan it makes);
 //   * a fused leaf covers as many positions as its optimization's len() (OrderedExecution
 //     counts len() ops as executed), at least one;
 //   * no fused leaf refers to a relative shape id the plan's ops did not hand out;

@@ -11,16 +11,25 @@
 // unit may not use: sleef.h declares them only under __AVX__, so they are declared here, with
 // the library's names and ABI, and called only from the functions below that are compiled for
 // AVX2, after a CPU check.
+// Clang also refuses a direct call with an __m256 argument unless the callee is declared for
+// AVX ("changes the ABI", an error; the EMBER_FUZZ build is the first clang build of this file),
+// so there the declarations say what the library's functions are: AVX2 code.
 #pragma GCC diagnostic ignored "-Wpsabi"
+#ifdef __clang__
+#define EMBER_SLEEF_AVX2 __attribute__((target("avx2,fma")))
+#else
+#define EMBER_SLEEF_AVX2
+#endif
 extern "C" {
-__m256 Sleef_expf8_u10avx2(__m256);
-__m256 Sleef_logf8_u10avx2(__m256);
-__m256 Sleef_log1pf8_u10avx2(__m256);
-__m256 Sleef_sinf8_u10avx2(__m256);
-__m256 Sleef_cosf8_u10avx2(__m256);
-__m256 Sleef_tanhf8_u10avx2(__m256);
-__m256 Sleef_erff8_u10avx2(__m256);
+EMBER_SLEEF_AVX2 __m256 Sleef_expf8_u10avx2(__m256);
+EMBER_SLEEF_AVX2 __m256 Sleef_logf8_u10avx2(__m256);
+EMBER_SLEEF_AVX2 __m256 Sleef_log1pf8_u10avx2(__m256);
+EMBER_SLEEF_AVX2 __m256 Sleef_sinf8_u10avx2(__m256);
+EMBER_SLEEF_AVX2 __m256 Sleef_cosf8_u10avx2(__m256);
+EMBER_SLEEF_AVX2 __m256 Sleef_tanhf8_u10avx2(__m256);
+EMBER_SLEEF_AVX2 __m256 Sleef_erff8_u10avx2(__m256);
 }
+#undef EMBER_SLEEF_AVX2
 
 namespace ember::cpu {
 namespace {
