@@ -2,9 +2,15 @@
 // plan made of it alone (unfused, always triggered), the only plan of its first op.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <span>
+
 #include "engine/ir/builders.h"
 #include "engine/ir/relative.h"
 #include "engine/stream/plan.h"
+#include "engine/stream/plan_backing.h"
 
 namespace ember::test {
 
@@ -17,6 +23,19 @@ inline OperationIr FirstOp(OpKind kind) {
 
 inline ExecutionPlan PlanStartingWith(OpKind kind) {
   return {{FirstOp(kind)}, {ExecutionTrigger::Always()}, BlockOptimization::Unfused(1)};
+}
+
+// How many plans `plans` hands over for the first ops of `kinds`; each must be the one-op plan
+// of its kind (a test failure otherwise).
+inline size_t LoadOneOpPlans(PlanBacking& plans, std::span<const OpKind> kinds) {
+  size_t added = 0;
+  for (OpKind kind : kinds) {
+    plans.Load(FirstOp(kind), [&](ExecutionPlan plan) {
+      EXPECT_EQ(plan.operations, PlanStartingWith(kind).operations);
+      return added++;
+    });
+  }
+  return added;
 }
 
 }  // namespace ember::test

@@ -58,14 +58,7 @@ const OpKind kKinds[] = {OpKind::kExp, OpKind::kTanh, OpKind::kSqrt};
 
 // How many of `kinds` have their stored plan handed over, each the one stored.
 size_t LoadPlans(PersistentPlans& plans, std::span<const OpKind> kinds) {
-  size_t added = 0;
-  for (OpKind kind : kinds) {
-    plans.Load(FirstOp(kind), [&](ExecutionPlan plan) {
-      EXPECT_EQ(plan.operations, PlanStartingWith(kind).operations);
-      return added++;
-    });
-  }
-  return added;
+  return test::LoadOneOpPlans(plans, kinds);
 }
 
 TEST_F(ShmFaults, ASegmentTruncatedToNothingUnderThisProcessIsDroppedNotACrash) {

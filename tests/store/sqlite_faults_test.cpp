@@ -58,14 +58,7 @@ void Publish(PersistentPlans& plans, std::span<const OpKind> kinds, PlanId first
 
 // How many of `kinds` have their stored plan handed over.
 size_t LoadPlans(PersistentPlans& plans, std::span<const OpKind> kinds) {
-  size_t added = 0;
-  for (OpKind kind : kinds) {
-    plans.Load(FirstOp(kind), [&](ExecutionPlan plan) {
-      EXPECT_EQ(plan.operations, PlanStartingWith(kind).operations);
-      return added++;
-    });
-  }
-  return added;
+  return test::LoadOneOpPlans(plans, kinds);
 }
 
 // The plans a copy of the database file alone holds: what a SIGKILL now would leave (the log

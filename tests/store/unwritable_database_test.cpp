@@ -94,14 +94,7 @@ std::string MakeWarmDatabaseIn(const std::string& dir) {
 
 // How many plans `plans` hands over for the first ops of `kinds`; each must be the one stored.
 size_t LoadPlans(PersistentPlans& plans, std::span<const OpKind> kinds = kKinds) {
-  size_t added = 0;
-  for (OpKind kind : kinds) {
-    plans.Load(FirstOp(kind), [&](ExecutionPlan plan) {
-      EXPECT_EQ(plan.operations, PlanStartingWith(kind).operations);
-      return added++;
-    });
-  }
-  return added;
+  return test::LoadOneOpPlans(plans, kinds);
 }
 
 // Explores while the budget allows (at most 10 times); returns how many times it did.
