@@ -37,14 +37,20 @@ inline Child SpawnChild(const std::string& dir, const std::vector<std::string>& 
 }
 
 // Waits for the child and returns its report.
-inline Report Collect(const Child& child) {
-  const int code = WaitChild(child.pid);
-  EXPECT_EQ(code, 0) << "the child ended with " << code;
+// The "name value" lines of a child's report file (empty when it wrote none).
+inline Report ReadReport(const std::string& file) {
   Report report;
-  std::ifstream in(child.out);
+  std::ifstream in(file);
   std::string key;
   double value = 0;
   while (in >> key >> value) report[key] = value;
+  return report;
+}
+
+inline Report Collect(const Child& child) {
+  const int code = WaitChild(child.pid);
+  EXPECT_EQ(code, 0) << "the child ended with " << code;
+  Report report = ReadReport(child.out);
   EXPECT_FALSE(report.empty()) << "the child wrote no report";
   return report;
 }

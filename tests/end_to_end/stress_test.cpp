@@ -12,7 +12,6 @@
 #include <cstdlib>
 #include <deque>
 #include <fstream>
-#include <map>
 #include <mutex>
 #include <random>
 #include <string>
@@ -26,6 +25,7 @@
 #include "store/shm/shared_segment.h"
 #include "tests/common/process.h"
 #include "tests/common/temp_dir.h"
+#include "tests/end_to_end/engine_child.h"
 
 namespace ember {
 namespace {
@@ -156,15 +156,6 @@ TEST(DISABLED_StressChild, Run) {
 
 // --- the parent ------------------------------------------------------------------------------
 
-std::map<std::string, double> Report(const std::string& file) {
-  std::map<std::string, double> report;
-  std::ifstream in(file);
-  std::string key;
-  double value = 0;
-  while (in >> key >> value) report[key] = value;
-  return report;
-}
-
 TEST(Stress, EightThreadsInEachOfTwoProcessesComputeRightOnOneDatabaseWithTheSharedTier) {
   test::TempDir dir;
   const std::string db = dir.path().string() + "/plans.db";
@@ -181,7 +172,7 @@ TEST(Stress, EightThreadsInEachOfTwoProcessesComputeRightOnOneDatabaseWithTheSha
   double fewest_explorations = 1e18;
   for (size_t p = 0; p < pids.size(); ++p) {
     ASSERT_EQ(test::WaitChild(pids[p]), 0) << "stress child " << p;
-    const auto report = Report(outs[p]);
+    const auto report = test::ReadReport(outs[p]);
     ASSERT_FALSE(report.empty());
     EXPECT_EQ(report.at("wrong"), 0) << "stress child " << p << " read wrong values";
     EXPECT_GT(report.at("cache_hits"), 0);
@@ -204,7 +195,7 @@ TEST(Stress, EightThreadsInEachOfTwoProcessesComputeRightOnOneDatabaseWithTheSha
   const pid_t warm = test::SpawnTestChild("DISABLED_StressChild.Run",
                                           {"EMBER_PLAN_DB=" + db, "EMBER_TEST_OUT=" + outs.back()});
   ASSERT_EQ(test::WaitChild(warm), 0);
-  const auto report = Report(outs.back());
+  const auto report = test::ReadReport(outs.back());
   EXPECT_EQ(report.at("wrong"), 0);
   EXPECT_LT(report.at("explorations"), fewest_explorations);
   EXPECT_GT(report.at("plans_loaded_from_db"), 0);

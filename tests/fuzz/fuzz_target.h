@@ -20,6 +20,8 @@
 #include <span>
 #include <string>
 
+#include "store/database/wal_companions.h"
+
 namespace ember::fuzz {
 
 using Target = void (*)(std::span<const uint8_t> data);
@@ -59,9 +61,7 @@ inline const std::string& ScratchDir() {
 // that name (-wal, -shm, -journal) gone. Returns the path.
 inline std::string WriteScratchFile(const char* name, std::span<const uint8_t> data) {
   const std::string path = ScratchDir() + "/" + name;
-  for (const char* suffix : {"-wal", "-shm", "-journal"}) {
-    std::filesystem::remove(path + suffix);
-  }
+  RemoveDatabaseFiles(path);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
   if (!out.flush()) std::abort();
