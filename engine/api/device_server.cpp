@@ -140,12 +140,31 @@ size_t DeviceServer::NumStreams() {
 
 namespace ember {
 
+namespace {
+
+MissCauses ToMissCauses(const MissCounts& counts) {
+  const auto of = [&](MissCause cause) { return counts[static_cast<size_t>(cause)]; };
+  return {.no_candidate = of(MissCause::kNoCandidate),
+          .op_kind = of(MissCause::kOpKind),
+          .dtype = of(MissCause::kDType),
+          .status = of(MissCause::kStatus),
+          .shape = of(MissCause::kShape),
+          .data_flow = of(MissCause::kDataFlow),
+          .attribute = of(MissCause::kAttribute),
+          .op_count = of(MissCause::kOpCount),
+          .trigger = of(MissCause::kTrigger),
+          .environment = of(MissCause::kEnvironment)};
+}
+
+}  // namespace
+
 Stats DeviceServer::GetStats() {
   std::lock_guard lock(mu_);
   const ProcessorCounters processors = streams_.counters();
   Stats stats;
   stats.explorations = processors.explorations;
   stats.cache_hits = processors.cache_hits;
+  stats.misses = ToMissCauses(processors.misses);
   stats.plans = streams_.store().size();
   const ExecutionCounters executed = streams_.execution_counters();
   stats.fused_executions = executed.fused_executions;

@@ -32,6 +32,8 @@ Hash128 HashOps(std::span<const OperationIr> ops) {
   return {.low = h.low64, .high = h.high64};
 }
 
+uint64_t HashText(std::string_view text) { return XXH3_64bits(text.data(), text.size()); }
+
 std::string FormatHash(uint64_t hash) { return fmt::format("0x{:016x}", hash); }
 
 std::string FormatHash(const Hash128& hash) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "engine/ir/operation_ir.h"
 
@@ -34,6 +35,10 @@ uint64_t HashOp(const OperationIr& op);
 
 // XXH3-128 (seed 0) of CanonicalListBytes(ops).
 Hash128 HashOps(std::span<const OperationIr> ops);
+
+// XXH3-64 (seed 0) of `text`: a stable key for strings written to a database (a miss's pattern,
+// engine/stream/miss_explanation.h). Never forced to 0 by EMBER_HASH_ZERO (nothing looks it up).
+uint64_t HashText(std::string_view text);
 
 // "0x0123456789abcdef": 16 lowercase hex digits, for logs.
 std::string FormatHash(uint64_t hash);

@@ -29,6 +29,9 @@ class QueueSegment final : public StreamSegment {
       : queue_(queue), backend_(backend), handles_(handles) {}
 
   std::span<const OperationIr> operations() const override { return queue_.relative(); }
+  std::span<const int64_t> dims() const override {
+    return queue_.converter().shapes_relative2global();
+  }
   void Execute(PlanId id, ExecutionPlanStore& store) override {
     try {
       queue_.Execute(id, store, backend_, handles_);
@@ -149,9 +152,7 @@ const OperationQueue* MultiStream::queue(StreamId stream) const {
 void MultiStream::RemoveIfIdle(StreamId stream) {
   auto it = streams_.find(stream);
   if (it == streams_.end() || !it->second.queue.variables().empty()) return;
-  const ProcessorCounters& c = it->second.processor.counters();
-  retired_.explorations += c.explorations;
-  retired_.cache_hits += c.cache_hits;
+  retired_.Add(it->second.processor.counters());
   const ExecutionCounters& e = it->second.queue.counters();
   retired_execution_.fused_executions += e.fused_executions;
   retired_execution_.unfused_operations += e.unfused_operations;
@@ -172,10 +173,7 @@ ExecutionCounters MultiStream::execution_counters() const {
 
 ProcessorCounters MultiStream::counters() const {
   ProcessorCounters total = retired_;
-  for (const auto& [id, stream] : streams_) {
-    total.explorations += stream.processor.counters().explorations;
-    total.cache_hits += stream.processor.counters().cache_hits;
-  }
+  for (const auto& [id, stream] : streams_) total.Add(stream.processor.counters());
   return total;
 }
 

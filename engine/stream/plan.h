@@ -43,6 +43,11 @@ struct ExecutionPlan {
   std::vector<OperationIr> operations;  // relative
   std::vector<ExecutionTrigger> triggers;
   BlockOptimization optimization;
+  // The real dim of each relative shape id in the segment the plan was found on (index 0
+  // holds 1), for explaining a miss ("the stored plan has [1,1] from 64×64": Note [Explaining
+  // a miss], engine/stream/miss_explanation.h). Not part of the plan's identity; may be empty
+  // (plans stored before it was kept, plans from the shared-memory tier).
+  std::vector<int64_t> found_dims;
 };
 
 }  // namespace ember

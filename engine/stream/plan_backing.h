@@ -15,6 +15,7 @@
 #include <functional>
 
 #include "engine/runtime/kernel_store.h"
+#include "engine/stream/miss_explanation.h"
 #include "engine/stream/plan.h"
 
 namespace ember {
@@ -30,6 +31,15 @@ struct BackingCounters {
   uint64_t shm_publish_skipped = 0;     // plans the shared-memory tier could not take
   uint64_t hits_from_shm = 0;           // cache hits on plans loaded from the shared tier
   uint64_t hits_from_db = 0;            // cache hits on plans loaded from SQLite
+};
+
+// A stored plan that is not in the in-memory store, for explaining a miss.
+struct StoredPlanForMiss {
+  std::string label;  // "stored plan 17": what `ember-plans show` takes
+  std::vector<OperationIr> operations;
+  std::vector<ExecutionTrigger> triggers;
+  std::vector<int64_t> found_dims;
+  std::string environment_difference;  // set for a plan of another environment
 };
 
 class PlanBacking {
@@ -66,6 +76,16 @@ class PlanBacking {
   // compiled for it.
   virtual void OnPlanRunning(PlanId /*id*/) {}
   virtual void OnPlanRan(PlanId /*id*/) {}
+
+  // A segment starting with `first` found no plan to run (Note [Explaining a miss]): the
+  // stored plans that could be the nearest one and are not in the store (same environment,
+  // first op of the same kind), and, where this environment stores none for `first`, the
+  // plans of other environments that start with it. Called once per exploration, never on a
+  // cache hit; bounded, so a large database costs a miss a bounded read.
+  virtual void MissCandidates(const OperationIr& /*first*/,
+                              std::vector<StoredPlanForMiss>* /*out*/) {}
+  // Why that segment missed, for the workload's record (`ember-plans explain`).
+  virtual void OnMiss(const MissExplanation& /*miss*/) {}
 
   // Whether the workload may explore once more, and that it did.
   virtual bool ExplorationAllowed() = 0;

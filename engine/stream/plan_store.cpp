@@ -6,27 +6,32 @@
 
 namespace ember {
 
-namespace {
-
-PlanId Insert(std::vector<ExecutionPlan>& plans, ExecutionPlanIndex& index, ExecutionPlan plan) {
+PlanId ExecutionPlanStore::Insert(ExecutionPlan plan) {
   EMBER_CHECK(!plan.operations.empty(), "a plan must cover at least one op");
-  const PlanId id = plans.size();
-  index.Insert(plan.operations.front(), id);
-  plans.push_back(std::move(plan));
+  const PlanId id = plans_.size();
+  index_.Insert(plan.operations.front(), id);
+  const size_t kind = static_cast<size_t>(plan.operations.front().kind);
+  if (kind >= by_first_kind_.size()) by_first_kind_.resize(kind + 1);
+  by_first_kind_[kind].push_back(id);
+  plans_.push_back(std::move(plan));
   return id;
 }
 
-}  // namespace
+std::span<const PlanId> ExecutionPlanStore::PlansWithFirstKind(OpKind kind) const {
+  const size_t i = static_cast<size_t>(kind);
+  if (i >= by_first_kind_.size()) return {};
+  return by_first_kind_[i];
+}
 
 PlanId ExecutionPlanStore::Add(ExecutionPlan plan, double explore_ms) {
-  const PlanId id = Insert(plans_, index_, std::move(plan));
+  const PlanId id = Insert(std::move(plan));
   if (backing_ != nullptr) backing_->OnPlanAdded(id, plans_[id], explore_ms);
   return id;
 }
 
 void ExecutionPlanStore::LoadStartingWith(const OperationIr& first) {
   if (backing_ == nullptr) return;
-  const auto add = [this](ExecutionPlan plan) { return Insert(plans_, index_, std::move(plan)); };
+  const auto add = [this](ExecutionPlan plan) { return Insert(std::move(plan)); };
   const std::span<const PlanId> seen = loaded_.Find(first);
   if (seen.empty()) {
     // The generation is read before loading: a publication during the load is asked again.

@@ -17,6 +17,9 @@ class ExecutionPlanStore {
  public:
   // Valid until the next Add or Load (ExecutionPlanIndex::Find).
   std::span<const PlanId> PlansStartingWith(const OperationIr& op) const { return index_.Find(op); }
+  // The plans whose first op has kind `kind`, in insertion order: the candidates for
+  // explaining a miss (Note [Explaining a miss]). Valid until the next Add or Load.
+  std::span<const PlanId> PlansWithFirstKind(OpKind kind) const;
   // REQUIRES: !plan.operations.empty(). Reported to the backing, if any, with the time the
   // search spent finding it.
   PlanId Add(ExecutionPlan plan, double explore_ms = 0);
@@ -38,8 +41,12 @@ class ExecutionPlanStore {
   size_t size() const { return plans_.size(); }
 
  private:
+  PlanId Insert(ExecutionPlan plan);
+
   std::vector<ExecutionPlan> plans_;
   ExecutionPlanIndex index_;
+  // Indexed by OpKind's number (grown on demand).
+  std::vector<std::vector<PlanId>> by_first_kind_;
   PlanBacking* backing_ = nullptr;
   // First ops already asked of the backing; each "id" indexes load_generations_, the backing's
   // generation when that first op was last asked.

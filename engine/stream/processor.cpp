@@ -68,9 +68,10 @@ void Processor::Explore(StreamSegment& segment, ExecutionPlanStore& store, Execu
   switch (result.kind) {
     case Exploration::Kind::kCompleted: {
       ++counters_.explorations;
+      ExplainMiss(segment, store, mode, /*unfused=*/false);
       if (store.backing() != nullptr) store.backing()->OnExploration();
       const double explore_ms = std::chrono::duration<double, std::milli>(exploring_).count();
-      const PlanId id = OnExplorationCompleted(segment.operations(), store,
+      const PlanId id = OnExplorationCompleted(segment.operations(), segment.dims(), store,
                                                std::move(result.optimization), mode, explore_ms);
       ExecuteThenReset(store, segment, [&] { RunPlan(segment, store, id); });
       return;
@@ -81,11 +82,42 @@ void Processor::Explore(StreamSegment& segment, ExecutionPlanStore& store, Execu
     case Exploration::Kind::kUnfused:
       // Exploration is capped: run unfused and leave the store alone, so a graph that never
       // repeats stops both re-exploring and growing the store.
+      ExplainMiss(segment, store, mode, /*unfused=*/true);
       if (store.backing() != nullptr) store.backing()->OnUnfusedRun();
       ExecuteThenReset(store, segment,
                        [&] { segment.ExecuteUnfused(std::move(result.optimization)); });
       return;
   }
+}
+
+void Processor::ExplainMiss(const StreamSegment& segment, ExecutionPlanStore& store,
+                            ExecutionMode mode, bool unfused) {
+  const std::span<const OperationIr> ops = segment.operations();
+  std::vector<MissCandidate> candidates;
+  for (const PlanId id : store.PlansWithFirstKind(ops.front().kind)) {
+    const ExecutionPlan& plan = store.Get(id);
+    candidates.push_back({.label = fmt::format("#{}", id),
+                          .operations = plan.operations,
+                          .triggers = plan.triggers,
+                          .found_dims = plan.found_dims});
+  }
+  std::vector<StoredPlanForMiss> stored;
+  PlanBacking* backing = store.backing();
+  if (backing != nullptr) backing->MissCandidates(ops.front(), &stored);
+  for (const StoredPlanForMiss& plan : stored) {
+    candidates.push_back({.label = plan.label,
+                          .operations = plan.operations,
+                          .triggers = plan.triggers,
+                          .found_dims = plan.found_dims,
+                          .environment_difference = plan.environment_difference});
+  }
+  const MissExplanation miss =
+      ember::ExplainMiss({.operations = ops, .dims = segment.dims(), .mode = mode}, candidates);
+  ++counters_.misses[static_cast<size_t>(miss.cause)];
+  if (backing != nullptr) backing->OnMiss(miss);
+  LogFusion(LogLevel::kMedium, [&] {
+    return unfused ? miss.Line() + " (exploration budget spent: runs unfused)" : miss.Line();
+  });
 }
 
 void Processor::RunPlan(StreamSegment& segment, ExecutionPlanStore& store, PlanId id) {
@@ -125,8 +157,9 @@ void Processor::Reset(ExecutionPlanStore& store, std::span<const OperationIr> op
 }
 
 PlanId Processor::OnExplorationCompleted(std::span<const OperationIr> ops,
-                                         ExecutionPlanStore& store, BlockOptimization optimization,
-                                         ExecutionMode mode, double explore_ms) const {
+                                         std::span<const int64_t> dims, ExecutionPlanStore& store,
+                                         BlockOptimization optimization, ExecutionMode mode,
+                                         double explore_ms) const {
   const size_t covered = optimization.ordering.size();
   EMBER_CHECK(covered >= 1 && covered <= ops.size(), "a plan covering {} of {} ops", covered,
               ops.size());
@@ -147,10 +180,11 @@ PlanId Processor::OnExplorationCompleted(std::span<const OperationIr> ops,
     store.AddTrigger(existing.plan, std::move(trigger));
     return existing.plan;
   }
-  return store.Add(
-      ExecutionPlan{
-          {relative.begin(), relative.end()}, {std::move(trigger)}, std::move(optimization)},
-      explore_ms);
+  return store.Add(ExecutionPlan{.operations = {relative.begin(), relative.end()},
+                                 .triggers = {std::move(trigger)},
+                                 .optimization = std::move(optimization),
+                                 .found_dims = {dims.begin(), dims.end()}},
+                   explore_ms);
 }
 
 }  // namespace ember

@@ -24,6 +24,7 @@
 #include "engine/fuse/fuser.h"
 #include "engine/stream/execution_mode.h"
 #include "engine/stream/explorer.h"
+#include "engine/stream/miss_explanation.h"
 #include "engine/stream/plan_store.h"
 #include "engine/stream/policy.h"
 #include "engine/stream/stream_segment.h"
@@ -42,6 +43,15 @@ struct SearchSettings {
 struct ProcessorCounters {
   uint64_t explorations = 0;  // optimizations built by the search
   uint64_t cache_hits = 0;    // stored plans executed by the policy
+  // Segments that found no plan to run (explored, or unfused once the budget was spent), by
+  // why the nearest stored plan did not fit (Note [Explaining a miss]).
+  MissCounts misses{};
+
+  void Add(const ProcessorCounters& other) {
+    explorations += other.explorations;
+    cache_hits += other.cache_hits;
+    for (size_t i = 0; i < misses.size(); ++i) misses[i] += other.misses[i];
+  }
 };
 
 class Processor {
@@ -56,6 +66,10 @@ class Processor {
 
  private:
   void Explore(StreamSegment& segment, ExecutionPlanStore& store, ExecutionMode mode);
+  // Finds why no stored plan fitted the segment, counts it, tells the backing, and logs it at
+  // medium. Runs before the exploration's plan joins the store (it would be the nearest).
+  void ExplainMiss(const StreamSegment& segment, ExecutionPlanStore& store, ExecutionMode mode,
+                   bool unfused);
   void Reset(ExecutionPlanStore& store, std::span<const OperationIr> ops);
   // Runs plan `id` on the segment, between the backing's OnPlanRunning and OnPlanRan.
   static void RunPlan(StreamSegment& segment, ExecutionPlanStore& store, PlanId id);
@@ -63,9 +77,9 @@ class Processor {
   // also when the execution throws.
   void ExecuteThenReset(ExecutionPlanStore& store, StreamSegment& segment,
                         const std::function<void()>& execute);
-  PlanId OnExplorationCompleted(std::span<const OperationIr> ops, ExecutionPlanStore& store,
-                                BlockOptimization optimization, ExecutionMode mode,
-                                double explore_ms) const;
+  PlanId OnExplorationCompleted(std::span<const OperationIr> ops, std::span<const int64_t> dims,
+                                ExecutionPlanStore& store, BlockOptimization optimization,
+                                ExecutionMode mode, double explore_ms) const;
 
   Policy policy_;
   Explorer explorer_;

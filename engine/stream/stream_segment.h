@@ -16,6 +16,9 @@ class StreamSegment {
   virtual ~StreamSegment() = default;
   // The queued ops in relative form, head first.
   virtual std::span<const OperationIr> operations() const = 0;
+  // The real dim of each relative shape id in operations() (index 0 holds 1); empty when the
+  // segment does not know them (a fake).
+  virtual std::span<const int64_t> dims() const { return {}; }
   // Executes the stored plan `id` over the head of the segment and drains what it covered.
   virtual void Execute(PlanId id, ExecutionPlanStore& store) = 0;
   // Executes a one-off optimization that is not stored (the exploration cap was reached).

@@ -8,9 +8,31 @@
 
 namespace ember {
 
+// Segments that found no stored plan to run (they explored, or ran unfused once the
+// exploration budget was spent), by why the nearest stored plan did not fit them
+// (docs/PLAN_DATABASE.md, "Why a segment missed"; EMBER_LOG=medium prints each one).
+struct MissCauses {
+  uint64_t no_candidate = 0;  // nothing stored starts with the segment's first op kind
+  uint64_t op_kind = 0;       // another op at some position (e.g. a scalar became a tensor)
+  uint64_t dtype = 0;         // an op's or operand's dtype
+  uint64_t status = 0;        // an operand's ReadOnly/ReadWrite (a value kept alive or not)
+  uint64_t shape = 0;         // an operand's relative shape (64×32 vs 64×64)
+  uint64_t data_flow = 0;     // an operand is another tensor
+  uint64_t attribute = 0;     // an axis, an arity, a distribution
+  uint64_t op_count = 0;      // the segment is shorter than the plan (or longer, at a sync)
+  uint64_t trigger = 0;       // the plan matched, but what followed matched none of its triggers
+  uint64_t environment = 0;   // a plan is stored for it under another max_blocks, fuser set, device
+
+  uint64_t total() const {
+    return no_candidate + op_kind + dtype + status + shape + data_flow + attribute + op_count +
+           trigger + environment;
+  }
+};
+
 struct Stats {
   uint64_t explorations = 0;        // optimizations built by the fusion search
   uint64_t cache_hits = 0;          // stored plans executed without exploring
+  MissCauses misses;                // segments that ran no stored plan, by cause
   uint64_t plans = 0;               // plans in the device's in-memory store
   uint64_t fused_executions = 0;    // fused optimizations executed
   uint64_t unfused_operations = 0;  // ops executed one by one (Init and Drop included)
