@@ -74,6 +74,8 @@ class PersistentPlans final : public PlanBacking {
   bool ExplorationAllowed() override;
   void OnExploration() override;
   void OnUnfusedRun() override;
+  void MissCandidates(const OperationIr& first, std::vector<StoredPlanForMiss>* out) override;
+  void OnMiss(const MissExplanation& miss) override;
   void Flush() override;
   void FlushForSync() override;
   void Close() override;
@@ -198,6 +200,26 @@ class PersistentPlans final : public PlanBacking {
   };
   std::optional<PendingPlan> pending_;
   std::optional<PlanId> running_;
+
+  // The stored plans a miss is compared with (Note [Explaining a miss]), per first op kind:
+  // read at most once per kMissCandidateAge, so that a workload past its exploration budget,
+  // whose every segment misses, does not read the database every step.
+  static constexpr size_t kMaxMissCandidates = 32;
+  static constexpr size_t kMaxOtherEnvironmentCandidates = 8;
+  static constexpr std::chrono::seconds kMissCandidateAge{2};
+  struct MissCandidate {
+    Hash128 key;
+    StoredPlanForMiss plan;
+  };
+  struct MissCandidateCache {
+    std::chrono::steady_clock::time_point read_at;
+    std::vector<MissCandidate> plans;
+  };
+  std::unordered_map<int, MissCandidateCache> miss_candidates_;
+  std::string environment_text_;  // CanonicalEnvironmentText of this process's environment
+  // Decodes the rows of `loaded` into `out`; `difference` is set for another environment's.
+  static void AddMissCandidates(const LoadedPlans& loaded, const std::string& difference,
+                                std::vector<MissCandidate>* out);
 };
 
 // The executable's file name (the default workload name, EMBER_WORKLOAD unset).

@@ -22,8 +22,8 @@ struct OpDifference {
   std::string what;
   std::string where;  // operand and dim, for the pattern
   size_t distance = 0;
-  std::optional<int64_t> dim_here;
-  std::optional<int64_t> dim_stored;
+  std::optional<int64_t> value_here;
+  std::optional<int64_t> value_stored;
 };
 
 std::string_view StatusName(TensorStatus status) {
@@ -119,10 +119,10 @@ void CompareTensor(const TensorIr& here, const TensorIr& stored, std::string_vie
       const int64_t id_here = here.shape[dim];
       const int64_t id_stored = stored.shape[dim];
       if (id_here >= 0 && static_cast<size_t>(id_here) < segment.dims.size()) {
-        d.dim_here = segment.dims[id_here];
+        d.value_here = segment.dims[id_here];
       }
       if (id_stored >= 0 && static_cast<size_t>(id_stored) < plan.found_dims.size()) {
-        d.dim_stored = plan.found_dims[id_stored];
+        d.value_stored = plan.found_dims[id_stored];
       }
     }
   }
@@ -145,6 +145,11 @@ void CompareTensors(std::span<const TensorIr> here, std::span<const TensorIr> st
                     std::string_view role, const MissSegment& segment, const MissCandidate& plan,
                     OpDifference& d, bool& found) {
   if (here.size() != stored.size()) {
+    // A Cat of one input per token: the arity is the sequence length, the value that varies.
+    if (!found) {
+      d.value_here = static_cast<int64_t>(here.size());
+      d.value_stored = static_cast<int64_t>(stored.size());
+    }
     Note(d, found, MissCause::kAttribute,
          fmt::format("{} {}s vs {}", here.size(), role, stored.size()), fmt::format("{}s", role));
   }
@@ -206,8 +211,8 @@ struct Comparison {
   std::string what;
   std::string where;
   size_t distance = 0;
-  std::optional<int64_t> dim_here;
-  std::optional<int64_t> dim_stored;
+  std::optional<int64_t> value_here;
+  std::optional<int64_t> value_stored;
 };
 
 std::string OpsNames(std::span<const OperationIr> ops) {
@@ -286,8 +291,8 @@ Comparison Compare(const MissSegment& segment, const MissCandidate& plan) {
     c.what = std::move(d.what);
     c.where = std::move(d.where);
     c.distance = d.distance;
-    c.dim_here = d.dim_here;
-    c.dim_stored = d.dim_stored;
+    c.value_here = d.value_here;
+    c.value_stored = d.value_stored;
     return c;
   }
   if (plan.operations.size() > ops.size()) {
@@ -336,7 +341,9 @@ std::string MissExplanation::Summary() const {
   }
 }
 
-std::string MissExplanation::Line() const { return "[plan] miss: " + Summary(); }
+std::string MissExplanation::Line() const {
+  return fmt::format("[plan] miss ({}): {}", MissCauseName(cause), Summary());
+}
 
 MissExplanation ExplainMiss(const MissSegment& segment, std::span<const MissCandidate> candidates) {
   EMBER_CHECK(!segment.operations.empty(), "explaining an empty segment");
@@ -388,8 +395,8 @@ MissExplanation ExplainMiss(const MissSegment& segment, std::span<const MissCand
   out.op = c.op;
   if (!c.op_name.empty()) out.op_name = std::move(c.op_name);
   out.difference = std::move(c.what);
-  out.dim_here = c.dim_here;
-  out.dim_stored = c.dim_stored;
+  out.value_here = c.value_here;
+  out.value_stored = c.value_stored;
   out.pattern =
       HashText(fmt::format("{}|{}|{}|{}", shape_of_segment, MissCauseName(c.cause), c.op, c.where));
   return out;

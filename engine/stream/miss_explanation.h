@@ -94,13 +94,17 @@ struct MissExplanation {
   std::string op_name;     // "NumericFloat::Mul": the segment's op there
   std::string difference;  // "input 0 shape [1,2] vs [1,1] (64×32 gives [1,2], ...)"
   uint64_t pattern = 0;    // see Note [Explaining a miss]
-  // For kShape: the real dim that differs, here and (when known) in the plan's segment.
-  std::optional<int64_t> dim_here;
-  std::optional<int64_t> dim_stored;
+  // The value that differs, here and (when known) in the plan's segment: for kShape the real
+  // dim, for a Cat's arity (kAttribute) the number of inputs. What `ember-plans explain`
+  // collects to tell a dim that changes every step.
+  std::optional<int64_t> value_here;
+  std::optional<int64_t> value_stored;
 
-  // "[plan] miss: nearest plan #2 differs at op 0 (NumericFloat::Mul): input 0 shape ...".
+  // "[plan] miss (shape): nearest plan #2 differs at op 0 (NumericFloat::Mul): input 0 shape
+  // ...": the cause in parentheses, so that a recorded log can be read back
+  // (`ember-plans explain --log`).
   std::string Line() const;
-  // The same without "[plan] miss: " (for tables).
+  // The same without "[plan] miss (cause): " (for tables).
   std::string Summary() const;
 };
 

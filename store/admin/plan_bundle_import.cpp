@@ -223,7 +223,10 @@ Status ImportPlan(PlanRepository& target, const PlanRecord& p,
   if (Status s = target.WritePlanRow(env->second, plan, now, &inserted); !s.ok()) return s;
   switch (inserted.outcome) {
     case InsertOutcome::kInserted:
-    case InsertOutcome::kReplacedQuarantined: ++result->inserted; break;
+    case InsertOutcome::kReplacedQuarantined:
+      ++result->inserted;
+      if (Status s = target.WriteMissColumns(inserted.plan_id, plan); !s.ok()) return s;
+      break;
     case InsertOutcome::kExisting: ++result->existing; break;
     case InsertOutcome::kKeyCollision:
       ++result->refused;

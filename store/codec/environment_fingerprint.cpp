@@ -3,6 +3,7 @@
 #include <xxhash.h>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace ember {
 
@@ -83,6 +84,33 @@ std::string EnvironmentStableId(const EnvironmentFingerprint& fingerprint) {
 std::string EnvironmentStableIdOfText(std::string_view canonical_text) {
   const XXH128_hash_t h = XXH3_128bits(canonical_text.data(), canonical_text.size());
   return fmt::format("env-{:016x}{:016x}", h.high64, h.low64);
+}
+
+std::string EnvironmentDifference(std::string_view here, std::string_view stored) {
+  const nlohmann::ordered_json a =
+      nlohmann::ordered_json::parse(here, nullptr, /*allow_exceptions=*/false);
+  const nlohmann::ordered_json b =
+      nlohmann::ordered_json::parse(stored, nullptr, /*allow_exceptions=*/false);
+  if (!a.is_object() || !b.is_object()) {
+    return here == stored ? "" : fmt::format("{} here, {} in the stored plan's", here, stored);
+  }
+  std::vector<std::string> parts;
+  const auto shown = [](const nlohmann::ordered_json& object, const std::string& key) {
+    const auto it = object.find(key);
+    return it == object.end() ? std::string("none") : it->dump();
+  };
+  // Keys in this text's order (the struct's), then any only the stored text has.
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : a.items()) keys.push_back(key);
+  for (const auto& [key, value] : b.items()) {
+    if (!a.contains(key)) keys.push_back(key);
+  }
+  for (const std::string& key : keys) {
+    const std::string x = shown(a, key);
+    const std::string y = shown(b, key);
+    if (x != y) parts.push_back(fmt::format("{}: {} here, {} in the stored plan's", key, x, y));
+  }
+  return fmt::format("{}", fmt::join(parts, "; "));
 }
 
 }  // namespace ember

@@ -57,4 +57,9 @@ std::string EnvironmentStableId(const EnvironmentFingerprint& fingerprint);
 // for checking a stored or shipped stable id against its description.
 std::string EnvironmentStableIdOfText(std::string_view canonical_text);
 
+// What differs between two canonical texts, field by field, for explaining a miss on a plan of
+// another environment: "max_blocks: 3 here, 5 in the stored plan's; fusers: ...". `here` is
+// this process's. A text that is not a JSON object is compared whole.
+std::string EnvironmentDifference(std::string_view here, std::string_view stored);
+
 }  // namespace ember

@@ -232,8 +232,13 @@ Status PostgresPlanRepository::WriteKernelLink(EnvironmentRowId environment, con
 Status PostgresPlanRepository::InsertPlan(EnvironmentRowId environment, const NewPlan& plan,
                                           InsertResult* result) {
   if (Status s = CheckWritable("publishing a plan"); !s.ok()) return s;
-  return conn_->Transaction("publishing a plan", [&] {
-    return WritePlanRow(environment, plan, NowUnixMillis(), result);
+  return conn_->Transaction("publishing a plan", [&]() -> Status {
+    if (Status r = WritePlanRow(environment, plan, NowUnixMillis(), result); !r.ok()) return r;
+    if (result->outcome != InsertOutcome::kInserted &&
+        result->outcome != InsertOutcome::kReplacedQuarantined) {
+      return Status::Ok();
+    }
+    return WriteMissColumns(result->plan_id, plan);
   });
 }
 

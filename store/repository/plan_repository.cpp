@@ -38,6 +38,10 @@ Status PlanRepository::WriteBatch(const PublishBatch& batch, int64_t now, Publis
     InsertResult inserted;
     if (Status r = WritePlanRow(batch.environment_id, item.plan, now, &inserted); !r.ok()) return r;
     result->plans.push_back(inserted);
+    if (inserted.outcome == InsertOutcome::kInserted ||
+        inserted.outcome == InsertOutcome::kReplacedQuarantined) {
+      if (Status r = WriteMissColumns(inserted.plan_id, item.plan); !r.ok()) return r;
+    }
     // A key collision keeps the plan in memory only: nothing of it is linked to the other row.
     const bool ours = inserted.outcome != InsertOutcome::kKeyCollision;
     if (ours) {

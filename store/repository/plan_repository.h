@@ -179,6 +179,24 @@ class PlanRepository {
   // hits += counters.hits, misses += ..., unfused_runs += ...
   virtual Status AddCounters(WorkloadRowId workload, const WorkloadCounters& counters) = 0;
 
+  // --- Explaining misses (Note [Explaining a miss]) ------------------------------------------
+  // Implemented once, on sql(), for every database (store/repository/plan_repository_misses.cpp).
+  // The newest `limit` 'ok' plans of `environment` whose first op has kind `first_op_kind`
+  // (OpKind's stored number), newest first, each with its triggers and found_dims: the stored
+  // plans a miss is compared with. Rows written before schema 3 have no kind and are not
+  // returned; damaged rows are reported as by every load.
+  Status LoadPlansByFirstKind(EnvironmentRowId environment, int first_op_kind, size_t limit,
+                              LoadedPlans* out);
+  // Adds each pattern's count to the workload's row for it (created when new), keeps its
+  // latest detail and merges its seen values, in one transaction.
+  Status RecordMisses(WorkloadRowId workload, std::span<const WorkloadMiss> misses);
+  // The misses of one workload (or, nullopt, of all), most frequent first.
+  Status ListMisses(std::optional<WorkloadRowId> workload, std::vector<WorkloadMiss>* out);
+  // Sets plans.first_op_kind and found_dims of the row `plan` just written for `written`
+  // (the kind decoded from its ops_blob when `written` does not say). Called in the write
+  // transaction of every plan row a publication or an import writes.
+  Status WriteMissColumns(PlanRowId plan, const NewPlan& written);
+
   // --- Compiled kernels ------------------------------------------------------------------------
   // Stores a kernel; an existing row with the same key wins (its id is returned, added false).
   virtual Status PutKernel(EnvironmentRowId environment, const NewKernel& kernel, KernelRowId* id,

@@ -36,6 +36,11 @@ struct NewPlan {
   uint32_t num_ops = 0;
   double explore_ms = 0;
   std::string origin = "local";  // "local", "import:<file>", ...
+  // For explaining misses (plans.first_op_kind, plans.found_dims): the first op's kind
+  // (OpKind's stored number; nullopt: taken from ops_blob) and the real dim of each relative
+  // shape id when the plan was found (empty: unknown).
+  std::optional<int> first_op_kind;
+  std::vector<int64_t> found_dims;
 };
 
 struct EnvironmentRow {
@@ -56,6 +61,7 @@ struct StoredPlan {
   double explore_ms = 0;
   std::string origin;
   std::vector<TriggerRow> triggers;  // In append order (position 0, 1, ...).
+  std::vector<int64_t> found_dims;   // Read by LoadPlansByFirstKind only.
 };
 
 struct LoadedPlans {
@@ -162,6 +168,29 @@ struct WorkloadRow {
   int64_t misses = 0;
   int64_t unfused_runs = 0;
   int64_t last_seen = 0;  // Unix milliseconds.
+};
+
+// One pattern of misses of a workload (table workload_misses; Note [Explaining a miss] in
+// engine/stream/miss_explanation.h): written as counts to add, read back with the totals.
+struct WorkloadMiss {
+  uint64_t pattern = 0;
+  std::string cause;  // MissCauseName
+  int64_t op_position = 0;
+  std::string op_name;
+  std::string nearest_plan;  // "#2", "stored plan 17", "" when there was none
+  std::string detail;        // the latest explanation (MissExplanation::Summary)
+  int64_t count = 0;
+  // The distinct values that differed, at most kMaxMissValues: a shape miss's real dim, a
+  // Cat's number of inputs (MissExplanation::value_here). Many values in few misses: a dim
+  // that changes every step.
+  std::vector<int64_t> values;
+  // Read only:
+  WorkloadRowId workload_id = 0;
+  std::string first_detail;  // the first explanation of this pattern
+  int64_t first_seen = 0;    // Unix ms
+  int64_t last_seen = 0;
+
+  static constexpr size_t kMaxMissValues = 32;
 };
 
 struct WorkloadCounters {

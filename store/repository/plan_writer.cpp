@@ -51,7 +51,7 @@ void PlanWriter::Enqueue(Message message) {
   work_cv_.notify_one();
 }
 
-void PlanWriter::Count(std::optional<PlanId> hit) {
+void PlanWriter::Count(std::optional<PlanId> hit, WorkloadMiss* miss) {
   {
     std::lock_guard lock(mu_);
     if (closed_) return;
@@ -61,7 +61,21 @@ void PlanWriter::Count(std::optional<PlanId> hit) {
     if (first_pending) counters_since_ = std::chrono::steady_clock::now();
     ++enqueued_;
     ++pending_.count;
-    if (hit) {
+    if (miss != nullptr) {
+      auto [it, added] = pending_.misses.try_emplace(miss->pattern, WorkloadMiss{});
+      WorkloadMiss& into = it->second;
+      const int64_t count = into.count + miss->count;
+      std::vector<int64_t> values = std::move(into.values);
+      for (const int64_t v : miss->values) {
+        if (values.size() < WorkloadMiss::kMaxMissValues &&
+            std::find(values.begin(), values.end(), v) == values.end()) {
+          values.push_back(v);
+        }
+      }
+      into = std::move(*miss);  // the latest detail and nearest plan
+      into.count = count;
+      into.values = std::move(values);
+    } else if (hit) {
       ++pending_.hits[*hit];
     } else {
       ++pending_.unfused;
@@ -94,6 +108,10 @@ void PlanWriter::Exploration(bool counted) {
   Enqueue({.kind = Message::Kind::kExploration, .counted = counted});
 }
 void PlanWriter::UnfusedRun() { Count(std::nullopt); }
+void PlanWriter::Miss(WorkloadMiss miss) {
+  miss.count = 1;
+  Count(std::nullopt, &miss);
+}
 void PlanWriter::Quarantine(PlanRowId row, std::string reason) {
   Enqueue({.kind = Message::Kind::kQuarantine, .row = row, .reason = std::move(reason)});
 }
@@ -371,6 +389,14 @@ PlanWriter::Outcome PlanWriter::Apply(const std::vector<Message>& batch, const C
     }
   }
   progress.counters = true;
+  if (!progress.misses && !counted.misses.empty()) {
+    std::vector<WorkloadMiss> misses;
+    for (const auto& [pattern, miss] : counted.misses) misses.push_back(miss);
+    if (!Check(repository_->RecordMisses(workload_, misses), "recording misses")) {
+      return stopped();
+    }
+  }
+  progress.misses = true;
   // Last, after everything it follows in the batch is committed.
   if (std::any_of(batch.begin(), batch.end(),
                   [](const Message& m) { return m.kind == Message::Kind::kCheckpoint; })) {

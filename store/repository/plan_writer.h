@@ -87,6 +87,9 @@ class PlanWriter {
   // the miss is written.
   void Exploration(bool counted = false);
   void UnfusedRun();
+  // Why a segment missed (Note [Explaining a miss]): coalesced per pattern like the counters,
+  // added to the workload's workload_misses rows.
+  void Miss(WorkloadMiss miss);
   void Quarantine(PlanRowId row, std::string reason);
   void Flush();
   // Waits for every message enqueued so far except hit and unfused-run counters (which are
@@ -149,6 +152,7 @@ class PlanWriter {
   struct Counters {
     std::unordered_map<PlanId, int64_t> hits;
     int64_t unfused = 0;
+    std::unordered_map<uint64_t, WorkloadMiss> misses;  // by pattern
     uint64_t count = 0;
   };
   Counters pending_;  // guarded by mu_
@@ -161,6 +165,7 @@ class PlanWriter {
     bool hits = false;
     bool explorations = false;
     bool counters = false;
+    bool misses = false;
   };
   enum class Outcome { kApplied, kFailed, kHeld };
   struct Held {
@@ -183,8 +188,8 @@ class PlanWriter {
   std::thread thread_;
 
   void Enqueue(Message message);
-  // One hit of `hit`, or (nullopt) one unfused run.
-  void Count(std::optional<PlanId> hit);
+  // One hit of `hit`, or (nullopt) one unfused run, or (`miss`) one miss.
+  void Count(std::optional<PlanId> hit, WorkloadMiss* miss = nullptr);
   void Stop();
   void Run();
   Outcome Apply(const std::vector<Message>& batch, const Counters& counted, Progress& progress);

@@ -38,8 +38,15 @@ void LogInsert(const NewPlan& plan, const InsertResult& result) {
 Status SqlitePlanRepository::InsertPlan(EnvironmentRowId environment, const NewPlan& plan,
                                         InsertResult* result) {
   if (Status s = database_->CheckWritable("publishing a plan"); !s.ok()) return s;
-  Status s = RunTransaction(db(), TransactionKind::kWrite, "publishing a plan", [&] {
-    return InsertPlanRow(db(), environment, plan, NowUnixMillis(), result);
+  Status s = RunTransaction(db(), TransactionKind::kWrite, "publishing a plan", [&]() -> Status {
+    if (Status r = InsertPlanRow(db(), environment, plan, NowUnixMillis(), result); !r.ok()) {
+      return r;
+    }
+    if (result->outcome != InsertOutcome::kInserted &&
+        result->outcome != InsertOutcome::kReplacedQuarantined) {
+      return Status::Ok();
+    }
+    return WriteMissColumns(result->plan_id, plan);
   });
   if (s.ok()) LogInsert(plan, *result);
   return s;

@@ -32,7 +32,7 @@ using ::testing::StartsWith;
 std::vector<std::string> MissLines(const ScopedLogCapture& capture) {
   std::vector<std::string> out;
   for (const std::string& line : capture.lines()) {
-    if (line.starts_with("[plan] miss:") && line.find("Float::Random") == std::string::npos &&
+    if (line.starts_with("[plan] miss (") && line.find("Float::Random") == std::string::npos &&
         line.find("Drop") == std::string::npos) {
       out.push_back(line);
     }
@@ -59,8 +59,9 @@ TEST(MissExplanationEndToEnd, TheSeeds64By32StepNamesTheShapeWithItsDims) {
   OnFreshDevice([] {
     ScopedLogCapture capture(LogLevel::kMedium);
     Seed({64, 64});
-    EXPECT_THAT(MissLines(capture),
-                ElementsAre("[plan] miss: no stored plan starts with NumericFloat::Mul"));
+    EXPECT_THAT(
+        MissLines(capture),
+        ElementsAre("[plan] miss (no_candidate): no stored plan starts with NumericFloat::Mul"));
     capture.Clear();
     Seed({64, 64});
     Seed({32, 32});
@@ -68,7 +69,7 @@ TEST(MissExplanationEndToEnd, TheSeeds64By32StepNamesTheShapeWithItsDims) {
     Seed({64, 32});
     const std::vector<std::string> lines = MissLines(capture);
     ASSERT_THAT(lines, SizeIs(1));
-    EXPECT_THAT(lines[0], StartsWith("[plan] miss: nearest plan #"));
+    EXPECT_THAT(lines[0], StartsWith("[plan] miss (shape): nearest plan #"));
     EXPECT_THAT(lines[0],
                 HasSubstr("differs at op 0 (NumericFloat::Mul): input 0 shape [1,2] vs [1,1] "
                           "(64×32 gives [1,2], the stored plan has [1,1] from 64×64): dim 1 "

@@ -46,7 +46,8 @@ NewKernel FixtureKernel() {
 }
 
 // The content of every fixture: three plans (two under first op 7, one under 9) with
-// triggers, a quarantined plan, a workload with a cap, counters and plan use, and a kernel.
+// triggers, a quarantined plan, a workload with a cap, counters and plan use, and a kernel;
+// from version 3 on, one pattern of misses.
 void WriteFixtureContent(PlanRepository& repo) {
   EnvironmentRowId env = 0;
   ASSERT_TRUE(repo.EnsureEnvironment(FixtureEnvironment(), &env).ok());
@@ -68,6 +69,15 @@ void WriteFixtureContent(PlanRepository& repo) {
   const std::vector<PlanRowId> hits = {published.plans[0].plan_id, published.plans[0].plan_id,
                                        published.plans[1].plan_id};
   ASSERT_TRUE(repo.RecordHits(hits, workload.id).ok());
+  const WorkloadMiss miss{.pattern = 0xfeed,
+                          .cause = "shape",
+                          .op_position = 0,
+                          .op_name = "NumericFloat::Mul",
+                          .nearest_plan = "stored plan 1",
+                          .detail = "fixture: input 0 shape [1,2] vs [1,1]",
+                          .count = 4,
+                          .values = {32, 48}};
+  ASSERT_TRUE(repo.RecordMisses(workload.id, std::span(&miss, 1)).ok());
 }
 
 TEST(SqliteFixtureGenerator, GenerateFixture) {
@@ -142,6 +152,18 @@ TEST_P(SqliteFixture, OldSchemaOpensMigratesAndReads) {
   // Version 1 had no kernel text: migrated rows read back empty.
   EXPECT_EQ(kernel.text, version >= 2 ? FixtureKernel().text : KernelText());
 
+  std::vector<WorkloadMiss> misses;
+  const Status listed = repo->ListMisses(workload.id, &misses);
+  ASSERT_TRUE(listed.ok()) << listed.ToString();
+  if (version >= 3) {
+    ASSERT_THAT(misses, SizeIs(1));
+    EXPECT_EQ(misses[0].pattern, 0xfeedu);
+    EXPECT_EQ(misses[0].count, 4);
+    EXPECT_THAT(misses[0].values, ElementsAre(32, 48));
+  } else {
+    EXPECT_THAT(misses, SizeIs(0));  // the table is new in version 3
+  }
+
   // And it takes new writes.
   InsertResult inserted;
   ASSERT_TRUE(repo->InsertPlan(env, SamplePlan(50), &inserted).ok());
@@ -158,7 +180,7 @@ TEST_P(SqliteFixture, OldSchemaOpensMigratesAndReads) {
 }
 
 // One entry per landed schema version.
-INSTANTIATE_TEST_SUITE_P(LandedSchemas, SqliteFixture, testing::Values(1, 2),
+INSTANTIATE_TEST_SUITE_P(LandedSchemas, SqliteFixture, testing::Values(1, 2, 3),
                          [](const testing::TestParamInfo<int>& schema) {
                            return "v" + std::to_string(schema.param);
                          });

@@ -45,7 +45,8 @@ TEST(ExplainMiss, NothingStoredForTheFirstOpKindIsAFirstSighting) {
   const MissExplanation miss = ExplainMiss({.operations = ops, .mode = ExecutionMode::kSync}, {});
   EXPECT_EQ(miss.cause, MissCause::kNoCandidate);
   EXPECT_EQ(miss.plan, "");
-  EXPECT_EQ(miss.Line(), "[plan] miss: no stored plan starts with NumericFloat::Mul");
+  EXPECT_EQ(miss.Line(),
+            "[plan] miss (no_candidate): no stored plan starts with NumericFloat::Mul");
 }
 
 TEST(ExplainMiss, PlansOfAnotherFirstOpKindAreNotCandidates) {
@@ -69,12 +70,13 @@ TEST(ExplainMiss, TheSeeds64By32SegmentDiffersInShapeWithTheRealDimsOnBothSides)
   EXPECT_EQ(miss.plan, "#2");
   EXPECT_EQ(miss.op, 0u);
   EXPECT_EQ(miss.op_name, "NumericFloat::Mul");
-  EXPECT_EQ(miss.Line(),
-            "[plan] miss: nearest plan #2 differs at op 0 (NumericFloat::Mul): input 0 shape "
-            "[1,2] vs [1,1] (64×32 gives [1,2], the stored plan has [1,1] from 64×64): dim 1 "
-            "differs");
-  EXPECT_EQ(miss.dim_here, 32);
-  EXPECT_EQ(miss.dim_stored, 64);
+  EXPECT_EQ(
+      miss.Line(),
+      "[plan] miss (shape): nearest plan #2 differs at op 0 (NumericFloat::Mul): input 0 shape "
+      "[1,2] vs [1,1] (64×32 gives [1,2], the stored plan has [1,1] from 64×64): dim 1 "
+      "differs");
+  EXPECT_EQ(miss.value_here, 32);
+  EXPECT_EQ(miss.value_stored, 64);
 }
 
 TEST(ExplainMiss, WithoutTheStoredPlansDimsTheShapeIsStillNamed) {
@@ -86,7 +88,7 @@ TEST(ExplainMiss, WithoutTheStoredPlansDimsTheShapeIsStillNamed) {
       ExplainMiss({.operations = ops, .dims = dims, .mode = ExecutionMode::kSync}, plans);
   EXPECT_THAT(miss.difference,
               HasSubstr("(64×32 gives [1,2], the stored plan has [1,1]): dim 1 differs"));
-  EXPECT_FALSE(miss.dim_stored.has_value());
+  EXPECT_FALSE(miss.value_stored.has_value());
 }
 
 TEST(ExplainMiss, AScalarThatBecameATensorIsAnOpKindDifference) {
