@@ -109,6 +109,18 @@ Stats GetStats(Device device) {
   return server->GetStats();
 }
 
+std::vector<std::string> RecentMisses(Device device) {
+  std::shared_ptr<DeviceServer> server;
+  {
+    Registry& r = GetRegistry();
+    std::lock_guard lock(r.mu);
+    auto it = r.servers.find(KeyOf(device));
+    if (it == r.servers.end()) return {};
+    server = it->second;
+  }
+  return server->RecentMisses();
+}
+
 void Sync(Device device) { ServerFor(device)->Drain(CurrentStreamId()); }
 
 void FlushPlans(Device device) {

@@ -158,6 +158,11 @@ MissCauses ToMissCauses(const MissCounts& counts) {
 
 }  // namespace
 
+std::vector<std::string> DeviceServer::RecentMisses() {
+  std::lock_guard lock(mu_);
+  return streams_.recent_misses();
+}
+
 Stats DeviceServer::GetStats() {
   std::lock_guard lock(mu_);
   const ProcessorCounters processors = streams_.counters();

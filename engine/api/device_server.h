@@ -62,6 +62,7 @@ class DeviceServer {
   size_t NumHandles();
   size_t NumStreams();
   Stats GetStats();
+  std::vector<std::string> RecentMisses();
   // Waits until the plans found so far are in the plan database (no-op without one); the
   // writer needs no server lock (ember::FlushPlans).
   void FlushPlans() {

@@ -153,6 +153,7 @@ void MultiStream::RemoveIfIdle(StreamId stream) {
   auto it = streams_.find(stream);
   if (it == streams_.end() || !it->second.queue.variables().empty()) return;
   retired_.Add(it->second.processor.counters());
+  retired_misses_.Merge(it->second.processor.recent_misses());
   const ExecutionCounters& e = it->second.queue.counters();
   retired_execution_.fused_executions += e.fused_executions;
   retired_execution_.unfused_operations += e.unfused_operations;
@@ -169,6 +170,12 @@ ExecutionCounters MultiStream::execution_counters() const {
     total.launches += stream.queue.counters().launches;
   }
   return total;
+}
+
+std::vector<std::string> MultiStream::recent_misses() const {
+  MissHistory all = retired_misses_;
+  for (const auto& [id, stream] : streams_) all.Merge(stream.processor.recent_misses());
+  return all.lines();
 }
 
 ProcessorCounters MultiStream::counters() const {

@@ -13,6 +13,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -71,6 +72,8 @@ class MultiStream {
   // removed included).
   ProcessorCounters counters() const;
   ExecutionCounters execution_counters() const;
+  // The last explained misses of all streams (removed ones included), oldest first.
+  std::vector<std::string> recent_misses() const;
   size_t num_streams() const { return streams_.size(); }
 
  private:
@@ -90,6 +93,7 @@ class MultiStream {
   ExecutionPlanStore store_;
   ProcessorCounters retired_;  // counters of removed streams
   ExecutionCounters retired_execution_;
+  MissHistory retired_misses_;
   std::unordered_map<StreamId, Stream> streams_;
   std::unordered_set<TensorId> shared_sources_;
 };

@@ -115,9 +115,10 @@ void Processor::ExplainMiss(const StreamSegment& segment, ExecutionPlanStore& st
       ember::ExplainMiss({.operations = ops, .dims = segment.dims(), .mode = mode}, candidates);
   ++counters_.misses[static_cast<size_t>(miss.cause)];
   if (backing != nullptr) backing->OnMiss(miss);
-  LogFusion(LogLevel::kMedium, [&] {
-    return unfused ? miss.Line() + " (exploration budget spent: runs unfused)" : miss.Line();
-  });
+  std::string line = miss.Line();
+  if (unfused) line += " (exploration budget spent: runs unfused)";
+  LogFusion(LogLevel::kMedium, [&] { return line; });
+  recent_misses_.Add(std::move(line));
 }
 
 void Processor::RunPlan(StreamSegment& segment, ExecutionPlanStore& store, PlanId id) {

@@ -25,6 +25,7 @@
 #include "engine/stream/execution_mode.h"
 #include "engine/stream/explorer.h"
 #include "engine/stream/miss_explanation.h"
+#include "engine/stream/miss_history.h"
 #include "engine/stream/plan_store.h"
 #include "engine/stream/policy.h"
 #include "engine/stream/stream_segment.h"
@@ -63,6 +64,8 @@ class Processor {
 
   size_t num_explorations() const { return explorer_.num_explorations(); }
   const ProcessorCounters& counters() const { return counters_; }
+  // Its last explained misses (ember::RecentMisses).
+  const MissHistory& recent_misses() const { return recent_misses_; }
 
  private:
   void Explore(StreamSegment& segment, ExecutionPlanStore& store, ExecutionMode mode);
@@ -88,6 +91,7 @@ class Processor {
   std::chrono::steady_clock::duration exploring_{};
   bool fusion_enabled_;
   ProcessorCounters counters_;
+  MissHistory recent_misses_;
 };
 
 }  // namespace ember

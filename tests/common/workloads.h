@@ -38,6 +38,35 @@ inline double SeedAndSoftmax() {
   return checksum;
 }
 
+// The seed's expression with s = 2 on constant rows x cols inputs: run at 64x64 and then at
+// 64x32 on one database, the seed's question across processes.
+inline double SeedAt(int64_t rows, int64_t cols) {
+  const size_t n = static_cast<size_t>(rows * cols);
+  Tensor a = Tensor::FromVector(std::vector<float>(n, 0.5f), {rows, cols});
+  Tensor b = Tensor::FromVector(std::vector<float>(n, 1.5f), {rows, cols});
+  Tensor c = Tensor::FromVector(std::vector<float>(n, 0.25f), {rows, cols});
+  double checksum = 0;
+  for (float v : lab::SeedExpression(a, b, c, 2.0).ToVector<float>()) checksum += v;
+  return checksum;
+}
+
+// A sequence of L token rows ([1, 8] each) assembled by Cat, scaled and summed per column, for
+// L = 4, 5, ... 11: a length that changes every step (ember-lab's dynamic scenario, smaller).
+// Every new length is a Cat of another arity, so it misses the plans of the lengths before.
+inline double ChangingLengths() {
+  double checksum = 0;
+  for (int64_t len = 4; len <= 11; ++len) {
+    std::vector<Tensor> tokens;
+    for (int64_t i = 0; i < len; ++i) {
+      tokens.push_back(
+          Tensor::FromVector(std::vector<float>(8, 0.1f * static_cast<float>(i)), {1, 8}));
+    }
+    Tensor seq = Cat(std::move(tokens), 0);
+    for (float v : (std::move(seq) * 2.0).SumDim(0).ToVector<float>()) checksum += v;
+  }
+  return checksum;
+}
+
 // ((x * 2) + 1).exp() on a new relative shape every step (rank 1, 2, ... 5): every segment
 // misses the plans found before it.
 inline double ChangingShapes() {

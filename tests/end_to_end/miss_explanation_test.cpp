@@ -148,5 +148,31 @@ TEST(MissExplanationEndToEnd, NothingAtBasicAndTheCausesAreCountedAtAnyLevel) {
   });
 }
 
+// ember::RecentMisses keeps the explanations whatever the level (ember-lab shows them without
+// a log): the newest 16, oldest first, across the device's streams.
+TEST(MissExplanationEndToEnd, RecentMissesKeepTheNewestExplanationsAtAnyLevel) {
+  OnFreshDevice([] {
+    ScopedLogCapture capture(LogLevel::kBasic);
+    Seed({64, 64});
+    Seed({64, 32});
+    const std::vector<std::string> recent = RecentMisses();
+    EXPECT_THAT(recent, Contains(HasSubstr("[plan] miss (shape): nearest plan #")));
+    EXPECT_THAT(recent, Contains(HasSubstr("(NumericFloat::Mul): input 0 shape [1,2] vs [1,1] "
+                                           "(64×32 gives [1,2], the stored plan has [1,1] from "
+                                           "64×64)")));
+    EXPECT_THAT(recent.front(), HasSubstr("(no_candidate)")) << "the oldest first";
+    for (size_t n = 2; n <= 21; ++n) {  // a Cat of another arity each time: 20 more misses
+      std::vector<Tensor> parts(n, Tensor::Full({1, 4}, 1.0, DType::kF32));
+      (void)(Cat(std::move(parts), 0) * 2.0).ToVector<float>();
+    }
+    const std::vector<std::string> after = RecentMisses();
+    EXPECT_THAT(after, SizeIs(16));
+    EXPECT_THAT(after, Not(Contains(HasSubstr("(no_candidate)")))) << "the oldest went";
+    EXPECT_THAT(MissLines(capture), IsEmpty()) << "nothing logged at basic";
+  });
+  ReleaseDevice(Device::Cpu());
+  EXPECT_THAT(RecentMisses(), IsEmpty()) << "a released device starts again";
+}
+
 }  // namespace
 }  // namespace ember

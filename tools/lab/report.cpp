@@ -131,6 +131,53 @@ void PrintNote(const std::string& text, const Style& style) {
   }
 }
 
+// Prints `text` wrapped at 96 columns: the first line after `first`, the others after `rest`.
+void PrintWrapped(const std::string& first, const std::string& rest_indent, std::string text) {
+  std::string indent = first;
+  while (!text.empty()) {
+    size_t cut = text.size();
+    const size_t room = 96 - std::min<size_t>(indent.size(), 60);
+    if (cut > room) {
+      cut = text.rfind(' ', room);
+      if (cut == std::string::npos || cut == 0) cut = room;
+    }
+    std::printf("%s%s\n", indent.c_str(), text.substr(0, cut).c_str());
+    text.erase(0, cut);
+    while (!text.empty() && text.front() == ' ') text.erase(0, 1);
+    indent = rest_indent;
+  }
+}
+
+// For each step that explored although plans were stored: why (the seed's question of the
+// 64x32 step). Misses with nothing stored to compare with are first sightings, not shown.
+void PrintStepMisses(const RunResult& r, const Style& style) {
+  constexpr std::string_view kPrefix = "[plan] miss (";
+  constexpr std::string_view kFirstSighting = "[plan] miss (no_candidate)";
+  bool any = false;
+  for (const StepRow& s : r.step_rows) {
+    std::vector<std::string> shown;
+    for (const std::string& line : s.misses) {
+      if (line.starts_with(kFirstSighting) || !line.starts_with(kPrefix)) continue;
+      // "[plan] miss (shape): nearest ..." -> "shape: nearest ..."
+      std::string text = line.substr(kPrefix.size());
+      const size_t close = text.find(')');
+      if (close != std::string::npos) text.erase(close, 1);
+      shown.push_back(std::move(text));
+    }
+    if (shown.empty()) continue;
+    any = true;
+    std::printf("\n  %s\n",
+                style.Bold("why " + s.label + " explored, although plans were stored:").c_str());
+    for (const std::string& text : shown) PrintWrapped("    ", "        ", text);
+  }
+  if (any) {
+    std::printf("  %s\n", style
+                              .Dim("(EMBER_LOG=medium logs every miss; ember-plans explain "
+                                   "groups them by workload)")
+                              .c_str());
+  }
+}
+
 void PrintTitle(const RunResult& r, const std::string& device_note, const Style& style) {
   std::printf("%s\n", style.Bold("ember-lab " + r.scenario + " on " + r.device).c_str());
   std::printf("  plans: %s   workload: %s\n", r.database.c_str(), r.workload.c_str());
@@ -176,6 +223,7 @@ void PrintRun(const RunResult& r, const std::string& device_note, const Style& s
                  Count(s.unfused_operations), Count(s.launches), FormatMs(s.ms)});
     }
     steps.Print(style);
+    if (r.scenario == "reuse") PrintStepMisses(r, style);
   }
   std::printf("\n");
   Table summary({"figure", "value"});

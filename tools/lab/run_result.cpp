@@ -14,7 +14,8 @@ nlohmann::json StepToJson(const StepRow& s) {
           {"fused_executions", s.fused_executions},
           {"unfused_operations", s.unfused_operations},
           {"launches", s.launches},
-          {"ms", s.ms}};
+          {"ms", s.ms},
+          {"misses", s.misses}};
 }
 
 StepRow StepFromJson(const nlohmann::json& j) {
@@ -24,7 +25,8 @@ StepRow StepFromJson(const nlohmann::json& j) {
           .fused_executions = j.at("fused_executions").get<uint64_t>(),
           .unfused_operations = j.at("unfused_operations").get<uint64_t>(),
           .launches = j.at("launches").get<uint64_t>(),
-          .ms = j.at("ms").get<double>()};
+          .ms = j.at("ms").get<double>(),
+          .misses = j.value("misses", std::vector<std::string>{})};
 }
 
 // JSON has no infinity or NaN: an unusable error is written as the largest double, which fails

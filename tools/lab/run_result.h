@@ -22,6 +22,9 @@ struct StepRow {
   uint64_t unfused_operations = 0;
   uint64_t launches = 0;
   double ms = 0;
+  // The step's misses, explained (ember::RecentMisses): "[plan] miss (shape): nearest plan #1
+  // differs at op 0 ...", the newest 16 at most.
+  std::vector<std::string> misses;
 };
 
 struct RunResult {

@@ -74,7 +74,7 @@ void RunDynamic(const ScenarioContext& ctx, RunResult& result) {
     const std::vector<float> y = std::move(prob).Matmul(std::move(seq)).ToVector<float>();
     const double ms = ctx.clock.StepDone();
     result.step_rows.push_back(
-        StepDelta("L=" + std::to_string(len), before, GetStats(ctx.device), ms));
+        StepDelta("L=" + std::to_string(len), before, GetStats(ctx.device), ms, ctx.device));
     ctx.progress.Advance();
     worst = std::max(worst, MaxRelError(y, ReferenceAttention(x).v));
   }

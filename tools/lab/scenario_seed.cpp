@@ -63,7 +63,7 @@ void RunReuse(const ScenarioContext& ctx, RunResult& result) {
     const double ms = ctx.clock.StepDone();
     result.step_rows.push_back(
         StepDelta(step.label + " (" + shape + ", s=" + FormatScalar(step.scalar) + ")", before,
-                  GetStats(ctx.device), ms));
+                  GetStats(ctx.device), ms, ctx.device));
     ctx.progress.Advance();
 
     const std::vector<float> va = a.ToVector<float>(), vb = b.ToVector<float>(),
@@ -105,7 +105,8 @@ void RunUnrelated(const ScenarioContext& ctx, RunResult& result) {
     const Stats after = GetStats(ctx.device);
     for (int k = 0; k < kChains; ++k) last[k] = outputs[k].ToVector<float>();
     const double ms = ctx.clock.StepDone();
-    result.step_rows.push_back(StepDelta("step " + std::to_string(step), before, after, ms));
+    result.step_rows.push_back(
+        StepDelta("step " + std::to_string(step), before, after, ms, ctx.device));
     if (step == 0) {
       result.details["first_sync_launches"] = static_cast<double>(after.launches - before.launches);
       result.details["first_sync_fused_executions"] =

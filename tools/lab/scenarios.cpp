@@ -37,14 +37,21 @@ double StepClock::SteadyMsPerStep() const {
   return n % 2 == 1 ? rest[n / 2] : (rest[n / 2 - 1] + rest[n / 2]) / 2.0;
 }
 
-StepRow StepDelta(std::string label, const Stats& before, const Stats& after, double ms) {
+StepRow StepDelta(std::string label, const Stats& before, const Stats& after, double ms,
+                  Device device) {
+  // The newest lines are this step's: as many as it missed (the list keeps the newest 16).
+  std::vector<std::string> recent = RecentMisses(device);
+  const uint64_t missed = after.misses.total() - before.misses.total();
+  const size_t keep = static_cast<size_t>(std::min<uint64_t>(missed, recent.size()));
+  recent.erase(recent.begin(), recent.end() - static_cast<ptrdiff_t>(keep));
   return {.label = std::move(label),
           .explorations = after.explorations - before.explorations,
           .cache_hits = after.cache_hits - before.cache_hits,
           .fused_executions = after.fused_executions - before.fused_executions,
           .unfused_operations = after.unfused_operations - before.unfused_operations,
           .launches = after.launches - before.launches,
-          .ms = ms};
+          .ms = ms,
+          .misses = std::move(recent)};
 }
 
 Tensor ToTensor(const Matrix& m, Device device) { return ToTensor(m, {m.rows, m.cols}, device); }

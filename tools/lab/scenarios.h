@@ -69,6 +69,8 @@ Tensor ToTensor(const Matrix& m, Device device);
 Tensor ToTensor(const Matrix& m, std::vector<int64_t> shape, Device device);
 
 // The difference of two counter snapshots, as one step's row.
-StepRow StepDelta(std::string label, const Stats& before, const Stats& after, double ms);
+// With the explanations of the misses between `before` and `after` on `device`.
+StepRow StepDelta(std::string label, const Stats& before, const Stats& after, double ms,
+                  Device device);
 
 }  // namespace ember::lab

@@ -4,6 +4,7 @@
 // stderr.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,6 +35,15 @@ int RunSetCap(const GlobalOptions& global, const std::string& workload, const st
               const std::optional<std::string>& environment);
 
 int RunVerify(const GlobalOptions& global);
+
+// explain: why segments missed, from the database or from a recorded log (explain_command.cpp).
+struct ExplainOptions {
+  std::optional<std::string> workload;
+  std::optional<std::string> environment;
+  std::optional<std::string> log;  // a recorded EMBER_LOG=medium log instead of the database
+  size_t limit = 10;               // patterns per workload
+};
+int RunExplain(const GlobalOptions& global, const ExplainOptions& options);
 
 struct GcCommandOptions {
   std::optional<std::string> older_than;  // "30d"

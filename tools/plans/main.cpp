@@ -17,6 +17,8 @@ constexpr char kFooter[] = R"(Examples:
   ember-plans show 7                             plan 7: ops, triggers, fusion trace, kernels
   ember-plans dot 7 | dot -Tsvg > plan7.svg      plan 7 as a graph
   ember-plans workloads                          exploration budgets per workload
+  ember-plans explain --workload train           why its segments missed the stored plans
+  ember-plans explain --log run.log              the same from an EMBER_LOG=medium log
   ember-plans verify                             health check (exit 0 ok, 1 problems, 2 unusable)
   ember-plans gc --max-bytes 64M --dry-run       what gc would evict
   ember-plans export warm.bundle                 a bundle for other machines
@@ -49,6 +51,7 @@ struct CommandLine {
   std::string copy_from;
   std::string copy_to;
   ShmRemoveOptions shm_rm;
+  ExplainOptions explain;
   int exit_code = kExitOk;
 };
 
@@ -123,6 +126,19 @@ void AddWorkloadCommands(CLI::App& app, CommandLine& line) {
   set_cap->footer("Example: ember-plans set-cap train 50");
   OnRun(set_cap, line,
         [&line] { return RunSetCap(line.global, line.cap_name, line.cap_value, line.cap_env); });
+
+  CLI::App* explain = app.add_subcommand(
+      "explain", "why segments missed the stored plans: causes, nearest plans, advice");
+  explain->add_option("--workload", line.explain.workload, "only this workload");
+  AddEnvOption(explain, line.explain.environment);
+  explain->add_option("--log", line.explain.log,
+                      "read a recorded EMBER_LOG=medium log instead of the database");
+  explain->add_option("--limit", line.explain.limit, "at most N patterns per workload (10)")
+      ->check(CLI::PositiveNumber);
+  explain->footer(R"(The database keeps each workload's misses by pattern (the same miss again,
+whatever the values), most frequent first; a log is grouped the same way.
+Example: ember-plans explain --workload dynamic --json)");
+  OnRun(explain, line, [&line] { return RunExplain(line.global, line.explain); });
 }
 
 // verify, gc.

@@ -1,9 +1,12 @@
 // ember-plans workloads / reset-explorations / set-cap: the exploration ledger per workload.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <charconv>
 #include <functional>
 #include <iostream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -63,6 +66,28 @@ int ChangeWorkloads(const GlobalOptions& global, const std::string& name,
   return kExitOk;
 }
 
+// Each workload's misses by cause, from workload_misses (schema 3 on; an older read-only file
+// has none to give).
+Status MissesByCause(PlanRepository& db,
+                     std::map<WorkloadRowId, std::map<std::string, int64_t>>* out) {
+  out->clear();
+  if (db.schema_version() < 3) return Status::Ok();
+  std::vector<WorkloadMiss> misses;
+  if (Status s = db.ListMisses(std::nullopt, &misses); !s.ok()) return s;
+  for (const WorkloadMiss& m : misses) (*out)[m.workload_id][m.cause] += m.count;
+  return Status::Ok();
+}
+
+// "shape 12, attribute 3": most first.
+std::string CausesText(const std::map<std::string, int64_t>& causes) {
+  std::vector<std::pair<std::string, int64_t>> sorted(causes.begin(), causes.end());
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::vector<std::string> parts;
+  for (const auto& [cause, n] : sorted) parts.push_back(fmt::format("{} {}", cause, n));
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
 }  // namespace
 
 int RunWorkloads(const GlobalOptions& global, const std::optional<std::string>& environment) {
@@ -80,6 +105,8 @@ int RunWorkloads(const GlobalOptions& global, const std::optional<std::string>& 
   }
   std::vector<WorkloadRecord> rows;
   if (Status s = ListWorkloads(db->sql(), env, &rows); !s.ok()) return ReportFailure(s);
+  std::map<WorkloadRowId, std::map<std::string, int64_t>> causes;
+  if (Status s = MissesByCause(*db, &causes); !s.ok()) return ReportFailure(s);
   if (global.json) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const WorkloadRecord& w : rows) {
@@ -94,6 +121,7 @@ int RunWorkloads(const GlobalOptions& global, const std::optional<std::string>& 
                                        w.row.explorations >= *w.row.max_explorations},
                      {"hits", w.row.hits},
                      {"misses", w.row.misses},
+                     {"misses_by_cause", causes[w.row.id]},
                      {"unfused_runs", w.row.unfused_runs},
                      {"plans_used", w.plans_used},
                      {"last_seen", w.row.last_seen}});
@@ -113,7 +141,8 @@ int RunWorkloads(const GlobalOptions& global, const std::optional<std::string>& 
                    {"misses", true},
                    {"unfused", true},
                    {"plans", true},
-                   {"last seen", false}});
+                   {"last seen", false},
+                   {"miss causes", false, true, 8}});
   for (const WorkloadRecord& w : rows) {
     const bool exhausted =
         w.row.max_explorations.has_value() && w.row.explorations >= *w.row.max_explorations;
@@ -123,7 +152,8 @@ int RunWorkloads(const GlobalOptions& global, const std::optional<std::string>& 
     table.AddRow({w.row.name, std::to_string(w.row.environment_id),
                   Cell(used, exhausted ? Style::kWarn : Style::kPlain), std::to_string(w.row.hits),
                   std::to_string(w.row.misses), std::to_string(w.row.unfused_runs),
-                  std::to_string(w.plans_used), FormatAge(w.row.last_seen, now)});
+                  std::to_string(w.plans_used), FormatAge(w.row.last_seen, now),
+                  CausesText(causes[w.row.id])});
   }
   std::cout << table.Render();
   return kExitOk;

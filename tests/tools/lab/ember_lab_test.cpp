@@ -40,6 +40,31 @@ TEST(EmberLab, ReuseFollowsTheSeedWalkthrough) {
   EXPECT_GT(steps[5]["explorations"].get<int>(), 0);
   for (const auto& s : steps) EXPECT_EQ(s["fused_executions"].get<int>(), 1) << s["label"];
   EXPECT_GT(r["plans_published"].get<int>(), 0);
+  // The 64x32 step says why it explored (issue 21): the expression's relative shape.
+  bool explained = false;
+  for (const auto& line : steps[5]["misses"]) {
+    explained |= line.get<std::string>().find("[plan] miss (shape): nearest plan #") == 0 &&
+                 line.get<std::string>().find(
+                     "(NumericFloat::Mul): input 0 shape [1,2] vs [1,1] (64×32 gives [1,2], the "
+                     "stored plan has [1,1] from 64×64): dim 1 differs") != std::string::npos;
+  }
+  EXPECT_TRUE(explained) << steps[5].dump(2);
+  for (int i : {1, 2, 3, 4}) EXPECT_TRUE(steps[i]["misses"].empty()) << steps[i].dump(2);
+}
+
+TEST(EmberLab, ReuseTablesShowWhyThe64By32StepExplored) {
+  test::TempDir dir;
+  const LabRun run = RunLab(dir, {"reuse", "--no-store"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("why non-square (64x32, s=2) explored, although plans were stored:"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("shape: nearest plan #"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("(64×32 gives [1,2], the stored plan has [1,1] from 64×64)"),
+            std::string::npos)
+      << run.out;
+  // First sightings (iteration 0) are not near misses: no explanation for that step.
+  EXPECT_EQ(run.out.find("why iteration 0"), std::string::npos) << run.out;
 }
 
 TEST(EmberLab, ReuseWithLogFullShowsTheSeedsLogLines) {

@@ -5,7 +5,10 @@
 //           reduce plans; SeedAndSoftmax, tests/common/workloads.h);
 //   stream: keeps publishing new plans for about a second, for the tests that read while a
 //           process writes (PublishingForAWhile);
-//   forgeable: the Reduce plans issue 13's forgeries edit (ForgeableProgram).
+//   forgeable: the Reduce plans issue 13's forgeries edit (ForgeableProgram);
+//   seed64x64, seed64x32: the seed's expression at one shape (SeedAt), for the misses that
+//           `ember-plans explain` reads (explain_command_test.cpp);
+//   lengths: a Cat whose arity changes every step (ChangingLengths).
 #include <cstdlib>
 #include <string>
 
@@ -21,9 +24,16 @@ namespace {
 TEST(DISABLED_PlansEngineChild, Run) {
   const char* program = std::getenv("EMBER_TEST_PROGRAM");
   ASSERT_NE(program, nullptr);
-  if (std::string(program) == "stream") {
+  const std::string name = program;
+  if (name == "stream") {
     (void)test::PublishingForAWhile();
-  } else if (std::string(program) == "forgeable") {
+  } else if (name == "seed64x64") {
+    (void)test::SeedAt(64, 64);
+  } else if (name == "seed64x32") {
+    (void)test::SeedAt(64, 32);
+  } else if (name == "lengths") {
+    (void)test::ChangingLengths();
+  } else if (name == "forgeable") {
     (void)test::ForgeableProgram();
   } else {
     (void)test::SeedAndSoftmax();

@@ -90,7 +90,7 @@ inline nlohmann::json Json(const PlansRun& run) {
   return parsed;
 }
 
-// Starts the engine child: `program` ("seed", "stream" or "forgeable", engine_child_test.cpp)
+// Starts the engine child: `program` ("seed", "stream", "lengths", ..., engine_child_test.cpp)
 // on the database `db`, with `env` added (test::SpawnTestChild: the shared-memory tier is off
 // unless `env` sets EMBER_SHM).
 inline pid_t StartEngine(const std::string& db, const std::string& program,

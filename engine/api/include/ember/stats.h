@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include <ember/device.h>
 
@@ -68,5 +70,11 @@ struct Stats {
 // Counters of `device` (all threads). A device that was never used reports zeros; a released
 // device starts again from zero.
 Stats GetStats(Device device = Device::Cpu());
+
+// The device's most recent misses, explained (all threads, oldest first, at most 16): the
+// lines EMBER_LOG=medium prints, such as "[plan] miss (shape): nearest plan #2 differs at op 0
+// (NumericFloat::Mul): input 0 shape [1,2] vs [1,1] (64×32 gives [1,2], ...)", kept whatever
+// the log level (docs/PLAN_DATABASE.md, "Why a segment missed").
+std::vector<std::string> RecentMisses(Device device = Device::Cpu());
 
 }  // namespace ember
