@@ -184,10 +184,11 @@ struct WorkloadMiss {
   // Cat's number of inputs (MissExplanation::value_here). Many values in few misses: a dim
   // that changes every step.
   std::vector<int64_t> values;
+  // The first explanation of this pattern (written: the batch's first; empty means `detail`).
+  std::string first_detail;
   // Read only:
   WorkloadRowId workload_id = 0;
-  std::string first_detail;  // the first explanation of this pattern
-  int64_t first_seen = 0;    // Unix ms
+  int64_t first_seen = 0;  // Unix ms
   int64_t last_seen = 0;
 
   static constexpr size_t kMaxMissValues = 32;

@@ -66,6 +66,9 @@ void PlanWriter::Count(std::optional<PlanId> hit, WorkloadMiss* miss) {
       WorkloadMiss& into = it->second;
       const int64_t count = into.count + miss->count;
       std::vector<int64_t> values = std::move(into.values);
+      // The batch's first explanation is the one a new row keeps as its first.
+      std::string first =
+          added ? miss->detail : (into.first_detail.empty() ? into.detail : into.first_detail);
       for (const int64_t v : miss->values) {
         if (values.size() < WorkloadMiss::kMaxMissValues &&
             std::find(values.begin(), values.end(), v) == values.end()) {
@@ -75,6 +78,7 @@ void PlanWriter::Count(std::optional<PlanId> hit, WorkloadMiss* miss) {
       into = std::move(*miss);  // the latest detail and nearest plan
       into.count = count;
       into.values = std::move(values);
+      into.first_detail = std::move(first);
     } else if (hit) {
       ++pending_.hits[*hit];
     } else {

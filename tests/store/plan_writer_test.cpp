@@ -111,3 +111,33 @@ TEST(PlanWriterCounters, HitsAloneAreCoalescedUntilTheDelayOrAFlush) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+
+// Misses of one pattern, coalesced in the writer or not, keep their first explanation as the
+// row's first and the last as its latest, with every value and the whole count.
+TEST(PlanWriterMisses, APatternKeepsItsFirstAndLatestExplanation) {
+  WriterDb db;
+  std::unique_ptr<PlanWriter> writer = db.Writer();
+  for (int64_t length : {9, 5, 10}) {
+    writer->Miss({.pattern = 42,
+                  .cause = "attribute",
+                  .op_name = "BaseFloat::Cat",
+                  .nearest_plan = "#1",
+                  .detail = std::to_string(length) + " inputs vs 4",
+                  .count = 1,
+                  .values = {length}});
+  }
+  writer->Flush();
+  std::vector<WorkloadMiss> rows;
+  ASSERT_TRUE(db.repo->ListMisses(db.workload, &rows).ok());
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].first_detail, "9 inputs vs 4");
+  EXPECT_EQ(rows[0].detail, "10 inputs vs 4");
+  EXPECT_EQ(rows[0].count, 3);
+  EXPECT_EQ(rows[0].values, (std::vector<int64_t>{9, 5, 10}));
+}
+
+}  // namespace
+}  // namespace ember
