@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 
 #include "store/admin/plan_inventory.h"
@@ -23,6 +24,7 @@ constexpr int kMissSchema = 3;
 
 int Print(const GlobalOptions& global, const std::vector<MissReport>& reports,
           const std::string& source, size_t limit) {
+  if (limit == 0) limit = std::numeric_limits<size_t>::max();  // --limit 0: every pattern
   if (global.json) {
     std::cout << MissReportsJson(reports, source, limit).dump(2) << "\n";
   } else {

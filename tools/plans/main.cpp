@@ -133,8 +133,8 @@ void AddWorkloadCommands(CLI::App& app, CommandLine& line) {
   AddEnvOption(explain, line.explain.environment);
   explain->add_option("--log", line.explain.log,
                       "read a recorded EMBER_LOG=medium log instead of the database");
-  explain->add_option("--limit", line.explain.limit, "at most N patterns per workload (10)")
-      ->check(CLI::PositiveNumber);
+  explain->add_option("--limit", line.explain.limit, "at most N patterns per workload (10; 0: all)")
+      ->check(CLI::NonNegativeNumber);
   explain->footer(R"(The database keeps each workload's misses by pattern (the same miss again,
 whatever the values), most frequent first; a log is grouped the same way.
 Example: ember-plans explain --workload dynamic --json)");

@@ -180,6 +180,16 @@ TEST_F(PlansExplain, ALogsMissLinesAreFoundAmongOtherOutput) {
   EXPECT_EQ(status["op"], 1);
   EXPECT_THAT(status["advice"].get<std::string>(), HasSubstr("kept alive"));
   EXPECT_FALSE(FindGroup(report, "no_candidate", "Float::Matmul").is_null());
+
+  // --limit cuts the patterns per workload (the most frequent first) and says so; 0 lists all.
+  const PlansRun one = Plans({"explain", "--log", log, "--limit", "1"});
+  ASSERT_EQ(one.code, 0) << one.err;
+  EXPECT_THAT(one.out, HasSubstr("1. 2× shape at op 0 (NumericFloat::Mul)"));
+  EXPECT_THAT(one.out, Not(HasSubstr("2. ")));
+  EXPECT_THAT(one.out, HasSubstr("… 2 more patterns (--limit)"));
+  const PlansRun all = Plans({"explain", "--log", log, "--limit", "0", "--json"});
+  ASSERT_EQ(all.code, 0) << all.err;
+  EXPECT_EQ(Json(all)["workloads"][0]["groups"].size(), 3u);
 }
 
 TEST_F(PlansExplain, RefusalsAreClear) {
