@@ -36,10 +36,6 @@ std::string_view LeadingDigits(std::string_view text) {
   return text.substr(0, n);
 }
 
-bool EndsWith(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
 // `difference` with its values replaced by '#', positions kept: "input 0 shape [1,2] vs [1,1]
 // (64×32 gives ...): dim 1 differs" becomes "input 0 shape [#,#] vs [#,#] (#×# gives ...): dim 1
 // differs", so that misses that differ only in the values group together.
@@ -53,8 +49,8 @@ std::string Normalize(std::string_view difference) {
     }
     const std::string_view digits = LeadingDigits(difference.substr(i));
     const std::string_view before = std::string_view(out);
-    const bool position = EndsWith(before, "op ") || EndsWith(before, "input ") ||
-                          EndsWith(before, "output ") || EndsWith(before, "dim ");
+    const bool position = before.ends_with("op ") || before.ends_with("input ") ||
+                          before.ends_with("output ") || before.ends_with("dim ");
     out += position ? std::string(digits) : std::string("#");
     i += digits.size();
   }
