@@ -66,9 +66,9 @@ void PlanWriter::Count(std::optional<PlanId> hit, WorkloadMiss* miss) {
       WorkloadMiss& into = it->second;
       const int64_t count = into.count + miss->count;
       std::vector<int64_t> values = std::move(into.values);
-      // The batch's first explanation is the one a new row keeps as its first.
-      std::string first =
-          added ? miss->detail : (into.first_detail.empty() ? into.detail : into.first_detail);
+      // The batch's first explanation is the one a new row keeps as its first (set here on the
+      // pattern's first Count, so a later one finds it).
+      std::string first = added ? miss->detail : std::move(into.first_detail);
       for (const int64_t v : miss->values) {
         if (values.size() < WorkloadMiss::kMaxMissValues &&
             std::find(values.begin(), values.end(), v) == values.end()) {
