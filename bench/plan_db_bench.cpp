@@ -5,6 +5,8 @@
 //   * BM_DecodeValidate: what PersistentPlans::Load does to each row it reads (DecodeOperations,
 //     DecodeBlockOptimization, the triggers, ValidatePlan) for the seed expression's, softmax's
 //     and layernorm's plan, with the plan's blob sizes as counters.
+//   * BM_LoadRow: the real decoding of a loaded row, DecodePlanParts alone (`_parts`) and
+//     DecodeStoredPlan with its key check (`_checked`, issue 40): their difference is the check.
 //   * BM_TierLookup: the plans of one first op, from each tier, as the engine gets them:
 //     memory (the in-memory index), shm (SharedPlanTier::Lookup + DecodePlan) and sqlite
 //     (LoadPlansByFirstOp + decode + validate), among 1000 first ops, for the layernorm plan;
@@ -39,6 +41,7 @@
 #include "engine/stream/plan_index.h"
 #include "store/codec/plan_codec.h"
 #include "store/repository/plan_repository.h"
+#include "store/repository/plan_row_check.h"
 #include "store/repository/sql_session.h"
 #include "store/repository/sqlite_plan_repository.h"
 #include "store/shm/shared_plan_tier.h"
@@ -317,6 +320,33 @@ BENCHMARK_CAPTURE(BM_DecodeValidate, seed, std::string("seed"))->Unit(benchmark:
 BENCHMARK_CAPTURE(BM_DecodeValidate, softmax, std::string("softmax"))
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_DecodeValidate, layernorm, std::string("layernorm"))
+    ->Unit(benchmark::kMicrosecond);
+
+// What PersistentPlans does to a loaded row since issue 40 (Note [Plans per first op],
+// store/persistent_plans.h): DecodeStoredPlan, which compares plan_key, first_op_hash and
+// num_ops with the decoded ops, against DecodePlanParts alone (what it did before).
+void BM_LoadRow(benchmark::State& state, const std::string& workload, bool check_keys) {
+  const StoredPlan& plan = MainPlan(workload);
+  for (auto _ : state) {
+    ExecutionPlan decoded;
+    const Status s = check_keys
+                         ? DecodeStoredPlan(plan, &decoded)
+                         : DecodePlanParts(plan.ops_blob, plan.plan_blob, plan.triggers, &decoded);
+    if (!s.ok()) return state.SkipWithError(s.ToString().c_str());
+  }
+  state.counters["ops"] = plan.num_ops;
+}
+BENCHMARK_CAPTURE(BM_LoadRow, seed_parts, std::string("seed"), false)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_LoadRow, seed_checked, std::string("seed"), true)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_LoadRow, softmax_parts, std::string("softmax"), false)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_LoadRow, softmax_checked, std::string("softmax"), true)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_LoadRow, layernorm_parts, std::string("layernorm"), false)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_LoadRow, layernorm_checked, std::string("layernorm"), true)
     ->Unit(benchmark::kMicrosecond);
 
 // --- BM_TierLookup -------------------------------------------------------------------------

@@ -1,7 +1,5 @@
 #include "store/persistent_kernels.h"
 
-#include "engine/core/plan_db_location.h"
-
 #include <chrono>
 
 #include <fmt/format.h>
@@ -27,16 +25,7 @@ KernelKey KernelRowKey(const KernelBinaryKey& key) {
 bool PersistentKernels::FileTrustedForKernels(const std::string& database_path,
                                               bool allow_shared_writable, std::string* why) {
   if (!allow_shared_writable) return true;  // the open already applied the strict check
-  // A server has no file mode to judge: who may write ember's tables is its roles' privileges
-  // (docs/PLAN_DATABASE.md, "On a PostgreSQL server").
-  if (IsPostgresUri(database_path)) return true;
-  for (const std::string& path : {database_path, DatabaseDirectory(database_path)}) {
-    if (Status s = CheckTrustedPath(path, /*allow_shared_writable=*/false); !s.ok()) {
-      *why = s.message();
-      return false;
-    }
-  }
-  return true;
+  return KernelsTrustedAt(database_path, why);
 }
 
 PersistentKernels::PersistentKernels(Options options, ReaderOf reader, TierOf tier, Keep keep,

@@ -14,7 +14,6 @@
 #include "engine/core/log.h"
 #include "engine/ir/hash.h"
 #include "store/codec/plan_codec.h"
-#include "store/repository/plan_row_check.h"
 
 namespace ember {
 namespace {
@@ -72,6 +71,7 @@ std::string ExecutableName() {
 Status PersistentPlans::Open(const PersistentPlansOptions& options,
                              std::unique_ptr<PersistentPlans>* out) {
   std::unique_ptr<PersistentPlans> plans(new PersistentPlans());
+  plans->max_plans_per_first_op_ = options.max_plans_per_first_op;
   PlanDbOptions db{.path = options.path, .allow_shared_writable = options.allow_shared_writable};
   if (Status s = PlanRepository::Open(db, &plans->reader_); !s.ok()) return s;
   PlanRepository& reader = *plans->reader_;
@@ -231,42 +231,6 @@ void PersistentPlans::AddOthersTriggers(PlanId id, ExecutionPlan& plan,
   applying_shared_ = false;
 }
 
-size_t PersistentPlans::AddStoredPlans(const OperationIr& first, uint64_t hash,
-                                       const LoadedPlans& loaded, const AddPlan& add,
-                                       const AddTrigger* add_trigger) {
-  quarantined_.fetch_add(loaded.quarantined);
-  size_t added = 0;
-  for (const StoredPlan& row : loaded.plans) {
-    ExecutionPlan plan;
-    if (Status s = DecodePlanParts(row.ops_blob, row.plan_blob, row.triggers, &plan); !s.ok()) {
-      quarantined_.fetch_add(1);
-      LogFusion(LogLevel::kBasic, [&] {
-        return fmt::format("[store] plan row {} is unusable ({}); quarantined", row.id,
-                           s.ToString());
-      });
-      writer_->Quarantine(row.id, s.ToString());
-      continue;
-    }
-    // Another first op with the same hash: not this one's plan.
-    if (!(plan.operations.front() == first)) continue;
-    // A known key came from the segment (an incomplete one, or this is a second look): on a
-    // refresh, it may have gained triggers another host appended (already stored: the
-    // store's AddTrigger must not write them again).
-    if (auto known = known_.find(row.plan_key); known != known_.end()) {
-      if (add_trigger != nullptr) AddOthersTriggers(known->second, plan, *add_trigger);
-      continue;
-    }
-    if (tier_ != nullptr) PublishShared(hash, row.plan_key, plan);
-    const PlanId id = add(std::move(plan));
-    writer_->Bind(id, row.id);
-    SetTier(id, Tier::kDatabase);
-    known_.emplace(row.plan_key, id);
-    loaded_.fetch_add(1);
-    ++added;
-  }
-  return added;
-}
-
 uint64_t PersistentPlans::Generation() {
   // Either moving is enough: the store only compares for change.
   return (tier_ != nullptr ? tier_->generation() : 0) +
@@ -328,7 +292,14 @@ size_t PersistentPlans::LoadShared(const OperationIr& first, uint64_t hash, cons
   }
   shm_heads_[hash] = head;
   size_t added = 0;
+  size_t cut = 0;
+  size_t& held = loaded_per_first_op_[hash];
   for (SharedPlanTier::Entry& entry : entries) {
+    const auto known = known_.find(entry.key);
+    if (known == known_.end() && held >= max_plans_per_first_op_) {
+      ++cut;
+      continue;
+    }
     ExecutionPlan plan;
     if (Status s = DecodePlan(entry.encoded_plan, &plan); !s.ok()) {
       // The checksum matched, so the bytes are as published: a sibling of another build.
@@ -340,8 +311,18 @@ size_t PersistentPlans::LoadShared(const OperationIr& first, uint64_t hash, cons
       });
       continue;
     }
-    if (!(plan.operations.front() == first) || PlanKey(plan.operations) != entry.key) continue;
-    if (auto known = known_.find(entry.key); known != known_.end()) {
+    if (!(plan.operations.front() == first)) continue;
+    if (PlanKey(plan.operations) != entry.key) {
+      // Published under a key that is not its ops' (the segment has no rows to quarantine).
+      LogFusion(LogLevel::kBasic, [&] {
+        return fmt::format(
+            "[store] a shared plan for first-op 0x{:016x} is published under key {}, not its "
+            "ops' ({}); ignored",
+            hash, FormatHash(entry.key), FormatHash(PlanKey(plan.operations)));
+      });
+      continue;
+    }
+    if (known != known_.end()) {
       // A newer version of a plan the store has: the triggers siblings added since.
       if (add_trigger != nullptr) AddOthersTriggers(known->second, plan, *add_trigger);
       continue;
@@ -355,8 +336,10 @@ size_t PersistentPlans::LoadShared(const OperationIr& first, uint64_t hash, cons
     known_.emplace(entry.key, id);
     loaded_.fetch_add(1);
     loaded_from_shm_.fetch_add(1);
+    ++held;
     ++added;
   }
+  if (cut > 0) SayCut(hash, cut, "the shared segment " + tier_->segment().name());
   if (added > 0) {
     LogFusion(LogLevel::kMedium, [&] {
       return fmt::format("[store] loaded {} plan(s) for first-op 0x{:016x} from shared memory",

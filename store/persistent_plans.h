@@ -10,11 +10,12 @@
 // segment also go to the writer, which finds them in SQLite (binding their rows for hits and
 // triggers) or stores them if their finder died before its write-behind committed.
 //
-// Every loaded row is decoded and validated (DecodeOperations, DecodeBlockOptimization,
-// ValidatePlan) before it joins the store; a row that fails is quarantined and counted, and the
-// segment explores or runs unfused instead. Nothing the database does stops the program: a
-// database that cannot be opened leaves the engine memory-only with one message (Open), and a
-// failure later makes the writer stop with one message.
+// Every loaded row has its keys checked against its ops, then is decoded and validated
+// (DecodeStoredPlan, store/repository/plan_row_check.h) before it joins the store; a row that
+// fails is quarantined and counted, and the segment explores or runs unfused instead; at most
+// kMaxPlansPerFirstOp plans of one first op are loaded (Note [Plans per first op]). Nothing the
+// database does stops the program: a database that cannot be opened leaves the engine memory-only
+// with one message (Open), and a failure later makes the writer stop with one message.
 //
 // Threading: the PlanBacking methods run under the device server's lock; the writer has its
 // own thread and its own connection.
@@ -41,6 +42,18 @@
 
 namespace ember {
 
+// Note [Plans per first op]
+//   A stored row joins the in-memory store only when its plan_key, first_op_hash and num_ops are
+//   those of its own ops (DecodeStoredPlan, plan_row_check.h); a row that is not is quarantined
+//   like a row that fails its checksum, so copies of one plan under made-up keys are set aside
+//   once instead of being loaded, and put in the shared segment, by every run. Plans whose keys
+//   are right are still bounded: at most kMaxPlansPerFirstOp of one first op are loaded by a
+//   process, from the database and the segment together, in publication order; the rows past
+//   it are left unread and said once per first op at `basic`. A workload whose shapes settle
+//   has a few plans per first op; one past the bound has shapes that change every step, whose
+//   later plans would hardly be hit again (`ember-plans explain` says so).
+inline constexpr size_t kMaxPlansPerFirstOp = 1024;
+
 struct PersistentPlansOptions {
   std::string path;
   EnvironmentFingerprint environment;
@@ -53,6 +66,9 @@ struct PersistentPlansOptions {
   bool shm = false;
   uint64_t shm_bytes = uint64_t{64} << 20;
   uint32_t shm_wait_ms = 1000;
+  // At most this many stored plans of one first op join the store (Note [Plans per first op]);
+  // tests lower it.
+  size_t max_plans_per_first_op = kMaxPlansPerFirstOp;
 };
 
 class PersistentPlans final : public PlanBacking {
@@ -147,6 +163,13 @@ class PersistentPlans final : public PlanBacking {
   bool ReaderUp();
   std::atomic<uint64_t> loaded_{0};
   std::atomic<uint64_t> quarantined_{0};
+  // Note [Plans per first op]: the bound, plans loaded so far per first-op hash, and the first
+  // ops whose cut was said.
+  size_t max_plans_per_first_op_ = kMaxPlansPerFirstOp;
+  std::unordered_map<uint64_t, size_t> loaded_per_first_op_;
+  std::set<uint64_t> cut_said_;
+  // Says (once per first op) that `cut` plans of `where` were left out at the bound.
+  void SayCut(uint64_t hash, size_t cut, std::string_view where);
   std::atomic<uint64_t> load_ns_{0};
   // Where each plan of the in-memory store came from (indexed by PlanId; plans this process
   // explored are kExplored), for the cache-hit counters by tier.

@@ -11,6 +11,7 @@
 
 #include "engine/core/config.h"
 #include "engine/core/plan_db_location.h"
+#include "engine/core/printable.h"
 #include "engine/fuse/builtin_fusers.h"
 #include "engine/fuse/elementwise_fuser.h"
 #include "engine/fuse/matmul_fuser.h"
@@ -102,20 +103,27 @@ FuserFactory BackendFusers(Device) {
   return [] { return BuiltinFusers(kCpuMaxBindings); };
 }
 
+// The workload plans are counted under. A name the configuration did not check (set through
+// the API, or the executable's own) is stored escaped when it is not UTF-8 text that can be
+// shown, so that SQLite and PostgreSQL keep the same name and every printer can show it.
+std::string WorkloadName(const Config& config) {
+  const std::string name = config.workload.empty() ? ExecutableName() : config.workload;
+  return IsShowableName(name) ? name : PrintableBounded(name, kMaxNameBytes);
+}
+
 // The plan database for `device`, or null when it is off or unusable (said once on stderr:
 // the program runs on with in-memory plans).
 std::unique_ptr<PlanBacking> OpenPlanDatabase(Device device) {
   const Config& config = GlobalConfig();
   if (!config.fusion_enabled || config.plan_db == "off") return nullptr;
-  PersistentPlansOptions options{
-      .path = PlanDbPath(config),
-      .environment = FingerprintOf(device, config),
-      .workload = config.workload.empty() ? ExecutableName() : config.workload,
-      .max_explorations = config.max_explorations,
-      .allow_shared_writable = config.allow_shared_writable,
-      .shm = config.shm,
-      .shm_bytes = config.shm_bytes,
-      .shm_wait_ms = config.shm_wait_ms};
+  PersistentPlansOptions options{.path = PlanDbPath(config),
+                                 .environment = FingerprintOf(device, config),
+                                 .workload = WorkloadName(config),
+                                 .max_explorations = config.max_explorations,
+                                 .allow_shared_writable = config.allow_shared_writable,
+                                 .shm = config.shm,
+                                 .shm_bytes = config.shm_bytes,
+                                 .shm_wait_ms = config.shm_wait_ms};
   std::unique_ptr<PersistentPlans> plans;
   if (Status s = PersistentPlans::Open(options, &plans); !s.ok()) {
     // A server out of reach at start is waited for in the background; anything else (a file
@@ -126,7 +134,7 @@ std::unique_ptr<PlanBacking> OpenPlanDatabase(Device device) {
     static std::once_flag said;
     std::call_once(said, [&] {
       std::fprintf(stderr, "ember: plan database %s: %s; plans stay in memory\n",
-                   ShownLocation(options.path).c_str(), s.ToString().c_str());
+                   ShownLocation(options.path).c_str(), PrintableLines(s.ToString()).c_str());
     });
     return nullptr;
   }

@@ -17,6 +17,7 @@
 #include <system_error>
 
 #include "engine/core/log.h"
+#include "engine/core/printable.h"
 
 namespace ember {
 namespace {
@@ -34,22 +35,13 @@ std::string Lower(std::string_view text) {
   return out;
 }
 
-// Double-quoted, escaped as in TOML basic strings, so a warning shows exactly what was given.
+// Double-quoted, with a quote, a backslash and anything a terminal would act on escaped
+// (Printable), so a warning shows exactly what was given and nothing else.
 std::string Quote(std::string_view text) {
   std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04X}", static_cast<int>(c));
-    } else {
-      out += c;
-    }
+  for (char c : Printable(text)) {
+    if (c == '"') out += '\\';
+    out += c;
   }
   return out + "\"";
 }
@@ -92,6 +84,7 @@ enum class Kind {
   kIntegerOrUnlimited,  // the same, or "unlimited" in any case
   kLevel,               // a level (ParseLogLevel)
   kString,              // any string
+  kName,                // a name stored and shown everywhere: UTF-8 without controls, bounded
   kPath,                // a non-empty string: a path or "off"
 };
 
@@ -169,7 +162,7 @@ constexpr Setting kSettings[] = {
     {.table = "store",
      .key = "workload",
      .variable = "EMBER_WORKLOAD",
-     .kind = Kind::kString,
+     .kind = Kind::kName,
      .empty_means = "the executable's name",
      .get = [](const Config& c) { return Value{.text = c.workload}; },
      .set = [](Config& c, const Value& v) { c.workload = v.text; }},
@@ -244,6 +237,11 @@ std::optional<Value> FromText(const Setting& setting, std::string_view text) {
       if (std::optional<LogLevel> level = ParseLogLevel(text)) return Value{.level = *level};
       return std::nullopt;
     case Kind::kString: return Value{.text = std::string(text)};
+    case Kind::kName:
+      // SQLite would store any bytes and PostgreSQL refuse them (its text is UTF-8), so such a
+      // name is refused here, once, for both.
+      if (!IsShowableName(text)) return std::nullopt;
+      return Value{.text = std::string(text)};
     case Kind::kPath:
       // An empty path would silently stand for the default one.
       if (text.empty()) return std::nullopt;
@@ -269,6 +267,7 @@ std::optional<Value> FromToml(const Setting& setting, const toml::node& node) {
       return std::nullopt;
     case Kind::kLevel:
     case Kind::kString:
+    case Kind::kName:
     case Kind::kPath:
       if (text) return FromText(setting, *text);
       return std::nullopt;
@@ -298,6 +297,9 @@ std::string Expected(const Setting& setting, Layer layer) {
       return layer == Layer::kFile ? "\"disabled\", \"basic\", \"medium\" or \"full\""
                                    : "disabled, off, 0, basic, medium, full or 1";
     case Kind::kString: return "a string";
+    case Kind::kName:
+      return fmt::format("UTF-8 text of at most {} bytes without control characters",
+                         kMaxNameBytes);
     case Kind::kPath: return "a path or \"off\"";
   }
   return "";
@@ -314,6 +316,7 @@ std::string Shown(const Setting& setting, const Value& value, Layer layer) {
       return value.number ? std::to_string(*value.number) : std::string(kUnlimited);
     case Kind::kLevel: return std::string(LogLevelName(value.level));
     case Kind::kString:
+    case Kind::kName:
       return value.text.empty() ? std::string(setting.empty_means) : Quote(value.text);
     case Kind::kPath:
       if (value.text.empty()) return fmt::format("{} (the default)", Quote(kDefaultPlanDbPath));

@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "engine/core/check.h"
+#include "engine/core/printable.h"
 
 namespace ember {
 namespace {
@@ -54,6 +55,9 @@ int RefreshLogLevel() {
 }
 
 void WriteLogMessage(std::string message) {
+  // Messages quote text from outside (workload names, paths, stored rows): no control sequence
+  // reaches a terminal or a log file (engine/core/printable.h).
+  message = PrintableLines(message);
   std::lock_guard lock(g_mutex);
   if (g_capture != nullptr) {
     g_capture->messages_.push_back(std::move(message));
@@ -82,7 +86,7 @@ bool Warn(std::string_view once_key, std::string message) {
     if (g_warned == nullptr) g_warned = new std::set<std::string, std::less<>>();  // never freed
     if (!g_warned->emplace(once_key).second) return false;
   }
-  message.insert(0, "ember: ");
+  message = "ember: " + PrintableLines(message);
   if (g_capture != nullptr) {
     g_capture->messages_.push_back(std::move(message));
     return true;

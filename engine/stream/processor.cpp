@@ -4,13 +4,15 @@
 
 #include "engine/core/check.h"
 #include "engine/core/log.h"
+#include "engine/stream/uncapped_growth.h"
 
 namespace ember {
 
 Processor::Processor(std::vector<std::unique_ptr<OperationFuser>> fusers,
                      const SearchSettings& settings)
     : explorer_(std::move(fusers), settings.max_blocks, settings.max_explorations),
-      fusion_enabled_(settings.fusion_enabled) {}
+      fusion_enabled_(settings.fusion_enabled),
+      uncapped_(!settings.max_explorations.has_value()) {}
 
 void Processor::Process(StreamSegment& segment, ExecutionPlanStore& store, ExecutionMode mode) {
   if (!fusion_enabled_) {
@@ -68,6 +70,7 @@ void Processor::Explore(StreamSegment& segment, ExecutionPlanStore& store, Execu
   switch (result.kind) {
     case Exploration::Kind::kCompleted: {
       ++counters_.explorations;
+      if (uncapped_) NoteUncappedExploration();  // Note [Uncapped growth]
       ExplainMiss(segment, store, mode, /*unfused=*/false);
       if (store.backing() != nullptr) store.backing()->OnExploration();
       const double explore_ms = std::chrono::duration<double, std::milli>(exploring_).count();

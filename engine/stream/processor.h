@@ -90,6 +90,7 @@ class Processor {
   // steps, one per op, until it completes.
   std::chrono::steady_clock::duration exploring_{};
   bool fusion_enabled_;
+  bool uncapped_;  // no max_explorations: Note [Uncapped growth]
   ProcessorCounters counters_;
   MissHistory recent_misses_;
 };

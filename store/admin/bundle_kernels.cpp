@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "store/admin/bundle_kernel_check.h"
 #include "store/repository/row_writes.h"
 #include "store/sqlite/sqlite_statement.h"
 
@@ -12,26 +13,36 @@ namespace ember {
 
 namespace {
 
-// The plans of `plan_ids` that `k` is linked to and that are of k's environment, mapped: the
-// plan it was first compiled for first (when among them), then the others by id.
-std::vector<PlanRowId> MappedPlans(const KernelRecord& k,
+// The bundle plans of `plan_ids` that `k` is linked to and that are of k's environment: the plan
+// it was first compiled for first (when among them), then the others by id.
+std::vector<PlanRowId> LinkedPlans(const KernelRecord& k,
                                    const std::map<PlanRowId, PlanRowId>& plan_ids) {
   std::vector<PlanRowId> first;
   std::vector<PlanRowId> others;
   for (const KernelLink& link : k.links) {
     if (link.plan_environment_id != k.environment_id) continue;
-    const auto mapped = plan_ids.find(link.plan_id);
-    if (mapped == plan_ids.end()) continue;
-    (k.plan_id == link.plan_id ? first : others).push_back(mapped->second);
+    if (!plan_ids.contains(link.plan_id)) continue;
+    (k.plan_id == link.plan_id ? first : others).push_back(link.plan_id);
   }
   first.insert(first.end(), others.begin(), others.end());
   return first;
 }
 
-// Why `k` must not be imported, or nullopt. *plans gets the target plans to link it to.
+// LinkedPlans mapped to the target's rows.
+std::vector<PlanRowId> MappedPlans(const KernelRecord& k,
+                                   const std::map<PlanRowId, PlanRowId>& plan_ids) {
+  std::vector<PlanRowId> mapped;
+  for (const PlanRowId plan : LinkedPlans(k, plan_ids)) mapped.push_back(plan_ids.at(plan));
+  return mapped;
+}
+
+// Why `k` must not be imported, or nullopt. *plans gets the target plans to link it to: those
+// of its imported plans that generate it (Note [Kernels are their plans'],
+// bundle_kernel_check.h).
 std::optional<std::string> KernelRefusal(
     const KernelRecord& k, const std::map<EnvironmentRowId, EnvironmentRowId>& env_ids,
-    const std::map<PlanRowId, PlanRowId>& plan_ids, std::vector<PlanRowId>* plans) {
+    const std::map<PlanRowId, PlanRowId>& plan_ids,
+    const std::map<PlanRowId, ExecutionPlan>& decoded, std::vector<PlanRowId>* plans) {
   if (auto problem = KernelChecksumProblem(k.binary, k.checksum)) return problem;
   if (!env_ids.contains(k.environment_id)) return "its environment was refused";
   for (const KernelLink& link : k.links) {
@@ -39,8 +50,16 @@ std::optional<std::string> KernelRefusal(
       return fmt::format("the bundle links it to plan {} of another environment", link.plan_id);
     }
   }
-  *plans = MappedPlans(k, plan_ids);
-  if (plans->empty()) return "no plan of the bundle that uses it was imported";
+  const std::vector<PlanRowId> linked = LinkedPlans(k, plan_ids);
+  if (linked.empty()) return "no plan of the bundle that uses it was imported";
+  std::vector<const ExecutionPlan*> candidates;
+  for (const PlanRowId plan : linked) candidates.push_back(&decoded.at(plan));
+  std::string why;
+  plans->clear();
+  for (const size_t i : PlansOfKernel(k, candidates, &why)) {
+    plans->push_back(plan_ids.at(linked[i]));
+  }
+  if (plans->empty()) return why;
   return std::nullopt;
 }
 
@@ -100,15 +119,16 @@ Status WriteBundleKernels(SqliteDatabase& db, const std::vector<KernelRecord>& k
 
 Status ImportBundleKernels(PlanRepository& target, const std::vector<KernelRecord>& kernels,
                            const std::map<EnvironmentRowId, EnvironmentRowId>& env_ids,
-                           const std::map<PlanRowId, PlanRowId>& plan_ids, bool trust, int64_t now,
-                           ImportResult* result) {
+                           const std::map<PlanRowId, PlanRowId>& plan_ids,
+                           const std::map<PlanRowId, ExecutionPlan>& decoded, bool trust,
+                           int64_t now, ImportResult* result) {
   if (!trust) {
     result->kernels_untrusted += kernels.size();
     return Status::Ok();
   }
   for (const KernelRecord& k : kernels) {
     std::vector<PlanRowId> plans;
-    if (std::optional<std::string> refusal = KernelRefusal(k, env_ids, plan_ids, &plans)) {
+    if (std::optional<std::string> refusal = KernelRefusal(k, env_ids, plan_ids, decoded, &plans)) {
       ++result->kernels_refused;
       result->refusals.push_back({KernelLabel(k), *refusal});
       continue;

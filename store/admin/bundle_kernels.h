@@ -10,9 +10,11 @@
 // therefore keeps the bundle's plans but leaves its kernels out unless the caller says it
 // trusts them (`ember-plans import --trust-kernels`): the engine compiles the kernels of an
 // imported plan again on first use, from source it generates itself. With trust, each kernel
-// must pass its checksum and belong to an imported plan of its own environment; a kernel row of
-// the target with the same key (source hash, arch, compiler version) wins, so a bundle never
-// replaces a binary this machine compiled.
+// must pass its checksum, belong to an imported plan of its own environment, be stored under the
+// key of its own text and be what one of those plans' fused traces generates (Note [Kernels are
+// their plans'], bundle_kernel_check.h), and it is linked only to the plans that generate it; a
+// kernel row of the target with the same key (source hash, arch, compiler version) wins, so a
+// bundle never replaces a binary this machine compiled.
 //
 // REQUIRES for both functions: inside the caller's write transaction on the database written.
 #pragma once
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include "engine/core/status.h"
+#include "engine/stream/plan.h"
 #include "store/admin/kernel_inventory.h"
 #include "store/admin/plan_bundle.h"
 #include "store/repository/plan_repository.h"
@@ -44,12 +47,14 @@ Status WriteBundleKernels(SqliteDatabase& db, const std::vector<KernelRecord>& k
 // writes (PlanRepository::WriteKernelRow: a SQLite file or a server alike), linked
 // to the target's rows of the bundle plans that use them. `env_ids` maps the bundle's accepted
 // environments to the target's, `plan_ids` its imported plans (inserted or existing) to the
-// target's rows. Without `trust`, nothing is written and every kernel is counted untrusted;
+// target's rows, and `decoded` holds those imported plans decoded (by bundle row id). Without
+// `trust`, nothing is written and every kernel is counted untrusted;
 // with it, each lands in exactly one of kernels_added, kernels_existing or kernels_refused (the
 // refused ones named in result->refusals).
 Status ImportBundleKernels(PlanRepository& target, const std::vector<KernelRecord>& kernels,
                            const std::map<EnvironmentRowId, EnvironmentRowId>& env_ids,
-                           const std::map<PlanRowId, PlanRowId>& plan_ids, bool trust, int64_t now,
-                           ImportResult* result);
+                           const std::map<PlanRowId, PlanRowId>& plan_ids,
+                           const std::map<PlanRowId, ExecutionPlan>& decoded, bool trust,
+                           int64_t now, ImportResult* result);
 
 }  // namespace ember

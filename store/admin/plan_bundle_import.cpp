@@ -167,15 +167,20 @@ Status ReadBundle(const ImportOptions& options, BundleManifest* manifest,
   return CheckAgainstManifest(options.bundle_path, *manifest, *contents);
 }
 
-// Which plans pass CheckPlanRecord; each one that does not is refused, named, in *refusals.
+// Which plans pass CheckPlanRecord; each one that does not is refused, named, in *refusals. The
+// plans that pass are decoded into *decoded by bundle row id (their kernels are judged against
+// them).
 std::vector<bool> CheckBundlePlans(const std::vector<PlanRecord>& plans,
-                                   std::vector<ImportRefusal>* refusals) {
+                                   std::vector<ImportRefusal>* refusals,
+                                   std::map<PlanRowId, ExecutionPlan>* decoded) {
   std::vector<bool> plan_ok(plans.size(), false);
   for (size_t i = 0; i < plans.size(); ++i) {
-    if (Status s = CheckPlanRecord(plans[i], nullptr); !s.ok()) {
+    ExecutionPlan plan;
+    if (Status s = CheckPlanRecord(plans[i], &plan); !s.ok()) {
       refusals->push_back({fmt::format("plan {}", plans[i].id), s.message()});
     } else {
       plan_ok[i] = true;
+      (*decoded)[plans[i].id] = std::move(plan);
     }
   }
   return plan_ok;
@@ -324,7 +329,8 @@ Status ImportBundle(PlanRepository& target, const ImportOptions& options, Import
   const std::string origin =
       "import:" + std::filesystem::path(options.bundle_path).filename().string();
   std::vector<ImportRefusal> checked_refusals;
-  const std::vector<bool> plan_ok = CheckBundlePlans(contents.plans, &checked_refusals);
+  std::map<PlanRowId, ExecutionPlan> decoded;
+  const std::vector<bool> plan_ok = CheckBundlePlans(contents.plans, &checked_refusals, &decoded);
 
   SqlSession& sql = target.sql();
   return sql.WriteTransaction("importing a bundle", [&]() -> Status {
@@ -346,8 +352,8 @@ Status ImportBundle(PlanRepository& target, const ImportOptions& options, Import
         return r;
       }
     }
-    return ImportBundleKernels(target, contents.kernels, env_ids, plan_ids, options.trust_kernels,
-                               now, result);
+    return ImportBundleKernels(target, contents.kernels, env_ids, plan_ids, decoded,
+                               options.trust_kernels, now, result);
   });
 }
 

@@ -3,8 +3,12 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
+#include <set>
 
+#include "store/admin/bundle_kernel_check.h"
 #include "store/admin/kernel_inventory.h"
+#include "store/database/file_trust.h"
 #include "store/repository/plan_row_check.h"
 #include "store/sqlite/column_encoding.h"
 
@@ -31,26 +35,47 @@ PlanRecord RecordOf(const StoredPlan& plan, EnvironmentRowId environment) {
 }
 
 // The source's kernels by the plans (of the kernel's own environment) that use them; a kernel
-// whose checksum fails is refused and named instead (a copy never carries damage).
-using KernelsByPlan = std::map<PlanRowId, std::vector<NewKernel>>;
-Status ReadKernelsByPlan(PlanRepository& source, KernelsByPlan* out, CopyResult* result) {
-  std::vector<KernelRecord> kernels;
-  if (Status s = ListKernels(source.sql(), {.sources = true, .binaries = true}, &kernels);
-      !s.ok()) {
+// whose checksum fails, or that is not stored under the key of its own text, is refused and
+// named instead (a copy never carries damage, Note [Kernels are their plans'],
+// bundle_kernel_check.h).
+using KernelsByPlan = std::map<PlanRowId, std::vector<const KernelRecord*>>;
+Status ReadKernelsByPlan(PlanRepository& source, std::vector<KernelRecord>* kernels,
+                         KernelsByPlan* out, CopyResult* result) {
+  if (Status s = ListKernels(source.sql(), {.sources = true, .binaries = true}, kernels); !s.ok()) {
     return s;
   }
-  for (const KernelRecord& k : kernels) {
-    if (auto problem = KernelChecksumProblem(k.binary, k.checksum)) {
+  for (const KernelRecord& k : *kernels) {
+    std::optional<std::string> problem = KernelChecksumProblem(k.binary, k.checksum);
+    if (!problem.has_value() && !k.links.empty()) problem = KernelKeyProblem(k);
+    if (problem.has_value()) {
       ++result->kernels_refused;
       result->refusals.push_back({KernelLabel(k), std::move(*problem)});
       continue;
     }
     for (const KernelLink& link : k.links) {
       if (link.plan_environment_id != k.environment_id) continue;
-      (*out)[link.plan_id].push_back({.key = k.key, .binary = k.binary, .text = k.text});
+      (*out)[link.plan_id].push_back(&k);
     }
   }
   return Status::Ok();
+}
+
+// Whether kernels may move from `source` to `target`: both must be databases the engine would
+// keep kernels in without --allow-shared-writable (Note [Stored kernels],
+// store/persistent_kernels.h). When not, the refusal is named once in *result.
+bool KernelsMayMove(PlanRepository& source, PlanRepository& target, CopyResult* result) {
+  for (PlanRepository* repo : {&source, &target}) {
+    std::string why;
+    if (KernelsTrustedAt(repo->location(), &why)) continue;
+    result->kernels_untrusted = true;
+    result->refusals.push_back(
+        {"the kernels of " + source.location(),
+         fmt::format("not copied: {} (a kernel binary is code, and --allow-shared-writable "
+                     "widens the trust of plans only; the engine compiles them again)",
+                     why)});
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -58,8 +83,15 @@ Status ReadKernelsByPlan(PlanRepository& source, KernelsByPlan* out, CopyResult*
 Status CopyPlans(PlanRepository& source, PlanRepository& target, CopyResult* result) {
   *result = CopyResult();
   if (Status s = target.CheckWritable("copying plans into it"); !s.ok()) return s;
+  std::vector<KernelRecord> kernel_rows;
   KernelsByPlan kernels;
-  if (Status s = ReadKernelsByPlan(source, &kernels, result); !s.ok()) return s;
+  if (KernelsMayMove(source, target, result)) {
+    if (Status s = ReadKernelsByPlan(source, &kernel_rows, &kernels, result); !s.ok()) return s;
+  }
+  // Kernels some checked plan was offered but does not generate, and those linked to one that
+  // does: the first kind, never linked, is refused once.
+  std::set<KernelRowId> not_generated;
+  std::set<KernelRowId> carried;
   std::vector<EnvironmentRow> environments;
   if (Status s = source.ListEnvironments(&environments); !s.ok()) return s;
   for (const EnvironmentRow& environment : environments) {
@@ -74,7 +106,8 @@ Status CopyPlans(PlanRepository& source, PlanRepository& target, CopyResult* res
     }
     PublishBatch batch;
     for (const StoredPlan& plan : loaded.plans) {
-      if (Status s = CheckPlanRecord(RecordOf(plan, environment.id), nullptr); !s.ok()) {
+      ExecutionPlan decoded;
+      if (Status s = CheckPlanRecord(RecordOf(plan, environment.id), &decoded); !s.ok()) {
         result->refusals.push_back(
             {fmt::format("plan {} of {}", plan.id, environment.stable_id), s.message()});
         ++result->refused;
@@ -89,7 +122,16 @@ Status CopyPlans(PlanRepository& source, PlanRepository& target, CopyResult* res
                    .explore_ms = plan.explore_ms,
                    .origin = plan.origin};
       item.triggers = plan.triggers;
-      if (auto used = kernels.find(plan.id); used != kernels.end()) item.kernels = used->second;
+      if (auto used = kernels.find(plan.id); used != kernels.end()) {
+        for (const KernelRecord* k : used->second) {
+          if (!PlanGeneratesKernel(decoded, k->text)) {
+            not_generated.insert(k->id);
+            continue;
+          }
+          carried.insert(k->id);
+          item.kernels.push_back({.key = k->key, .binary = k->binary, .text = k->text});
+        }
+      }
       batch.plans.push_back(std::move(item));
     }
     if (batch.plans.empty()) continue;
@@ -116,6 +158,14 @@ Status CopyPlans(PlanRepository& source, PlanRepository& target, CopyResult* res
           break;
       }
     }
+  }
+  for (const KernelRecord& k : kernel_rows) {
+    if (!not_generated.contains(k.id) || carried.contains(k.id)) continue;
+    ++result->kernels_refused;
+    result->refusals.push_back(
+        {KernelLabel(k),
+         "its source is not what a fused trace of the plans it is linked to generates (the "
+         "engine compiles their kernels again)"});
   }
   return Status::Ok();
 }

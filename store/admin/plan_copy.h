@@ -5,15 +5,20 @@
 // What moves is what a bundle carries (Note [Plan bundles], plan_bundle.h): every environment
 // that has plans, every 'ok' plan with its triggers and exploration time, each checked as the
 // engine would load it (CheckPlanRecord) — a row that fails is refused and named, never copied
-// — and the compiled kernels those plans use (Note [Kernel links]), each checked against its
-// checksum and linked to the target's row of every copied plan that uses it. Unlike a bundle's,
-// a copy's kernels need no --trust-kernels: both databases are ones the caller may already
-// point the engine at, and the engine runs the kernels it finds in either. Plans and kernels
-// go in through Publish, under the rules of plan_repository.h: a plan the target already has
-// keeps its row and gains the source's triggers; a kernel the target has (same source hash,
-// arch and compiler version) keeps its binary. Workloads, budgets and hit counts stay behind
-// (they belong to the machines that earned them), and so do kernels no plan uses. Each
-// environment's plans and kernels commit in one transaction.
+// — and the compiled kernels those plans use (Note [Kernel links]) under the rules of a trusted
+// import: each checked against its checksum, stored under the key of its own text, and linked
+// to the target's row of every copied plan whose fused trace generates it (Note [Kernels are
+// their plans'], bundle_kernel_check.h). A copy's kernels need no --trust-kernels only because
+// both databases are ones the engine would run kernels from: kernels move only when the source
+// and the target both pass the strict trust check (Note [Stored kernels],
+// store/persistent_kernels.h), so --allow-shared-writable, which lets the plans of a file
+// others can write be read, never carries that file's binaries (the copy says so once and the
+// engine compiles them again). Plans and kernels go in through Publish, under the rules of
+// plan_repository.h: a plan the target already has keeps its row and gains the source's
+// triggers; a kernel the target has (same source hash, arch and compiler version) keeps its
+// binary. Workloads, budgets and hit counts stay behind (they belong to the machines that earned
+// them), and so do kernels no plan uses. Each environment's plans and kernels commit in one
+// transaction.
 //
 // Threading: one thread, each repository used by it alone.
 #pragma once
@@ -39,7 +44,10 @@ struct CopyResult {
   int64_t refused = 0;       // failed a check, or collided with another plan's key
   size_t triggers_added = 0;
   size_t kernels_added = 0;     // new kernel rows in the target
-  int64_t kernels_refused = 0;  // failed their checksum (named in refusals)
+  int64_t kernels_refused = 0;  // failed a check (named in refusals)
+  // The kernels were left behind: the source or the target may not hold kernels for this user
+  // (said once in refusals).
+  bool kernels_untrusted = false;
   std::vector<CopyRefusal> refusals;
 };
 

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <string>
 #include <utility>
 
+#include "store/repository/saturating_sql.h"
 #include "store/repository/sqlite_sql_session.h"
 
 namespace ember {
@@ -99,10 +101,14 @@ Status ReadSummary(SqlSession& sql, int schema_version, DatabaseSummary* out) {
     *out = DatabaseSummary();
     out->schema_version = schema_version;
     struct Query {
-      std::string_view sql;
+      std::string sql;
       int64_t* into;
     };
-    // SUMs are cast: PostgreSQL sums BIGINTs as NUMERIC (sql_session.h).
+    // SUMs are cast: PostgreSQL sums BIGINTs as NUMERIC (sql_session.h). Counters may sit at
+    // the largest integer (saturating_sql.h): their sums stop there instead of failing.
+    const auto counter_sum = [&](std::string_view column, std::string_view table) {
+      return fmt::format("SELECT {} FROM {}", SaturatingSum(sql.backend(), column), table);
+    };
     const Query queries[] = {
         {"SELECT COUNT(*) FROM plans", &out->plans},
         {"SELECT COUNT(*) FROM plans WHERE status = 'quarantined'", &out->quarantined},
@@ -112,11 +118,11 @@ Status ReadSummary(SqlSession& sql, int schema_version, DatabaseSummary* out) {
         {"SELECT COUNT(*) FROM kernels", &out->kernels},
         {"SELECT CAST(SUM(ops_bytes + plan_bytes) AS BIGINT) FROM plans", &out->plan_bytes},
         {"SELECT CAST(SUM(length(\"binary\")) AS BIGINT) FROM kernels", &out->kernel_bytes},
-        {"SELECT CAST(SUM(hits) AS BIGINT) FROM plans", &out->plan_hits},
-        {"SELECT CAST(SUM(hits) AS BIGINT) FROM workloads", &out->workload_hits},
-        {"SELECT CAST(SUM(misses) AS BIGINT) FROM workloads", &out->workload_misses},
-        {"SELECT CAST(SUM(unfused_runs) AS BIGINT) FROM workloads", &out->unfused_runs},
-        {"SELECT CAST(SUM(explorations) AS BIGINT) FROM workloads", &out->explorations},
+        {counter_sum("hits", "plans"), &out->plan_hits},
+        {counter_sum("hits", "workloads"), &out->workload_hits},
+        {counter_sum("misses", "workloads"), &out->workload_misses},
+        {counter_sum("unfused_runs", "workloads"), &out->unfused_runs},
+        {counter_sum("explorations", "workloads"), &out->explorations},
     };
     for (const Query& q : queries) {
       if (Status s = QueryInt64(sql, q.sql, {}, "summarizing the database", q.into); !s.ok()) {

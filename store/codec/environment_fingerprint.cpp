@@ -5,9 +5,19 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "engine/core/printable.h"
+
 namespace ember {
 
 namespace {
+
+// A stored description is text another host wrote: each value it contributes to a miss line is
+// bounded and escaped, and so is the number of fields named (a 200 KB description once gave
+// 200 KB miss rows).
+constexpr size_t kMaxValueBytes = 160;
+constexpr size_t kMaxFieldsNamed = 6;
+
+std::string ShownValue(std::string_view text) { return PrintableBounded(text, kMaxValueBytes); }
 
 void AppendJsonString(std::string& out, std::string_view text) {
   out += '"';
@@ -92,12 +102,13 @@ std::string EnvironmentDifference(std::string_view here, std::string_view stored
   const nlohmann::ordered_json b =
       nlohmann::ordered_json::parse(stored, nullptr, /*allow_exceptions=*/false);
   if (!a.is_object() || !b.is_object()) {
-    return here == stored ? "" : fmt::format("{} here, {} in the stored plan's", here, stored);
+    if (here == stored) return "";
+    return fmt::format("{} here, {} in the stored plan's", ShownValue(here), ShownValue(stored));
   }
-  std::vector<std::string> parts;
   const auto shown = [](const nlohmann::ordered_json& object, const std::string& key) {
     const auto it = object.find(key);
-    return it == object.end() ? std::string("none") : it->dump();
+    if (it == object.end()) return std::string("none");
+    return it->dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   };
   // Keys in this text's order (the struct's), then any only the stored text has.
   std::vector<std::string> keys;
@@ -105,10 +116,18 @@ std::string EnvironmentDifference(std::string_view here, std::string_view stored
   for (const auto& [key, value] : b.items()) {
     if (!a.contains(key)) keys.push_back(key);
   }
+  std::vector<std::string> parts;
+  size_t differing = 0;
   for (const std::string& key : keys) {
     const std::string x = shown(a, key);
     const std::string y = shown(b, key);
-    if (x != y) parts.push_back(fmt::format("{}: {} here, {} in the stored plan's", key, x, y));
+    if (x == y) continue;
+    if (++differing > kMaxFieldsNamed) continue;
+    parts.push_back(fmt::format("{}: {} here, {} in the stored plan's", ShownValue(key),
+                                ShownValue(x), ShownValue(y)));
+  }
+  if (differing > kMaxFieldsNamed) {
+    parts.push_back(fmt::format("and {} more fields", differing - kMaxFieldsNamed));
   }
   return fmt::format("{}", fmt::join(parts, "; "));
 }

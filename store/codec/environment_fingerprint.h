@@ -59,7 +59,9 @@ std::string EnvironmentStableIdOfText(std::string_view canonical_text);
 
 // What differs between two canonical texts, field by field, for explaining a miss on a plan of
 // another environment: "max_blocks: 3 here, 5 in the stored plan's; fusers: ...". `here` is
-// this process's. A text that is not a JSON object is compared whole.
+// this process's. A text that is not a JSON object is compared whole. Each value shown is
+// bounded and made Printable (engine/core/printable.h), and at most six fields are named: the
+// stored text comes from any host of a shared database.
 std::string EnvironmentDifference(std::string_view here, std::string_view stored);
 
 }  // namespace ember

@@ -32,7 +32,7 @@ int64_t FileSize(const std::string& path) {
 }  // namespace
 
 Status CheckDatabaseHeader(const std::string& path) {
-  const int64_t size = FileSize(path);
+  int64_t size = FileSize(path);
   if (size < 0) {
     return Status::IoError(
         fmt::format("cannot inspect plan database {}: {}", path, std::strerror(errno)));
@@ -64,6 +64,16 @@ Status CheckDatabaseHeader(const std::string& path) {
   }
   // A non-empty WAL may legitimately hold pages the main file does not have yet.
   if (FileSize(path + "-wal") > 0) return Status::Ok();
+  // The size again, now: a checkpoint by another process writes page 1 (the header's new page
+  // count) first and the file's new last pages after it, then empties the log. The size taken
+  // before the header was read could predate that checkpoint, whose header then looked like a
+  // truncated file's ("its header says 36 pages ... the file has 118784 bytes", seen beside
+  // four writers); taken after the log is seen empty, the checkpoint is complete.
+  size = FileSize(path);
+  if (size < 0) {
+    return Status::IoError(
+        fmt::format("cannot inspect plan database {}: {}", path, std::strerror(errno)));
+  }
   const uint32_t change_counter = BigEndian(header, 24, 4);
   const uint32_t pages = BigEndian(header, 28, 4);
   const uint32_t valid_for = BigEndian(header, 92, 4);

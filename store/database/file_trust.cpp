@@ -1,5 +1,7 @@
 #include "store/database/file_trust.h"
 
+#include "engine/core/plan_db_location.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -91,6 +93,17 @@ Status CheckTrustedPath(const std::string& path, bool allow_shared_writable) {
         path, Writers(st.st_mode), st.st_mode & 07777, path));
   }
   return Status::Ok();
+}
+
+bool KernelsTrustedAt(const std::string& location, std::string* why) {
+  if (IsPostgresUri(location)) return true;
+  for (const std::string& path : {location, DatabaseDirectory(location)}) {
+    if (Status s = CheckTrustedPath(path, /*allow_shared_writable=*/false); !s.ok()) {
+      *why = s.message();
+      return false;
+    }
+  }
+  return true;
 }
 
 Status PrepareDatabaseFile(const PlanDbOptions& options, bool* created, CheckedFile* checked) {

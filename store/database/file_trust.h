@@ -18,6 +18,12 @@ std::string DatabaseDirectory(const std::string& path);
 // InvalidArgument with the reason and the fix. `path` must exist.
 Status CheckTrustedPath(const std::string& path, bool allow_shared_writable);
 
+// Whether the plan database at `location` may hold compiled kernels this user runs (Note
+// [Stored kernels], store/persistent_kernels.h): a server always (who may write its tables is
+// its roles' privileges), a file only when it and its directory pass the strict check, whatever
+// allow_shared_writable let its plans be read under. *why gets the reason when not.
+bool KernelsTrustedAt(const std::string& location, std::string* why);
+
 // The file a check judged (stat's st_dev and st_ino).
 struct CheckedFile {
   uint64_t device = 0;

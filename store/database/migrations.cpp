@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <string>
+
 #include "engine/core/clock.h"
 #include "store/sqlite/sqlite_statement.h"
 #include "store/sqlite/sqlite_transaction.h"
@@ -48,6 +50,42 @@ Status CompareRecorded(const SqliteDatabase& db, const std::vector<RecordedMigra
   return Status::Ok();
 }
 
+// Fails the migration when it left a row whose foreign key points nowhere (it runs with
+// enforcement off: ForeignKeysOff).
+Status CheckForeignKeys(SqliteDatabase& db, std::string_view what) {
+  SqliteStatement check;
+  if (Status s = db.Prepare("PRAGMA foreign_key_check", what, &check); !s.ok()) return s;
+  bool broken = false;
+  if (Status s = check.Step(&broken); !s.ok()) return s;
+  if (!broken) return Status::Ok();
+  return Status::Corruption(fmt::format(
+      "plan database {}: {} left a row of table {} whose reference to {} points nowhere; "
+      "rolled back",
+      db.path(), what, check.ColumnText(0), check.ColumnText(2)));
+}
+
+// Migrations run with foreign-key enforcement off (SQLite's recipe for rebuilding a table:
+// dropping the old one must not cascade into its children), restored when this goes. The
+// pragma is a no-op inside a transaction, so it is set around them.
+class ForeignKeysOff {
+ public:
+  explicit ForeignKeysOff(SqliteDatabase& db) : db_(db) {
+    std::string on;
+    if (db_.QueryText("PRAGMA foreign_keys", "reading foreign_keys", &on).ok() && on == "1") {
+      restore_ = db_.Exec("PRAGMA foreign_keys = OFF", "disabling foreign keys to migrate").ok();
+    }
+  }
+  ~ForeignKeysOff() {
+    if (restore_) (void)db_.Exec("PRAGMA foreign_keys = ON", "enabling foreign keys again");
+  }
+  ForeignKeysOff(const ForeignKeysOff&) = delete;
+  ForeignKeysOff& operator=(const ForeignKeysOff&) = delete;
+
+ private:
+  SqliteDatabase& db_;
+  bool restore_ = false;
+};
+
 }  // namespace
 
 Status ReadRecordedMigrations(SqliteDatabase& db, std::vector<RecordedMigration>* out) {
@@ -71,6 +109,7 @@ Status ReadRecordedMigrations(SqliteDatabase& db, std::vector<RecordedMigration>
 
 Status ApplyMigrations(SqliteDatabase& db, std::span<const Migration> migrations, int* applied) {
   *applied = 0;
+  const ForeignKeysOff foreign_keys_off(db);
   for (const Migration& migration : migrations) {
     bool ran = false;
     const std::string what =
@@ -84,6 +123,7 @@ Status ApplyMigrations(SqliteDatabase& db, std::span<const Migration> migrations
         if (r.version == migration.version) return Status::Ok();  // Another process was first.
       }
       if (Status r = db.Exec(migration.sql, what); !r.ok()) return r;
+      if (Status r = CheckForeignKeys(db, what); !r.ok()) return r;
       SqliteStatement record;
       if (Status r = db.Prepare(
               "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)",

@@ -43,7 +43,9 @@ Status ReadRecordedMigrations(SqliteDatabase& db, std::vector<RecordedMigration>
 // Applies every migration of `migrations` whose version is not recorded yet, in order, each in
 // its own transaction. Fails (changing nothing further) when a recorded migration's name differs
 // from this binary's, or when the database is newer than `migrations`. *applied gets the number
-// of migrations this call applied.
+// of migrations this call applied. Migrations run with foreign-key enforcement off (so that one
+// may rebuild a table, as 0004 does) and each is rolled back when it leaves a row whose foreign
+// key points nowhere (PRAGMA foreign_key_check).
 // REQUIRES: `db` is writable and not inside a transaction.
 Status ApplyMigrations(SqliteDatabase& db, std::span<const Migration> migrations, int* applied);
 

@@ -143,8 +143,16 @@ Status SetJournalMode(SqliteDatabase& db, const std::string& network_fs, std::st
   return Status::Ok();
 }
 
+std::function<void(const std::string&)>& CompanionCheckHook() {
+  static std::function<void(const std::string&)> hook;
+  return hook;
+}
+
 // Empty when this process may write `path` and create its -wal and -shm beside it; otherwise
-// why not, for the read-only reason.
+// why not, for the read-only reason. A companion is looked at once: another process's last
+// close removes both at any moment, and a companion found missing is one SQLite creates, which
+// needs the directory (issue 40: "exists" then "cannot be written" read a removal as a refusal,
+// once in 300 starts beside a closing process).
 std::string WhyUnwritable(const std::string& path) {
   if (access(path.c_str(), W_OK) != 0) {
     switch (errno) {
@@ -154,19 +162,23 @@ std::string WhyUnwritable(const std::string& path) {
       default: return fmt::format("it is not writable ({})", std::strerror(errno));
     }
   }
-  const CompanionFiles companions = ExistingCompanions(path);
+  bool creates_a_companion = false;
+  for (const char* suffix : {"-wal", "-shm"}) {
+    const std::string companion = path + suffix;
+    if (CompanionCheckHook()) CompanionCheckHook()(companion);
+    if (access(companion.c_str(), R_OK | W_OK) == 0) continue;
+    if (errno == ENOENT) {
+      creates_a_companion = true;
+      continue;
+    }
+    return fmt::format("its {} file cannot be written ({})", suffix, std::strerror(errno));
+  }
   const std::string dir = DatabaseDirectory(path);
-  if (!(companions.wal && companions.shm) && access(dir.c_str(), W_OK | X_OK) != 0) {
+  if (creates_a_companion && access(dir.c_str(), W_OK | X_OK) != 0) {
     return fmt::format(
         "its directory {} cannot be written ({}), so SQLite cannot create the "
         "-wal and -shm files it needs beside it",
         dir, std::strerror(errno));
-  }
-  for (const char* suffix : {"-wal", "-shm"}) {
-    const std::string companion = path + suffix;
-    if (access(companion.c_str(), F_OK) == 0 && access(companion.c_str(), R_OK | W_OK) != 0) {
-      return fmt::format("its {} file cannot be written ({})", suffix, std::strerror(errno));
-    }
   }
   return "";
 }
@@ -208,6 +220,10 @@ bool CanReadAsImmutable(const std::string& path, int failure, const std::string&
 }
 
 }  // namespace
+
+void SetCompanionCheckHookForTesting(std::function<void(const std::string& companion)> hook) {
+  CompanionCheckHook() = std::move(hook);
+}
 
 Status PlanDatabase::CheckWritable(std::string_view what) const {
   if (writable()) return Status::Ok();

@@ -32,6 +32,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -46,6 +47,11 @@ namespace ember {
 
 // PRAGMA application_id of every plan database: 'EMBR' (migrations/0001_plan_store.sql).
 inline constexpr int64_t kPlanDbApplicationId = 0x454D4252;
+
+// Called with a companion's path ("...-wal", "...-shm") just before PlanDatabase::Open looks at
+// whether it can be written; the test of the race with another process's last close (which
+// removes both) removes it there. Empty: none. Not for concurrent opens.
+void SetCompanionCheckHookForTesting(std::function<void(const std::string& companion)> hook);
 
 class PlanDatabase {
  public:

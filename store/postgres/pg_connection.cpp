@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "engine/core/plan_db_location.h"
+#include "engine/core/printable.h"
 #include "store/postgres/libpq_api.h"
 
 namespace ember::pg {
@@ -149,18 +150,29 @@ Status Connection::Open(const std::string& uri, std::unique_ptr<Connection>* out
   }
   pg_conn* conn = api->connectdb(uri.c_str());
   if (conn == nullptr || api->status(conn) != CONNECTION_OK) {
-    // libpq's message names host and port, never the password.
-    std::string reason = conn == nullptr ? "out of memory" : Trimmed(api->errorMessage(conn));
+    // libpq quotes a malformed URI whole, or the token it could not read (Note [Reading a URI
+    // as libpq does]): never shown unredacted.
+    std::string reason =
+        conn == nullptr
+            ? "out of memory"
+            : PrintableLines(RedactedText(Trimmed(api->errorMessage(conn)), uri, UriSecrets(uri)));
     if (conn != nullptr) api->finish(conn);
     return Status::Unavailable(
         fmt::format("plan database {}: cannot connect: {}", location, reason));
   }
   api->setNoticeProcessor(conn, IgnoreNotice, nullptr);
-  out->reset(new Connection(api, conn, location));
+  out->reset(new Connection(api, conn, uri));
   // Plans are compared and hashed as bytes; the session's own settings never matter, except
   // that a statement must not wait forever on a lock another host holds.
   return (*out)->ExecScript("SET client_min_messages = warning; SET lock_timeout = '30s'",
                             "configuring the session");
+}
+
+Connection::Connection(const LibPq* api, pg_conn* conn, const std::string& uri)
+    : api_(api), conn_(conn), location_(RedactedUri(uri)), uri_(uri), secrets_(UriSecrets(uri)) {}
+
+std::string Connection::Shown(const char* message) const {
+  return PrintableLines(RedactedText(Trimmed(message), uri_, secrets_));
 }
 
 Connection::~Connection() {
@@ -184,8 +196,8 @@ Status Connection::Check(pg_result* result, std::string_view what, Result* out) 
   }
   const char* state = result != nullptr ? api_->resultErrorField(result, PG_DIAG_SQLSTATE) : "";
   last_sqlstate_ = state != nullptr ? state : "";
-  std::string message = result != nullptr ? Trimmed(api_->resultErrorMessage(result)) : "";
-  if (message.empty()) message = Trimmed(api_->errorMessage(conn_));
+  std::string message = result != nullptr ? Shown(api_->resultErrorMessage(result)) : "";
+  if (message.empty()) message = Shown(api_->errorMessage(conn_));
   if (result != nullptr) api_->clear(result);
   const std::string text =
       fmt::format("plan database {}: {} failed: {}{}", location_, what, message,
@@ -220,7 +232,7 @@ int Connection::socket() const { return api_->socket(conn_); }
 Status Connection::TakeNotifications(std::vector<Notification>* out) {
   if (api_->consumeInput(conn_) == 0 || !healthy()) {
     return Status::Unavailable(fmt::format("plan database {}: listening for changes failed: {}",
-                                           location_, Trimmed(api_->errorMessage(conn_))));
+                                           location_, Shown(api_->errorMessage(conn_))));
   }
   while (PGnotify* n = api_->notifies(conn_)) {
     out->push_back({n->relname != nullptr ? n->relname : "", n->extra != nullptr ? n->extra : ""});

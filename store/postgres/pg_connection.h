@@ -128,13 +128,17 @@ class Connection {
   const std::string& last_sqlstate() const { return last_sqlstate_; }
 
  private:
-  Connection(const LibPq* api, pg_conn* conn, std::string location)
-      : api_(api), conn_(conn), location_(std::move(location)) {}
+  Connection(const LibPq* api, pg_conn* conn, const std::string& uri);
   Status Check(pg_result* result, std::string_view what, Result* out);
+  // A message of libpq's or the server's, safe to show: the URI redacted, each of its secrets
+  // masked, control characters escaped (libpq quotes the URI or a token of it in some).
+  std::string Shown(const char* message) const;
 
   const LibPq* api_;
   pg_conn* conn_;
   std::string location_;
+  std::string uri_;                   // only for finding it inside messages (Shown)
+  std::vector<std::string> secrets_;  // UriSecrets(uri_)
   std::string last_sqlstate_;
 };
 

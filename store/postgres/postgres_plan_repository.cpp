@@ -10,6 +10,7 @@
 #include "engine/core/plan_db_location.h"
 #include "store/codec/row_checksum.h"
 #include "store/postgres/pg_migrations.h"
+#include "store/repository/saturating_sql.h"
 #include "store/sqlite/column_encoding.h"
 
 namespace ember {
@@ -252,15 +253,16 @@ Status PostgresPlanRepository::RecordHitCounts(
   std::string ids = "{", hits = "{";
   for (size_t i = 0; i < counts.size(); ++i) {
     ids += fmt::format("{}{}", i ? "," : "", counts[i].first);
-    hits += fmt::format("{}{}", i ? "," : "", counts[i].second);
+    hits += fmt::format("{}{}", i ? "," : "", NonNegative(counts[i].second));
   }
   ids += "}";
   hits += "}";
   const int64_t now = NowUnixMillis();
   return conn_->Transaction("recording hits", [&]() -> Status {
     if (Status s = conn_->Exec(
-            "UPDATE plans p SET hits = p.hits + c.n, last_hit = GREATEST(p.last_hit, $3) "
-            "FROM unnest($1::text::bigint[], $2::text::bigint[]) AS c(id, n) WHERE p.id = c.id",
+            "UPDATE plans p SET hits = " + SaturatingAdd("p.hits", "c.n") +
+                ", last_hit = GREATEST(p.last_hit, $3) "
+                "FROM unnest($1::text::bigint[], $2::text::bigint[]) AS c(id, n) WHERE p.id = c.id",
             pg::Params().Text(ids).Text(hits).Int64(now), "recording hits");
         !s.ok()) {
       return s;
@@ -272,8 +274,10 @@ Status PostgresPlanRepository::RecordHitCounts(
         "SELECT $4, c.id, c.n, $3 FROM unnest($1::text::bigint[], $2::text::bigint[]) AS c(id, n) "
         "JOIN plans p ON p.id = c.id "
         "ON CONFLICT (workload_id, plan_id) DO UPDATE SET "
-        "hits = plan_usage.hits + excluded.hits, "
-        "last_hit = GREATEST(plan_usage.last_hit, excluded.last_hit)",
+        "hits = " +
+            SaturatingAdd("plan_usage.hits", "excluded.hits") +
+            ", "
+            "last_hit = GREATEST(plan_usage.last_hit, excluded.last_hit)",
         pg::Params().Text(ids).Text(hits).Int64(now).Int64(*workload), "recording plan use");
   });
 }

@@ -4,6 +4,7 @@
 
 #include "engine/core/clock.h"
 #include "store/postgres/postgres_plan_repository.h"
+#include "store/repository/saturating_sql.h"
 
 namespace ember {
 namespace {
@@ -99,11 +100,11 @@ Status PostgresPlanRepository::AddExplorations(WorkloadRowId workload, int64_t n
   }
   if (Status s = CheckWritable("counting explorations"); !s.ok()) return s;
   pg::Result r;
-  if (Status s = conn_->Exec(
-          "UPDATE workloads SET explorations = explorations + $2, last_seen = $3 WHERE id = $1 "
-          "RETURNING explorations",
-          pg::Params().Int64(workload).Int64(n).Int64(NowUnixMillis()), "counting explorations",
-          &r);
+  if (Status s =
+          conn_->Exec("UPDATE workloads SET explorations = " + SaturatingAdd("explorations", "$2") +
+                          ", last_seen = $3 WHERE id = $1 RETURNING explorations",
+                      pg::Params().Int64(workload).Int64(n).Int64(NowUnixMillis()),
+                      "counting explorations", &r);
       !s.ok()) {
     return s;
   }
@@ -124,9 +125,9 @@ Status PostgresPlanRepository::TryReserveExploration(WorkloadRowId workload,
   // again on the newest version (READ COMMITTED's rule for UPDATE): two hosts can never both
   // take the last exploration.
   if (Status s = conn_->Exec(
-          "UPDATE workloads SET explorations = explorations + 1, last_seen = $2 WHERE id = $1 "
-          "AND (COALESCE(max_explorations, $3) IS NULL OR "
-          "explorations < COALESCE(max_explorations, $3)) RETURNING explorations",
+          "UPDATE workloads SET explorations = " + SaturatingAdd("explorations", "1") +
+              ", last_seen = $2 WHERE id = $1 AND (COALESCE(max_explorations, $3) IS NULL OR "
+              "explorations < COALESCE(max_explorations, $3)) RETURNING explorations",
           [&] {
             pg::Params p;
             p.Int64(workload).Int64(NowUnixMillis());
@@ -181,8 +182,9 @@ Status PostgresPlanRepository::AddCounters(WorkloadRowId workload,
     return Status::InvalidArgument("workload counters only grow: negative increment");
   }
   return UpdateWorkload(workload, "counting workload hits and misses",
-                        "UPDATE workloads SET hits = hits + $2, misses = misses + $3, "
-                        "unfused_runs = unfused_runs + $4, last_seen = $5 WHERE id = $1",
+                        "UPDATE workloads SET hits = " + SaturatingAdd("hits", "$2") +
+                            ", misses = " + SaturatingAdd("misses", "$3") + ", unfused_runs = " +
+                            SaturatingAdd("unfused_runs", "$4") + ", last_seen = $5 WHERE id = $1",
                         pg::Params()
                             .Int64(workload)
                             .Int64(counters.hits)

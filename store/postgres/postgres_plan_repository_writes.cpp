@@ -42,20 +42,25 @@ Status PostgresPlanRepository::WritePlanRow(EnvironmentRowId environment, const 
       "RETURNING id, environment_id, first_op_hash, plan_key) "
       "SELECT id FROM inserted, LATERAL pg_notify('{}', {}) AS notified",
       kPlanChannel, PlanChangePayloadSql('p', "environment_id", "first_op_hash", "plan_key"));
-  if (Status s = conn_->Exec(insert, columns(), "inserting a plan", &inserted); !s.ok()) {
-    return s;
-  }
-  if (inserted.rows() == 1) {
-    *result = {inserted.Int64(0, 0), InsertOutcome::kInserted};
-    return inserted.CheckTypes();
-  }
+  // The row that conflicted may be gone by the time it is read (a gc committed in between):
+  // then the insert is tried again, a few times.
   pg::Result existing;
-  if (Status s = conn_->Exec(
-          "SELECT id, status, ops_blob FROM plans WHERE environment_id = $1 AND plan_key = $2 "
-          "FOR UPDATE",
-          pg::Params().Int64(environment).Bytea(key), "reading the existing plan", &existing);
-      !s.ok()) {
-    return s;
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    if (Status s = conn_->Exec(insert, columns(), "inserting a plan", &inserted); !s.ok()) {
+      return s;
+    }
+    if (inserted.rows() == 1) {
+      *result = {inserted.Int64(0, 0), InsertOutcome::kInserted};
+      return inserted.CheckTypes();
+    }
+    if (Status s = conn_->Exec(
+            "SELECT id, status, ops_blob FROM plans WHERE environment_id = $1 AND plan_key = $2 "
+            "FOR UPDATE",
+            pg::Params().Int64(environment).Bytea(key), "reading the existing plan", &existing);
+        !s.ok()) {
+      return s;
+    }
+    if (existing.rows() == 1) break;
   }
   if (existing.rows() != 1) {
     return Status::Corruption(fmt::format(
@@ -72,6 +77,7 @@ Status PostgresPlanRepository::WritePlanRow(EnvironmentRowId environment, const 
         !s.ok()) {
       return s;
     }
+    if (Status s = DropInvalidTriggers(id, plan); !s.ok()) return s;
     if (Status s = Notify('p', environment, plan.first_op_hash, plan.plan_key); !s.ok()) return s;
     *result = {id, InsertOutcome::kReplacedQuarantined};
     return Status::Ok();
@@ -96,7 +102,7 @@ Status PostgresPlanRepository::WriteTriggerRows(PlanRowId plan,
     return s;
   }
   if (locked.rows() != 1) {
-    return Status::InvalidArgument(
+    return Status::NotFound(
         fmt::format("plan database {} has no plan {} to add triggers to", location(), plan));
   }
   size_t appended = 0;

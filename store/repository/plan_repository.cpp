@@ -73,17 +73,30 @@ Status PlanRepository::WriteBatch(const PublishBatch& batch, int64_t now, Publis
     }
     if (publish_hook_) publish_hook_(i);
   }
-  for (const TriggerAppend& append : batch.triggers) {
-    if (Status r = WriteTriggerRows(append.plan_id, append.triggers, &result->triggers_added);
-        !r.ok()) {
+  // Triggers and kernels of plans stored before: their rows may have gone since (gc), or, by
+  // key, moved to a new row (Note [Plans gc removed], plan_writer.h). A gone plan is reported.
+  for (size_t i = 0; i < batch.triggers.size(); ++i) {
+    const TriggerAppend& append = batch.triggers[i];
+    std::optional<PlanRowId> plan;
+    if (Status r = ResolvePlanRow(batch.environment_id, append, &plan); !r.ok()) return r;
+    if (!plan.has_value()) {
+      result->plans_gone.push_back(i);
+      continue;
+    }
+    if (Status r = WriteTriggerRows(*plan, append.triggers, &result->triggers_added); !r.ok()) {
       return r;
     }
   }
   for (const NewKernel& kernel : batch.kernels) {
+    std::optional<PlanRowId> plan = kernel.plan_id;
+    if (plan.has_value()) {
+      if (Status r = ResolvePlanRow(batch.environment_id, {.plan_id = *plan}, &plan); !r.ok()) {
+        return r;
+      }
+    }
     KernelRowId id = 0;
     bool added = false;
-    if (Status r = WriteKernelRow(batch.environment_id, kernel, kernel.plan_id, now, &id, &added);
-        !r.ok()) {
+    if (Status r = WriteKernelRow(batch.environment_id, kernel, plan, now, &id, &added); !r.ok()) {
       return r;
     }
     result->kernels_added += added ? 1 : 0;

@@ -140,7 +140,7 @@ class PlanRepository {
   virtual Status InsertPlan(EnvironmentRowId environment, const NewPlan& plan,
                             InsertResult* result) = 0;
   // Appends the triggers that `plan` does not have yet, in order. *added (optional) gets how
-  // many were new. InvalidArgument when the plan does not exist.
+  // many were new. NotFound when the plan does not exist.
   virtual Status AppendTriggers(PlanRowId plan, std::span<const TriggerRow> triggers,
                                 size_t* added = nullptr) = 0;
   // Commits the whole batch in one transaction (see above).
@@ -153,6 +153,10 @@ class PlanRepository {
                                  std::optional<WorkloadRowId> workload) = 0;
   // Marks a plan 'quarantined' with `reason`: it is no longer loaded. NotFound when absent.
   virtual Status Quarantine(PlanRowId plan, std::string_view reason) = 0;
+  // The 'ok' plan of row `plan` as a PublishItem (its plan columns and every trigger, no
+  // kernels), what stores it again should it be removed; nullopt when there is no such row.
+  // A read (Note [Plans gc removed], plan_writer.h).
+  Status ReadPlanItem(PlanRowId plan, std::optional<PublishItem>* out);
 
   // --- Workloads (the exploration ledger) ----------------------------------------------------
   // The workload `name` of `environment`, created with no explorations and no cap when new; its
@@ -218,7 +222,7 @@ class PlanRepository {
   // which runs them inside sql().WriteTransaction.
   virtual Status WritePlanRow(EnvironmentRowId environment, const NewPlan& plan, int64_t now,
                               InsertResult* result) = 0;
-  // REQUIRES: the plan exists (InvalidArgument otherwise). *added counts the new rows.
+  // REQUIRES: the plan exists (NotFound otherwise). *added counts the new rows.
   virtual Status WriteTriggerRows(PlanRowId plan, std::span<const TriggerRow> triggers,
                                   size_t* added) = 0;
   virtual Status WriteKernelRow(EnvironmentRowId environment, const NewKernel& kernel,
@@ -232,6 +236,17 @@ class PlanRepository {
 
   // A whole batch with those: the body of every implementation's Publish transaction.
   Status WriteBatch(const PublishBatch& batch, int64_t now, PublishResult* result);
+
+  // Inside a write transaction: the row `append` is for (by its key when it has one, else by
+  // its id), locked on a server until the commit so that a concurrent gc waits; nullopt when
+  // it is gone.
+  Status ResolvePlanRow(EnvironmentRowId environment, const TriggerAppend& append,
+                        std::optional<PlanRowId>* out);
+  // Inside the write transaction that just repaired the quarantined row `plan` with `written`:
+  // deletes its trigger rows that do not validate with the new plan (plan_row_check.h), each
+  // judged with the ones kept before it, so that the repaired row loads; all are kept when the
+  // plan alone does not validate (the load then quarantines it, as before).
+  Status DropInvalidTriggers(PlanRowId plan, const NewPlan& written);
 
   // What every load does with its bad rows: counts them in `out`, and quarantines each (or,
   // on a read-only database, logs it) once per repository.

@@ -14,6 +14,7 @@
 #include "store/codec/plan_codec.h"
 #include "store/codec/row_checksum.h"
 #include "store/repository/plan_repository.h"
+#include "store/repository/saturating_sql.h"
 #include "store/sqlite/column_encoding.h"
 
 namespace ember {
@@ -136,13 +137,13 @@ Status PlanRepository::RecordMisses(WorkloadRowId workload, std::span<const Work
           "INSERT INTO workload_misses (workload_id, pattern, cause, op_position, op_name, "
           "nearest_plan, first_detail, last_detail, seen_values, count, first_seen, last_seen) "
           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?11, ?7, ?8, ?9, ?10, ?10) "
-          "ON CONFLICT (workload_id, pattern) DO UPDATE SET count = workload_misses.count + "
-          "excluded.count, last_detail = excluded.last_detail, nearest_plan = "
-          "excluded.nearest_plan, seen_values = excluded.seen_values, last_seen = "
-          "excluded.last_seen",
+          "ON CONFLICT (workload_id, pattern) DO UPDATE SET count = " +
+              SaturatingAdd("workload_misses.count", "excluded.count") +
+              ", last_detail = excluded.last_detail, nearest_plan = excluded.nearest_plan, "
+              "seen_values = excluded.seen_values, last_seen = excluded.last_seen",
           {SqlValue(int64_t{workload}), SqlValue(ToColumn(miss.pattern)), SqlValue(miss.cause),
            SqlValue(miss.op_position), SqlValue(miss.op_name), SqlValue(miss.nearest_plan),
-           SqlValue(miss.detail), SqlValue(NumbersText(values)), SqlValue(miss.count),
+           SqlValue(miss.detail), SqlValue(NumbersText(values)), SqlValue(NonNegative(miss.count)),
            SqlValue(now), SqlValue(miss.first_detail.empty() ? miss.detail : miss.first_detail)},
           "recording a miss");
       if (!q.ok()) return q;

@@ -33,12 +33,11 @@ Status DecodeTriggerRow(const TriggerRow& row, ExecutionTrigger* out) {
   }
 }
 
-Status DecodePlanParts(std::span<const uint8_t> ops_blob, std::span<const uint8_t> plan_blob,
-                       std::span<const TriggerRow> triggers, ExecutionPlan* out) {
-  ExecutionPlan plan;
-  if (Status s = DecodeOperations(ops_blob, &plan.operations); !s.ok()) {
-    return Status::Corruption("ops_blob: " + s.message());
-  }
+namespace {
+
+// DecodePlanParts after its ops: `plan` holds them decoded.
+Status DecodeRest(std::span<const uint8_t> plan_blob, std::span<const TriggerRow> triggers,
+                  ExecutionPlan plan, ExecutionPlan* out) {
   if (Status s = DecodeBlockOptimization(plan_blob, &plan.optimization); !s.ok()) {
     return Status::Corruption("plan_blob: " + s.message());
   }
@@ -54,6 +53,49 @@ Status DecodePlanParts(std::span<const uint8_t> ops_blob, std::span<const uint8_
   }
   *out = std::move(plan);
   return Status::Ok();
+}
+
+Status DecodeOps(std::span<const uint8_t> ops_blob, ExecutionPlan* plan) {
+  if (Status s = DecodeOperations(ops_blob, &plan->operations); !s.ok()) {
+    return Status::Corruption("ops_blob: " + s.message());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status DecodePlanParts(std::span<const uint8_t> ops_blob, std::span<const uint8_t> plan_blob,
+                       std::span<const TriggerRow> triggers, ExecutionPlan* out) {
+  ExecutionPlan plan;
+  if (Status s = DecodeOps(ops_blob, &plan); !s.ok()) return s;
+  return DecodeRest(plan_blob, triggers, std::move(plan), out);
+}
+
+Status CheckPlanKeys(const Hash128& plan_key, uint64_t first_op_hash, int64_t num_ops,
+                     std::span<const OperationIr> ops) {
+  if (!(PlanKey(ops) == plan_key)) {
+    return Status::Corruption(fmt::format("plan_key {} is not the key of its ops ({})",
+                                          FormatHash(plan_key), FormatHash(PlanKey(ops))));
+  }
+  if (FirstOpHash(ops) != first_op_hash) {
+    return Status::Corruption(fmt::format("first_op_hash {} is not the hash of its first op ({})",
+                                          FormatHash(first_op_hash), FormatHash(FirstOpHash(ops))));
+  }
+  if (num_ops != static_cast<int64_t>(ops.size())) {
+    return Status::Corruption(
+        fmt::format("num_ops is {} but the plan has {} op(s)", num_ops, ops.size()));
+  }
+  return Status::Ok();
+}
+
+Status DecodeStoredPlan(const StoredPlan& row, ExecutionPlan* out) {
+  ExecutionPlan plan;
+  if (Status s = DecodeOps(row.ops_blob, &plan); !s.ok()) return s;
+  if (Status s = CheckPlanKeys(row.plan_key, row.first_op_hash, row.num_ops, plan.operations);
+      !s.ok()) {
+    return s;
+  }
+  return DecodeRest(row.plan_blob, row.triggers, std::move(plan), out);
 }
 
 Status CheckPlanRecord(const PlanRecord& record, ExecutionPlan* plan) {
@@ -72,19 +114,10 @@ Status CheckPlanRecord(const PlanRecord& record, ExecutionPlan* plan) {
       !s.ok()) {
     return s;
   }
-  if (!(PlanKey(decoded.operations) == *key)) {
-    return Status::Corruption(fmt::format("plan_key {} is not the key of its ops ({})",
-                                          FormatHash(*key),
-                                          FormatHash(PlanKey(decoded.operations))));
-  }
-  if (FirstOpHash(decoded.operations) != FromColumn(record.first_op_hash)) {
-    return Status::Corruption(fmt::format("first_op_hash {} is not the hash of its first op ({})",
-                                          FormatHash(FromColumn(record.first_op_hash)),
-                                          FormatHash(FirstOpHash(decoded.operations))));
-  }
-  if (record.num_ops != static_cast<int64_t>(decoded.operations.size())) {
-    return Status::Corruption(fmt::format("num_ops is {} but the plan has {} op(s)", record.num_ops,
-                                          decoded.operations.size()));
+  if (Status s =
+          CheckPlanKeys(*key, FromColumn(record.first_op_hash), record.num_ops, decoded.operations);
+      !s.ok()) {
+    return s;
   }
   if (record.ops_bytes != static_cast<int64_t>(record.ops_blob.size()) ||
       record.plan_bytes != static_cast<int64_t>(record.plan_blob.size())) {

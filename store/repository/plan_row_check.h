@@ -23,6 +23,18 @@ Status DecodeTriggerRow(const TriggerRow& row, ExecutionTrigger* out);
 Status DecodePlanParts(std::span<const uint8_t> ops_blob, std::span<const uint8_t> plan_blob,
                        std::span<const TriggerRow> triggers, ExecutionPlan* out);
 
+// The derived columns of a row against its decoded ops (Note [Plan key]): plan_key is the key of
+// the ops, first_op_hash the hash of the first, num_ops their count. Corruption naming the column
+// that disagrees.
+Status CheckPlanKeys(const Hash128& plan_key, uint64_t first_op_hash, int64_t num_ops,
+                     std::span<const OperationIr> ops);
+
+// A loaded row (PlanRepository::LoadPlansByFirstOp, its checksum verified) as the engine adds
+// it: the ops decoded and CheckPlanKeys first, so a row whose key is not its ops costs no more
+// than decoding them, then the strategy, the triggers and ValidatePlan. Corruption naming what
+// failed.
+Status DecodeStoredPlan(const StoredPlan& row, ExecutionPlan* out);
+
 // Every check above on `record` (whose blobs and triggers must have been read); *plan (may be
 // null) gets the decoded plan. Corruption with the first problem found.
 Status CheckPlanRecord(const PlanRecord& record, ExecutionPlan* plan);

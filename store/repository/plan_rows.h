@@ -137,10 +137,13 @@ struct PublishItem {
   std::vector<KernelKey> used_kernels;
 };
 
-// New triggers for a plan that is already stored.
+// New triggers for a plan that is already stored. With `plan_key`, the plan is found again by
+// its key inside the write (Note [Plans gc removed], plan_writer.h) and plan_id is not used;
+// without, by plan_id. A plan found neither way is reported in PublishResult::plans_gone.
 struct TriggerAppend {
   PlanRowId plan_id = 0;
   std::vector<TriggerRow> triggers;
+  std::optional<Hash128> plan_key;
 };
 
 // Everything one Publish commits in a single transaction.
@@ -156,6 +159,9 @@ struct PublishResult {
   size_t triggers_added = 0;        // New trigger rows (duplicates are not counted).
   size_t kernels_added = 0;         // New kernel rows (existing ones win and are not counted).
   size_t kernel_links_added = 0;    // PublishItem::used_kernels linked (rows that existed).
+  // Indices into PublishBatch::triggers whose plan no longer exists (gc removed it): nothing of
+  // them was written. Extra kernels whose plan_id is gone are stored linked to no plan.
+  std::vector<size_t> plans_gone;
 };
 
 struct WorkloadRow {

@@ -232,7 +232,7 @@ void PlanWriter::RetryHeld() {
     written += next.batch.size();
     held_messages_ -= next.batch.size();
     held_.pop_front();
-    if (outcome == Outcome::kFailed) {
+    if (outcome == Outcome::kFailed && failed_.load()) {
       held_.clear();
       held_messages_ = 0;
       break;
@@ -248,11 +248,22 @@ void PlanWriter::RetryHeld() {
                        : std::string()));
 }
 
-bool PlanWriter::Check(const Status& status, const char* what) {
+bool PlanWriter::Check(const Status& status, const char* what, bool fatal) {
   if (status.ok()) return true;
   if (repository_->IsTransient(status)) {
     transient_ = true;
     transient_reason_ = status.ToString();
+    return false;
+  }
+  // The database itself failed (Note [Write-behind]): a batch after this one would too.
+  fatal = fatal || status.code() == Status::Code::kCorruption ||
+          status.code() == Status::Code::kUnavailable;
+  if (!fatal) {
+    const std::string& path = repository_->location();
+    Warn("plan-db-batch:" + path,
+         fmt::format("plan database {}: {} failed ({}); the plans and counts of that write are "
+                     "lost, later ones are still written; plans committed before are kept",
+                     path, what, status.ToString()));
     return false;
   }
   if (!failed_.exchange(true)) {
@@ -265,13 +276,63 @@ bool PlanWriter::Check(const Status& status, const char* what) {
   return false;
 }
 
+bool PlanWriter::CheckCounter(const Status& status, const char* what) {
+  if (Check(status, what)) return true;
+  return !transient_ && !failed_.load();
+}
+
+void PlanWriter::Remember(PlanId id, const PublishItem& item) {
+  PublishItem& kept = items_[id];
+  kept.plan = item.plan;
+  kept.triggers = item.triggers;
+}
+
+PublishItem* PlanWriter::Remembered(PlanId id, PlanRowId row) {
+  if (auto known = items_.find(id); known != items_.end()) return &known->second;
+  std::optional<PublishItem> read;
+  if (Status s = repository_->ReadPlanItem(row, &read); !s.ok()) {
+    if (repository_->IsTransient(s)) {
+      transient_ = true;
+      transient_reason_ = s.ToString();
+    }
+    return nullptr;
+  }
+  if (!read.has_value()) return nullptr;
+  return &items_.emplace(id, std::move(*read)).first->second;
+}
+
+bool PlanWriter::Republish(std::span<const size_t> gone, std::span<const PlanId> appends) {
+  PublishBatch again{.environment_id = environment_};
+  std::vector<PlanId> ids;
+  for (const size_t i : gone) {
+    const PlanId id = appends[i];
+    auto item = items_.find(id);
+    if (item == items_.end() || std::find(ids.begin(), ids.end(), id) != ids.end()) continue;
+    again.plans.push_back(item->second);
+    ids.push_back(id);
+  }
+  if (ids.empty()) return true;
+  PublishResult result;
+  if (!Check(repository_->Publish(again, &result), "publishing removed plans again")) return false;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const InsertResult& r = result.plans[i];
+    if (r.outcome == InsertOutcome::kKeyCollision) continue;
+    LogFusion(LogLevel::kMedium, [&] {
+      return fmt::format("[store] plan row {} was removed while in use (gc); stored it again as {}",
+                         rows_[ids[i]], r.plan_id);
+    });
+    rows_[ids[i]] = r.plan_id;
+  }
+  return true;
+}
+
 PlanWriter::Outcome PlanWriter::Apply(const std::vector<Message>& batch, const Counters& counted,
                                       Progress& progress) {
   transient_ = false;
   const auto stopped = [&] { return transient_ ? Outcome::kHeld : Outcome::kFailed; };
   // A SQLite file moved away from its path (SqlitePlanRepository::CheckBeforeWriting).
   if (Status moved = repository_->CheckBeforeWriting(); !moved.ok()) {
-    Check(moved, "writing");
+    Check(moved, "writing", /*fatal=*/true);
     return stopped();
   }
   // Bindings first: everything later in the batch may refer to a loaded plan.
@@ -293,6 +354,7 @@ PlanWriter::Outcome PlanWriter::Apply(const std::vector<Message>& batch, const C
     } else {
       adopted_new.push_back(&m);
     }
+    Remember(m.id, m.item);
   }
   // New plans, with the triggers they were found with, in one transaction.
   PublishBatch publish{.environment_id = environment_};
@@ -302,6 +364,7 @@ PlanWriter::Outcome PlanWriter::Apply(const std::vector<Message>& batch, const C
     if (m.kind != Message::Kind::kPublish && !adopted) continue;
     publish.plans.push_back(m.item);
     published_ids.push_back(m.id);
+    if (m.kind == Message::Kind::kPublish) Remember(m.id, m.item);
   }
   if (!publish.plans.empty()) {
     PublishResult result;
@@ -310,21 +373,16 @@ PlanWriter::Outcome PlanWriter::Apply(const std::vector<Message>& batch, const C
       const InsertResult& r = result.plans[i];
       if (r.outcome == InsertOutcome::kKeyCollision) continue;  // in memory only
       rows_[published_ids[i]] = r.plan_id;
-      if (r.outcome == InsertOutcome::kExisting) {
-        // Another process was first: keep its row, merge the triggers found here.
-        if (!Check(repository_->AppendTriggers(r.plan_id, publish.plans[i].triggers),
-                   "merging triggers")) {
-          return stopped();
-        }
-      } else {
-        published_.fetch_add(1);
-      }
+      // kExisting: another process was first; its row keeps the triggers found here too
+      // (merged in the same transaction, PlanRepository::Publish).
+      if (r.outcome != InsertOutcome::kExisting) published_.fetch_add(1);
     }
   }
   // Triggers, hits and workload counters. Every hit counted before this batch was taken is of
   // a plan whose Bind or Publish was enqueued before the hit, so is in rows_ by now (or never:
   // a key collision kept in memory only).
   PublishBatch triggers{.environment_id = environment_};
+  std::vector<PlanId> appended;  // the plan of each triggers.triggers entry
   std::vector<std::pair<PlanRowId, int64_t>> hits;
   int64_t explorations = 0;
   WorkloadCounters counters;
@@ -339,7 +397,21 @@ PlanWriter::Outcome PlanWriter::Apply(const std::vector<Message>& batch, const C
     switch (m.kind) {
       case Message::Kind::kTrigger: {
         auto row = rows_.find(m.id);
-        if (row != rows_.end()) triggers.triggers.push_back({row->second, {m.trigger}});
+        if (row == rows_.end()) break;  // a key collision, kept in memory only
+        // By key where the plan is remembered (Note [Plans gc removed]); else by its row id,
+        // which is never another plan's.
+        PublishItem* item = Remembered(m.id, row->second);
+        if (transient_) return stopped();
+        std::optional<Hash128> key;
+        if (item != nullptr) {
+          key = item->plan.plan_key;
+          auto& known = item->triggers;
+          if (std::find(known.begin(), known.end(), m.trigger) == known.end()) {
+            known.push_back(m.trigger);
+          }
+        }
+        triggers.triggers.push_back({row->second, {m.trigger}, key});
+        appended.push_back(m.id);
         break;
       }
       case Message::Kind::kKernel: {
@@ -356,11 +428,14 @@ PlanWriter::Outcome PlanWriter::Apply(const std::vector<Message>& batch, const C
         if (!m.counted) ++explorations;
         ++counters.misses;
         break;
-      case Message::Kind::kQuarantine:
-        if (!Check(repository_->Quarantine(m.row, m.reason), "quarantining a plan")) {
+      case Message::Kind::kQuarantine: {
+        // A row gone meanwhile (gc, `quarantine clear`) needs no quarantine.
+        const Status q = repository_->Quarantine(m.row, m.reason);
+        if (q.code() != Status::Code::kNotFound && !Check(q, "quarantining a plan")) {
           return stopped();
         }
         break;
+      }
       case Message::Kind::kBind:
       case Message::Kind::kPublish:
       case Message::Kind::kAdopt:
@@ -368,27 +443,28 @@ PlanWriter::Outcome PlanWriter::Apply(const std::vector<Message>& batch, const C
     }
   }
   if (!triggers.triggers.empty() || !triggers.kernels.empty()) {
-    PublishResult ignored;
-    if (!Check(repository_->Publish(triggers, &ignored), "appending triggers and kernels")) {
+    PublishResult result;
+    if (!Check(repository_->Publish(triggers, &result), "appending triggers and kernels") ||
+        !Republish(result.plans_gone, appended)) {
       return stopped();
     }
   }
   // Counted once each, also when the batch is applied again after a retry.
   if (!progress.hits && !hits.empty() &&
-      !Check(repository_->RecordHitCounts(hits, workload_), "recording hits")) {
+      !CheckCounter(repository_->RecordHitCounts(hits, workload_), "recording hits")) {
     return stopped();
   }
   progress.hits = true;
   if (!progress.explorations && explorations > 0) {
     int64_t count = 0;
-    if (!Check(repository_->AddExplorations(workload_, explorations, &count),
-               "counting explorations")) {
+    if (!CheckCounter(repository_->AddExplorations(workload_, explorations, &count),
+                      "counting explorations")) {
       return stopped();
     }
   }
   progress.explorations = true;
   if (!progress.counters && counters.hits + counters.misses + counters.unfused_runs > 0) {
-    if (!Check(repository_->AddCounters(workload_, counters), "updating the workload")) {
+    if (!CheckCounter(repository_->AddCounters(workload_, counters), "updating the workload")) {
       return stopped();
     }
   }
@@ -396,7 +472,7 @@ PlanWriter::Outcome PlanWriter::Apply(const std::vector<Message>& batch, const C
   if (!progress.misses && !counted.misses.empty()) {
     std::vector<WorkloadMiss> misses;
     for (const auto& [pattern, miss] : counted.misses) misses.push_back(miss);
-    if (!Check(repository_->RecordMisses(workload_, misses), "recording misses")) {
+    if (!CheckCounter(repository_->RecordMisses(workload_, misses), "recording misses")) {
       return stopped();
     }
   }

@@ -9,12 +9,25 @@
 // the insert returned. Loaded plans are Bind()-ed to their rows first. A unique-key conflict
 // (another process published the same relative ops first) maps the PlanId to the existing row
 // and merges this process's triggers into it: the first publication wins across processes, as
-// the first plan found wins inside one (burn's "existing plan" rule). When the database fails
-// (disk full, file locked away, removed table, the file deleted, moved or replaced at its path),
-// the writer says so once on stderr (ember::Warn: it costs the user their next warm start) and
-// drops what is queued from then on: the program continues with its in-memory plans, and rows
-// already committed stay. A writer made without a repository (a database that cannot be
-// written) drops everything from the start.
+// the first plan found wins inside one (burn's "existing plan" rule). When the database itself
+// fails (a removed table, a corrupt file, a database turned read-only, the file deleted, moved
+// or replaced at its path), the writer says so once on stderr (ember::Warn: it costs the user
+// their next warm start) and drops what is queued from then on: the program continues with its
+// in-memory plans, and rows already committed stay. Any other failure (disk full, a refused
+// constraint, a server's error) loses only the batch it happened in, said once: the next batch
+// is tried, since it could succeed. A counter that cannot be written (hits, explorations,
+// workload counters, misses) loses only its own step, never the plans. A writer made without a
+// repository (a database that cannot be written) drops everything from the start.
+//
+// Note [Plans gc removed]
+// `ember-plans gc` (and `quarantine clear`) may delete a plan's row while a writer holds its
+// id. So a trigger names its plan by key (TriggerAppend::plan_key), found again inside the
+// trigger's transaction; when the plan is gone, the writer publishes it again, whole, from
+// what it remembers of it (items_: the plan and every trigger it knows, no kernels; a plan
+// loaded from the database is read from its row at its first trigger). A kernel or a hit for a
+// gone plan links to or counts on nothing, and a quarantine of a gone row is done already.
+// Plan ids are never reused (migrations/0004_plan_ids.sql; identity columns on a server), so an
+// id a writer still holds never reaches another plan.
 //
 // A database out of reach for now is different (PlanRepository::IsTransient: a server's lost
 // connection, a SQLite file locked by another connection past the busy timeout): the
@@ -47,6 +60,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -183,6 +197,8 @@ class PlanWriter {
   std::atomic<uint64_t> dropped_{0};
 
   std::unordered_map<PlanId, PlanRowId> rows_;  // writer thread only
+  // What stores each plan again once its row is gone (Note [Plans gc removed]); writer thread.
+  std::unordered_map<PlanId, PublishItem> items_;
   std::atomic<uint64_t> published_{0};
   std::atomic<bool> failed_{false};
   std::thread thread_;
@@ -198,9 +214,20 @@ class PlanWriter {
   // Retries the held batches in order, after reconnecting; stops at the first that is held again.
   void RetryHeld();
   void Hold(std::vector<Message> batch, Counters counted, Progress progress);
-  // Says the first failure (Warn) and stops writing, or, for a server out of reach, sets
-  // transient_; returns false when `status` failed.
-  bool Check(const Status& status, const char* what);
+  // Returns false when `status` failed: for a server out of reach, sets transient_; for a
+  // failure of the database itself (or `fatal`), says so once (Warn) and stops writing; for any
+  // other, says once that a batch was lost (Note [Write-behind]).
+  bool Check(const Status& status, const char* what, bool fatal = false);
+  // The same for a counter's step, which a failure of its own never stops: true unless the
+  // database is out of reach or failed itself.
+  bool CheckCounter(const Status& status, const char* what);
+  // The item that stores plan `id` (row `row`) again, remembered or read from its row; null
+  // when the row is gone or unreadable (Note [Plans gc removed]).
+  PublishItem* Remembered(PlanId id, PlanRowId row);
+  void Remember(PlanId id, const PublishItem& item);
+  // Publishes again the plans of `appends` (the ids of a trigger batch's appends) listed in
+  // `gone`, and binds them to their new rows.
+  bool Republish(std::span<const size_t> gone, std::span<const PlanId> appends);
 };
 
 }  // namespace ember

@@ -109,6 +109,19 @@ Status InsertPlanRow(SqliteDatabase& db, EnvironmentRowId environment, const New
 Status AppendTriggerRows(SqliteDatabase& db, PlanRowId plan, std::span<const TriggerRow> triggers,
                          size_t* added) {
   if (triggers.empty()) return Status::Ok();
+  // Said plainly rather than as a failed foreign key: the caller may store the plan again.
+  SqliteStatement exists;
+  if (Status s = db.Prepare("SELECT 1 FROM plans WHERE id = ?1", "finding a plan", &exists);
+      !s.ok()) {
+    return s;
+  }
+  exists.BindInt64(1, plan);
+  bool found = false;
+  if (Status s = exists.Step(&found); !s.ok()) return s;
+  if (!found) {
+    return Status::NotFound(
+        fmt::format("plan database {} has no plan {} to add triggers to", db.path(), plan));
+  }
   SqliteStatement insert;
   // Position = one past the plan's last; a duplicate (plan, kind, ops) keeps its first position.
   if (Status s = db.Prepare(

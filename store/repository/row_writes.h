@@ -46,7 +46,8 @@ void BindPlanColumns(SqliteStatement& stmt, const PlanColumns& row);
 Status InsertPlanRow(SqliteDatabase& db, EnvironmentRowId environment, const NewPlan& plan,
                      int64_t now, InsertResult* result);
 
-// Appends the triggers `plan` lacks, in order; *added += how many were new.
+// Appends the triggers `plan` lacks, in order; *added += how many were new. NotFound when the
+// plan does not exist.
 Status AppendTriggerRows(SqliteDatabase& db, PlanRowId plan, std::span<const TriggerRow> triggers,
                          size_t* added);
 

@@ -9,6 +9,7 @@
 
 #include "engine/core/clock.h"
 #include "engine/core/log.h"
+#include "store/repository/saturating_sql.h"
 #include "store/sqlite/sqlite_error.h"
 #include "store/sqlite/sqlite_statement.h"
 #include "store/sqlite/sqlite_transaction.h"
@@ -146,10 +147,9 @@ Status SqlitePlanRepository::RecordHitCounts(std::span<const std::pair<PlanRowId
   return RunTransaction(db(), TransactionKind::kWrite, "recording hits", [&]() -> Status {
     const int64_t now = NowUnixMillis();
     SqliteStatement hit;
-    if (Status r = db().Prepare(
-            "UPDATE plans SET hits = hits + ?2, last_hit = MAX(COALESCE(last_hit, ?3), ?3) "
-            "WHERE id = ?1",
-            "recording hits", &hit);
+    if (Status r = db().Prepare("UPDATE plans SET hits = " + SaturatingAdd("hits", "?2") +
+                                    ", last_hit = MAX(COALESCE(last_hit, ?3), ?3) WHERE id = ?1",
+                                "recording hits", &hit);
         !r.ok()) {
       return r;
     }
@@ -158,7 +158,9 @@ Status SqlitePlanRepository::RecordHitCounts(std::span<const std::pair<PlanRowId
       if (Status r = db().Prepare(
               "INSERT INTO plan_usage (workload_id, plan_id, hits, last_hit) "
               "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (workload_id, plan_id) DO UPDATE SET "
-              "hits = hits + excluded.hits, last_hit = MAX(last_hit, excluded.last_hit)",
+              "hits = " +
+                  SaturatingAdd("hits", "excluded.hits") +
+                  ", last_hit = MAX(last_hit, excluded.last_hit)",
               "recording plan use", &usage);
           !r.ok()) {
         return r;
@@ -167,14 +169,14 @@ Status SqlitePlanRepository::RecordHitCounts(std::span<const std::pair<PlanRowId
     for (const auto& [id, count] : counts) {
       hit.Reset();
       hit.BindInt64(1, id);
-      hit.BindInt64(2, count);
+      hit.BindInt64(2, NonNegative(count));
       hit.BindInt64(3, now);
       if (Status r = hit.Run(); !r.ok()) return r;
       if (db().changes() == 0 || !workload.has_value()) continue;  // Plan gone, or no workload.
       usage.Reset();
       usage.BindInt64(1, *workload);
       usage.BindInt64(2, id);
-      usage.BindInt64(3, count);
+      usage.BindInt64(3, NonNegative(count));
       usage.BindInt64(4, now);
       if (Status r = usage.Run(); !r.ok()) return r;
     }

@@ -39,9 +39,7 @@ Status SqlitePlanRepository::InsertPlan(EnvironmentRowId environment, const NewP
                                         InsertResult* result) {
   if (Status s = database_->CheckWritable("publishing a plan"); !s.ok()) return s;
   Status s = RunTransaction(db(), TransactionKind::kWrite, "publishing a plan", [&]() -> Status {
-    if (Status r = InsertPlanRow(db(), environment, plan, NowUnixMillis(), result); !r.ok()) {
-      return r;
-    }
+    if (Status r = WritePlanRow(environment, plan, NowUnixMillis(), result); !r.ok()) return r;
     if (result->outcome != InsertOutcome::kInserted &&
         result->outcome != InsertOutcome::kReplacedQuarantined) {
       return Status::Ok();
@@ -75,7 +73,9 @@ Status SqlitePlanRepository::Publish(const PublishBatch& batch, PublishResult* r
 
 Status SqlitePlanRepository::WritePlanRow(EnvironmentRowId environment, const NewPlan& plan,
                                           int64_t now, InsertResult* result) {
-  return InsertPlanRow(db(), environment, plan, now, result);
+  if (Status s = InsertPlanRow(db(), environment, plan, now, result); !s.ok()) return s;
+  if (result->outcome != InsertOutcome::kReplacedQuarantined) return Status::Ok();
+  return DropInvalidTriggers(result->plan_id, plan);
 }
 
 Status SqlitePlanRepository::WriteTriggerRows(PlanRowId plan, std::span<const TriggerRow> triggers,

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "engine/core/clock.h"
+#include "store/repository/saturating_sql.h"
 #include "store/repository/sqlite_plan_repository.h"
 #include "store/sqlite/sqlite_statement.h"
 #include "store/sqlite/sqlite_transaction.h"
@@ -129,7 +130,8 @@ Status SqlitePlanRepository::AddExplorations(WorkloadRowId workload, int64_t n, 
   return RunTransaction(db(), TransactionKind::kWrite, "counting explorations", [&]() -> Status {
     SqliteStatement update;
     if (Status r = db().Prepare(
-            "UPDATE workloads SET explorations = explorations + ?2, last_seen = ?3 WHERE id = ?1",
+            "UPDATE workloads SET explorations = " + SaturatingAdd("explorations", "?2") +
+                ", last_seen = ?3 WHERE id = ?1",
             "counting explorations", &update);
         !r.ok()) {
       return r;
@@ -152,9 +154,9 @@ Status SqlitePlanRepository::TryReserveExploration(WorkloadRowId workload,
   return RunTransaction(db(), TransactionKind::kWrite, "reserving an exploration", [&]() -> Status {
     SqliteStatement update;
     if (Status r = db().Prepare(
-            "UPDATE workloads SET explorations = explorations + 1, last_seen = ?2 WHERE id = ?1 "
-            "AND (COALESCE(max_explorations, ?3) IS NULL OR "
-            "explorations < COALESCE(max_explorations, ?3))",
+            "UPDATE workloads SET explorations = " + SaturatingAdd("explorations", "1") +
+                ", last_seen = ?2 WHERE id = ?1 AND (COALESCE(max_explorations, ?3) IS NULL OR "
+                "explorations < COALESCE(max_explorations, ?3))",
             "reserving an exploration", &update);
         !r.ok()) {
       return r;
@@ -203,8 +205,9 @@ Status SqlitePlanRepository::AddCounters(WorkloadRowId workload, const WorkloadC
     return Status::InvalidArgument("workload counters only grow: negative increment");
   }
   return UpdateWorkload(workload, "counting workload hits and misses",
-                        "UPDATE workloads SET hits = hits + ?2, misses = misses + ?3, "
-                        "unfused_runs = unfused_runs + ?4, last_seen = ?5 WHERE id = ?1",
+                        "UPDATE workloads SET hits = " + SaturatingAdd("hits", "?2") +
+                            ", misses = " + SaturatingAdd("misses", "?3") + ", unfused_runs = " +
+                            SaturatingAdd("unfused_runs", "?4") + ", last_seen = ?5 WHERE id = ?1",
                         [&](SqliteStatement& update) {
                           update.BindInt64(2, counters.hits);
                           update.BindInt64(3, counters.misses);

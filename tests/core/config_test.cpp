@@ -449,7 +449,9 @@ INSTANTIATE_TEST_SUITE_P(
                      "\".ember/plans.db\" (the default)",
                      2},
         BadValueCase{"[store]\nworkload = 12\n",
-                     "[store] workload must be a string, got 12; using the executable's name", 2},
+                     "[store] workload must be UTF-8 text of at most 256 bytes without control "
+                     "characters, got 12; using the executable's name",
+                     2},
         BadValueCase{"[store]\nshm = \"on\"\n",
                      "[store] shm must be true or false, got \"on\"; using true", 2},
         BadValueCase{"fusion = 3\n", "fusion must be a table, got 3; ignored", 1},
@@ -617,7 +619,15 @@ INSTANTIATE_TEST_SUITE_P(
                    "EMBER_FUSION must be on, off, 1, 0, true or false, got \"maybe\"; "
                    "using off"},
         BadEnvCase{"EMBER_SHM", "yes",
-                   "EMBER_SHM must be on, off, 1, 0, true or false, got \"yes\"; using off"}));
+                   "EMBER_SHM must be on, off, 1, 0, true or false, got \"yes\"; using off"},
+        // A workload name is stored and shown by every tool: SQLite would keep any bytes and
+        // PostgreSQL refuse them, so it is refused here, for both (issue 40).
+        BadEnvCase{"EMBER_WORKLOAD", "job\xff",
+                   "EMBER_WORKLOAD must be UTF-8 text of at most 256 bytes without control "
+                   "characters, got \"job\\xff\"; using the executable's name"},
+        BadEnvCase{"EMBER_WORKLOAD", "job\x1b]0;x\x07",
+                   "EMBER_WORKLOAD must be UTF-8 text of at most 256 bytes without control "
+                   "characters, got \"job\\x1b]0;x\\x07\"; using the executable's name"}));
 
 TEST_F(ConfigTest, ValuesInWarningsAreQuotedAndEscaped) {
   LoadedConfig loaded =

@@ -18,6 +18,7 @@
 #include "store/repository/sqlite_plan_repository.h"
 #include "store/repository/sqlite_sql_session.h"
 #include "tests/common/temp_dir.h"
+#include "tests/store/generated_kernels.h"
 #include "tests/store/real_plans.h"
 #include "tests/store/sqlite_test_util.h"
 
@@ -54,6 +55,8 @@ struct Database {
 };
 
 const TriggerRow kAlways{2, {}};
+
+ExecutionPlan ExpTanh() { return test::FusedChain(OpKind::kExp, OpKind::kTanh); }
 const TriggerRow kOnSync{1, {}};
 
 TEST(PlanBundleStore, ImportKeepsLocalPlansMergesTriggersAndMarksOrigin) {
@@ -129,19 +132,16 @@ TEST(PlanBundleStore, ImportKeepsLocalPlansMergesTriggersAndMarksOrigin) {
   EXPECT_EQ(imported.triggers_added, 0u);
 }
 
-// Two plans that share one kernel, and a kernel no plan uses, in `source`.
+// Two plans linked to one kernel that the first one's fused trace generates (Note [Kernels are
+// their plans'], store/admin/bundle_kernel_check.h), and a kernel no plan uses, in `source`.
 struct SharedKernel {
   PlanRowId exp = 0;
   PlanRowId log = 0;
-  NewKernel kernel{.key = {{1, 2, 3}, "sm_90", "nvrtc 12.4"},
-                   .binary = {0x7f, 'E', 'L', 'F', 1, 2},
-                   .text = {.name = "ember_fused_0",
-                            .source = "extern \"C\" __global__ void ember_fused_0() {}\n",
-                            .options = "--gpu-architecture=sm_90"}};
+  NewKernel kernel = test::GeneratedKernelOf(ExpTanh());
 
   explicit SharedKernel(Database& source) {
-    exp = source.Insert(OneOpPlan(OpKind::kExp), {kAlways});
-    log = source.Insert(OneOpPlan(OpKind::kLog), {kOnSync});
+    exp = source.Insert(test::RowOfPlan(ExpTanh()), {kAlways});
+    log = source.Insert(test::RowOfPlan(test::FusedChain(OpKind::kLog, OpKind::kSin)), {kOnSync});
     KernelRowId id = 0;
     for (const PlanRowId plan : {exp, log}) {
       NewKernel linked = kernel;
@@ -216,7 +216,7 @@ TEST(PlanBundleStore, TrustedKernelsAreImportedAndLinkedToTheTargetsPlans) {
   ExportResult exported;
   ASSERT_TRUE(Export(source, dir.File("x.bundle"), &exported).ok());
   Database target(dir.File("target.db"));
-  const PlanRowId local = target.Insert(OneOpPlan(OpKind::kExp), {kAlways});
+  const PlanRowId local = target.Insert(test::RowOfPlan(ExpTanh()), {kAlways});
 
   ImportResult imported;
   ASSERT_TRUE(ImportBundle(*target.repo,
@@ -231,8 +231,8 @@ TEST(PlanBundleStore, TrustedKernelsAreImportedAndLinkedToTheTargetsPlans) {
   EXPECT_EQ(kernels[0].binary, shared.kernel.binary);
   std::vector<PlanRowId> linked;
   for (const KernelLink& link : kernels[0].links) linked.push_back(link.plan_id);
-  EXPECT_EQ(linked.size(), 2u);
-  EXPECT_NE(std::find(linked.begin(), linked.end(), local), linked.end());  // the existing plan
+  // The existing plan alone: the bundle's other plan does not generate the kernel.
+  EXPECT_EQ(linked, std::vector<PlanRowId>{local});
   StoredKernel stored;
   ASSERT_TRUE(target.repo->GetKernel(target.environment, shared.kernel.key, &stored).ok());
   EXPECT_EQ(stored.binary, shared.kernel.binary);
@@ -271,7 +271,7 @@ TEST(PlanBundleStore, ALocalKernelOfTheSameKeyKeepsItsBinary) {
   ASSERT_EQ(kernels.size(), 1u);
   EXPECT_EQ(kernels[0].id, id);
   EXPECT_EQ(kernels[0].binary, local.binary);
-  EXPECT_EQ(kernels[0].links.size(), 2u);  // now used by the imported plans
+  EXPECT_EQ(kernels[0].links.size(), 1u);  // now used by the imported plan that generates it
 }
 
 TEST(PlanBundleStore, ADamagedKernelIsRefusedByNameAndItsPlansImported) {
@@ -294,7 +294,7 @@ TEST(PlanBundleStore, ADamagedKernelIsRefusedByNameAndItsPlansImported) {
   EXPECT_EQ(imported.kernels_refused, 1u);
   EXPECT_EQ(imported.kernels_added, 0u);
   ASSERT_EQ(imported.refusals.size(), 1u);
-  EXPECT_EQ(imported.refusals[0].row, "kernel 1 (ember_fused_0, sm_90)");
+  EXPECT_EQ(imported.refusals[0].row, "kernel 1 (ember_fused, sm_90)");
   EXPECT_THAT(imported.refusals[0].reason, testing::HasSubstr("checksum mismatch"));
   EXPECT_TRUE(KernelsOf(target).empty());
 

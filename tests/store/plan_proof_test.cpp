@@ -24,6 +24,7 @@
 #include "store/repository/plan_row_check.h"
 #include "tests/ir/sample_ops.h"
 #include "tests/store/forged_plans.h"
+#include "tests/store/real_plans.h"
 
 namespace ember {
 namespace {
@@ -32,23 +33,10 @@ using test::Out;
 using test::Rw;
 using test::T;
 
-// `global` as a sync segment, planned as the engine plans one: the real fusers, the explorer
-// (search, holes, the sync tail), one OnSync trigger.
-ExecutionPlan Explored(const std::vector<OperationIr>& global) {
-  OperationConverter converter;
-  std::vector<OperationIr> ops;
-  for (const OperationIr& op : global) ops.push_back(converter.ToRelative(op));
-  Explorer explorer(BuiltinFusers(kCpuMaxBindings), 5, std::nullopt);
-  for (size_t i = 0; i < ops.size(); ++i) explorer.OnNewOperation();
-  Exploration found = explorer.Explore(ops, ExecutionMode::kSync);
-  EXPECT_EQ(found.kind, Exploration::Kind::kCompleted);
-  return ExecutionPlan{std::move(ops), {ExecutionTrigger::OnSync()}, std::move(found.optimization)};
-}
-
 // (x * 0.5 + 3).mean(1) * 2: a Reduce leaf with a Mean and three scalars.
 ExecutionPlan MeanPlan() {
   const Shape r = {16, 8}, p = {16, 1};
-  return Explored({
+  return test::ExploredPlan({
       ir::Scalar(OpKind::kMulScalar, T(1, r), ScalarIr::Float(0.5), Out(2, r)),
       ir::Scalar(OpKind::kAddScalar, Rw(2, r), ScalarIr::Float(3.0), Out(3, r)),
       ir::ReduceDim(OpKind::kMeanDim, Rw(3, r), 1, Out(4, p)),
@@ -56,10 +44,10 @@ ExecutionPlan MeanPlan() {
   });
 }
 
-ExecutionPlan SoftmaxPlan() { return Explored(ir_test::SoftmaxProgram()); }
+ExecutionPlan SoftmaxPlan() { return test::ExploredPlan(ir_test::SoftmaxProgram()); }
 
 ExecutionPlan MatmulPlan() {
-  return Explored({
+  return test::ExploredPlan({
       ir::Binary(OpKind::kMatmul, T(1, {4, 8}), T(2, {8, 6}), Out(3, {4, 6})),
       ir::Binary(OpKind::kAdd, Rw(3, {4, 6}), T(4, {1, 6}), Out(5, {4, 6})),
       ir::Unary(OpKind::kTanh, Rw(5, {4, 6}), Out(6, {4, 6})),
@@ -70,7 +58,7 @@ ExecutionPlan MatmulPlan() {
 ExecutionPlan SeedPlan() {
   std::vector<OperationIr> ops = ir_test::SeedProgram(0, {8, 8}, 2.0);
   ops.push_back(ir::Drop(Rw(1, {8, 8})));
-  return Explored(ops);
+  return test::ExploredPlan(ops);
 }
 
 // 65 unary ops on a [1, n] row (the 64-op limit then refuses the next one), then one that
@@ -84,7 +72,7 @@ ExecutionPlan LongChainThenBroadcastPlan() {
     ops.push_back(ir::Unary(OpKind::kTanh, Rw(id, row), Out(id + 1, row)));
   }
   ops.push_back(ir::Binary(OpKind::kAdd, Rw(66, row), T(100, full), Out(101, full)));
-  return Explored(ops);
+  return test::ExploredPlan(ops);
 }
 
 std::vector<ExecutionPlan> ExploredPlans() {

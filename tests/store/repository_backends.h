@@ -118,6 +118,20 @@ class BackendFixture : public testing::TestWithParam<std::string> {
   EnvironmentRowId env_ = 0;
 };
 
+// A BackendFixture with the workload "serve" created in its environment (workload_).
+class WorkloadBackendFixture : public BackendFixture {
+ protected:
+  void SetUp() override {
+    BackendFixture::SetUp();
+    if (IsSkipped()) return;
+    WorkloadRow row;
+    ASSERT_TRUE(repo_->GetOrCreateWorkload(env_, "serve", &row).ok());
+    workload_ = row.id;
+  }
+
+  WorkloadRowId workload_ = 0;
+};
+
 inline std::string BackendName(const testing::TestParamInfo<std::string>& info) {
   return info.param;
 }

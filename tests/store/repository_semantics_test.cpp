@@ -138,8 +138,25 @@ TEST_P(RepositorySemantics, TriggersAreDeduplicatedAndKeepTheirFirstPosition) {
 
 TEST_P(RepositorySemantics, TriggersForAMissingPlanAreRefused) {
   const Status s = repo_->AppendTriggers(999, std::vector{OnOps("A")});
-  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << s.ToString();
+  EXPECT_EQ(s.code(), Status::Code::kNotFound) << s.ToString();
   EXPECT_EQ(Count("triggers"), 0);
+}
+
+// Note [Plans gc removed]: in a batch, triggers of a plan that is gone (by id, or by key) are
+// reported, not written, and the rest of the batch commits.
+TEST_P(RepositorySemantics, AppendsForAPlanThatIsGoneAreReportedAndTheRestCommits) {
+  const PlanRowId kept = Insert(SamplePlan(1)).plan_id;
+  PublishBatch batch{.environment_id = env_};
+  batch.plans.push_back({SamplePlan(2), {}, {}});
+  batch.triggers.push_back({/*plan_id=*/4242, {OnOps("orphan")}});
+  batch.triggers.push_back({kept, {OnOps("kept")}});
+  batch.triggers.push_back({kept, {OnOps("by key")}, SamplePlan(3).plan_key});
+  PublishResult result;
+  const Status s = repo_->Publish(batch, &result);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_THAT(result.plans_gone, ElementsAre(0u, 2u));
+  EXPECT_THAT(TriggersOf(kept), ElementsAre(OnOps("kept")));
+  EXPECT_EQ(Count("plans"), 2);
 }
 
 TEST_P(RepositorySemantics, PublishCommitsPlansTriggersAndKernelsTogether) {
@@ -170,7 +187,19 @@ TEST_P(RepositorySemantics, FailedPublishLeavesNothingOfTheBatch) {
   PublishBatch batch{.environment_id = env_};
   batch.plans.push_back({SamplePlan(1), {OnOps("x")}, {SampleKernel("k1")}});
   batch.plans.push_back({SamplePlan(2), {}, {}});
-  batch.triggers.push_back({/*plan_id=*/4242, {OnOps("orphan")}});
+  batch.kernels.push_back(SampleKernel("free"));
+  // The database refuses the batch's last row, a kernel of no plan.
+  if (postgres()) {
+    RawExec(
+        "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.plan_id IS "
+        "NULL THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$");
+    RawExec(
+        "CREATE TRIGGER refuse BEFORE INSERT ON kernels FOR EACH ROW EXECUTE FUNCTION refuse()");
+  } else {
+    RawExec(
+        "CREATE TRIGGER refuse BEFORE INSERT ON kernels WHEN NEW.plan_id IS NULL BEGIN SELECT "
+        "RAISE(ABORT, 'refused'); END");
+  }
   PublishResult result;
   EXPECT_FALSE(repo_->Publish(batch, &result).ok());
   EXPECT_THAT(Load().plans, IsEmpty());

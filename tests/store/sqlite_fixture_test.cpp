@@ -30,6 +30,8 @@ using sqlite_test::TempDir;
 using test::OpenRepository;
 using test::SampleEnvironment;
 using testing::ElementsAre;
+using testing::HasSubstr;
+using testing::IsEmpty;
 using testing::SizeIs;
 
 std::string DataDir() {
@@ -177,10 +179,21 @@ TEST_P(SqliteFixture, OldSchemaOpensMigratesAndReads) {
   // The fixture's kernel is linked to the plan it was compiled for (0002 fills plan_kernels
   // from kernels.plan_id).
   EXPECT_EQ(raw.Int("SELECT count(*) FROM plan_kernels WHERE plan_id = 1"), 1);
+  // Version 4 rebuilt `plans` with AUTOINCREMENT (ids never reused), every reference intact.
+  EXPECT_THAT(raw.Text("SELECT sql FROM sqlite_master WHERE name = 'plans'"),
+              HasSubstr("AUTOINCREMENT"));
+  EXPECT_THAT(raw.Column("PRAGMA foreign_key_check"), IsEmpty());
+  EXPECT_EQ(raw.Int("SELECT count(*) FROM triggers"), 3);
+  raw.Exec("DELETE FROM plans WHERE id = " + std::to_string(inserted.plan_id));
+  raw.Exec(
+      "INSERT INTO plans (environment_id, first_op_hash, plan_key, ops_blob, plan_blob, "
+      "checksum, ops_bytes, plan_bytes, num_ops, created) "
+      "VALUES (1, 7, zeroblob(16), x'', x'', 0, 0, 0, 1, 0)");
+  EXPECT_GT(raw.Int("SELECT max(id) FROM plans"), inserted.plan_id);
 }
 
 // One entry per landed schema version.
-INSTANTIATE_TEST_SUITE_P(LandedSchemas, SqliteFixture, testing::Values(1, 2, 3),
+INSTANTIATE_TEST_SUITE_P(LandedSchemas, SqliteFixture, testing::Values(1, 2, 3, 4),
                          [](const testing::TestParamInfo<int>& schema) {
                            return "v" + std::to_string(schema.param);
                          });

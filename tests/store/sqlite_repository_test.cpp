@@ -184,8 +184,8 @@ TEST_F(SqliteRepository, TriggersWithoutOpsDifferByKind) {
 TEST_F(SqliteRepository, TriggersForAMissingPlanAreRefused) {
   const std::vector<TriggerRow> triggers = {OnOps("A")};
   const Status s = repo_->AppendTriggers(999, triggers);
-  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
-  EXPECT_THAT(s.message(), HasSubstr("FOREIGN KEY"));
+  EXPECT_EQ(s.code(), Status::Code::kNotFound);
+  EXPECT_THAT(s.message(), HasSubstr("has no plan 999"));
 }
 
 TEST_F(SqliteRepository, TriggersOfEachPlanLoadInOrder) {
@@ -234,12 +234,16 @@ TEST_F(SqliteRepository, FailedPublishLeavesNothingOfTheBatch) {
   PublishBatch batch{.environment_id = env_};
   batch.plans.push_back({SamplePlan(1), {OnOps("x")}, {SampleKernel("k1")}});
   batch.plans.push_back({SamplePlan(2), {}, {}});
-  batch.triggers.push_back({/*plan_id=*/4242, {OnOps("orphan")}});
+  batch.kernels.push_back(SampleKernel("free"));
+  RawDb raw(path_);
+  // Another program's rule refuses the batch's last row, a kernel of no plan.
+  raw.Exec(
+      "CREATE TRIGGER refuse BEFORE INSERT ON kernels WHEN NEW.plan_id IS NULL BEGIN "
+      "SELECT RAISE(ABORT, 'refused'); END");
   PublishResult result;
   const Status s = repo_->Publish(batch, &result);
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
   EXPECT_THAT(Load().plans, IsEmpty());
-  RawDb raw(path_);
   EXPECT_EQ(raw.Int("SELECT count(*) FROM plans"), 0);
   EXPECT_EQ(raw.Int("SELECT count(*) FROM triggers"), 0);
   EXPECT_EQ(raw.Int("SELECT count(*) FROM kernels"), 0);

@@ -17,6 +17,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "engine/core/printable.h"
 #include "tools/lab/child_process.h"
 #include "tools/lab/engine_setup.h"
 #include "tools/lab/options.h"
@@ -49,11 +50,17 @@ constexpr const char* kDescription =
     "Exit status: 0 ok, 1 wrong result, 2 bad arguments or device, 3 a run failed.";
 
 int Fail(int code, const std::string& message) {
-  std::fprintf(stderr, "ember-lab: %s\n", message.c_str());
+  std::fprintf(stderr, "ember-lab: %s\n", PrintableLines(message).c_str());
   return code;
 }
 
-void PrintJson(const nlohmann::json& j) { std::printf("%s\n", j.dump(2).c_str()); }
+// Text from outside (a workload name, a server's message) may be any bytes: replaced, never
+// thrown on (nlohmann::json::dump throws on invalid UTF-8).
+void PrintJson(const nlohmann::json& j) {
+  const std::string text =
+      j.dump(2, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
+  std::printf("%s\n", text.c_str());
+}
 
 // Checks `--device` in this process, so that `--device cuda` fails before any child starts.
 // Returns kExitOk or prints the reason and returns kExitUsage.

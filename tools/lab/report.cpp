@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "engine/core/printable.h"
 #include "tools/lab/progress.h"
 
 namespace ember::lab {
@@ -118,7 +119,7 @@ std::vector<std::pair<std::string, std::string>> SummaryRows(const RunResult& r,
 void PrintNote(const std::string& text, const Style& style) {
   if (text.empty()) return;
   std::string line;
-  std::string rest = "(" + text + ")";
+  std::string rest = "(" + ShownText(text) + ")";
   while (!rest.empty()) {
     size_t cut = rest.size();
     if (cut > 94) {
@@ -133,6 +134,7 @@ void PrintNote(const std::string& text, const Style& style) {
 
 // Prints `text` wrapped at 96 columns: the first line after `first`, the others after `rest`.
 void PrintWrapped(const std::string& first, const std::string& rest_indent, std::string text) {
+  text = ShownText(text);  // miss lines and notes quote stored rows
   std::string indent = first;
   while (!text.empty()) {
     size_t cut = text.size();
@@ -180,7 +182,7 @@ void PrintStepMisses(const RunResult& r, const Style& style) {
 
 void PrintTitle(const RunResult& r, const std::string& device_note, const Style& style) {
   std::printf("%s\n", style.Bold("ember-lab " + r.scenario + " on " + r.device).c_str());
-  std::printf("  plans: %s   workload: %s\n", r.database.c_str(), r.workload.c_str());
+  std::printf("  plans: %s   workload: %s\n", r.database.c_str(), ShownText(r.workload).c_str());
   PrintNote(device_note, style);
 }
 
@@ -243,7 +245,7 @@ void PrintRun(const RunResult& r, const std::string& device_note, const Style& s
     std::printf(
         "\n  exploration cap %s for workload %s, kept in the plan database: a later run\n"
         "  of this workload on it does not explore beyond the cap; misses run unfused.\n",
-        cap_text.c_str(), r.workload.c_str());
+        cap_text.c_str(), ShownText(r.workload).c_str());
   }
 }
 
@@ -278,7 +280,8 @@ void PrintWorkers(const std::vector<RunResult>& workers, const Style& style) {
                           .Bold("ember-lab workers " + std::to_string(workers.size()) + " " +
                                 first.scenario + " on " + first.device)
                           .c_str());
-  std::printf("  plans: %s   workload: %s\n\n", first.database.c_str(), first.workload.c_str());
+  std::printf("  plans: %s   workload: %s\n\n", first.database.c_str(),
+              ShownText(first.workload).c_str());
   Table table({"worker", "explored", "hits: mem", "shm", "db", "loaded: shm", "db",
                "kernels: compiled", "loaded", "first result", "total", "max error"});
   RunResult sum;

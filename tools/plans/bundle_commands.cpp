@@ -6,9 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/core/printable.h"
 #include "store/admin/plan_bundle.h"
 #include "store/shm/shared_segment.h"
 #include "tools/plans/commands.h"
+#include "tools/plans/json_output.h"
 #include "tools/plans/text_table.h"
 
 namespace ember::plans {
@@ -38,13 +40,15 @@ int RunExport(const GlobalOptions& global, const std::string& file,
         {"schema_version", m.schema_version},
         {"workload", m.workload},
         {"kernels_skipped_damaged", result.kernels_skipped_damaged}};
-    std::cout << out.dump(2) << "\n";
+    std::cout << JsonText(out) << "\n";
   } else {
-    std::cout << fmt::format("exported {} plan(s){} to {}\n", m.plans,
-                             m.workload.empty() ? "" : fmt::format(" used by '{}'", m.workload),
-                             file);
+    std::cout << fmt::format(
+        "exported {} plan(s){} to {}\n", m.plans,
+        m.workload.empty() ? "" : fmt::format(" used by '{}'", ShownText(m.workload)),
+        ShownText(file));
     std::cout << fmt::format("{} environment(s), {} kernel(s); ember {}, schema {}\n",
-                             m.environments, m.kernels, m.engine_version, m.schema_version);
+                             m.environments, m.kernels, ShownText(m.engine_version),
+                             m.schema_version);
     if (result.skipped_damaged > 0) {
       std::cout << fmt::format("left out {} damaged plan(s) (ember-plans verify lists them)\n",
                                result.skipped_damaged);
@@ -97,7 +101,7 @@ int RunImport(const GlobalOptions& global, const std::string& file, bool trust_k
       std::fprintf(stderr,
                    "ember-plans: warning: live workers may not see the imported plans until "
                    "they restart: %s\n",
-                   s.message().c_str());
+                   PrintableLines(s.message()).c_str());
     }
   }
   if (global.json) {
@@ -119,10 +123,12 @@ int RunImport(const GlobalOptions& global, const std::string& file, bool trust_k
                                         {"kernels_existing", result.kernels_existing},
                                         {"kernels_skipped_untrusted", result.kernels_untrusted},
                                         {"kernels_refused", result.kernels_refused}};
-    std::cout << out.dump(2) << "\n";
+    std::cout << JsonText(out) << "\n";
   } else {
-    std::cout << fmt::format("imported {} (from ember {}, schema {})\n", file,
-                             result.manifest.engine_version, result.manifest.schema_version);
+    // The manifest and the file name come from the bundle's sender.
+    std::cout << fmt::format("imported {} (from ember {}, schema {})\n", ShownText(file),
+                             ShownText(result.manifest.engine_version),
+                             result.manifest.schema_version);
     std::cout << fmt::format(
         "{} inserted, {} existing (triggers merged), {} refused; {} trigger(s) and {} kernel(s) "
         "added\n",
@@ -136,7 +142,8 @@ int RunImport(const GlobalOptions& global, const std::string& file, bool trust_k
           invalidated);
     }
     for (const ImportRefusal& r : result.refusals) {
-      std::cout << "  refused " << Styled(r.row, Style::kBad) << ": " << r.reason << "\n";
+      std::cout << "  refused " << Styled(ShownText(r.row), Style::kBad) << ": "
+                << ShownText(r.reason) << "\n";
     }
   }
   return result.refusals.empty() ? kExitOk : kExitProblems;

@@ -8,9 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/core/plan_db_location.h"
+#include "engine/core/printable.h"
 #include "store/admin/plan_copy.h"
 #include "store/shm/shared_segment.h"
 #include "tools/plans/commands.h"
+#include "tools/plans/json_output.h"
 #include "tools/plans/plans_cli.h"
 
 namespace ember::plans {
@@ -40,7 +42,7 @@ int RunCopy(const GlobalOptions& global, const std::string& from, const std::str
       std::fprintf(stderr,
                    "ember-plans: warning: live workers may not see the copied plans until they "
                    "restart: %s\n",
-                   s.message().c_str());
+                   PrintableLines(s.message()).c_str());
     }
   }
   if (global.json) {
@@ -57,9 +59,10 @@ int RunCopy(const GlobalOptions& global, const std::string& from, const std::str
                                         {"triggers_added", result.triggers_added},
                                         {"kernels_added", result.kernels_added},
                                         {"kernels_refused", result.kernels_refused},
+                                        {"kernels_untrusted", result.kernels_untrusted},
                                         {"segments_invalidated", invalidated},
                                         {"refusals", refusals}};
-    std::cout << out.dump(2) << "\n";
+    std::cout << JsonText(out) << "\n";
   } else {
     std::printf(
         "copied %s -> %s: %lld new plan(s), %lld already there, %lld refused, %zu "
@@ -69,7 +72,7 @@ int RunCopy(const GlobalOptions& global, const std::string& from, const std::str
         static_cast<long long>(result.refused), result.triggers_added, result.kernels_added,
         static_cast<long long>(result.environments));
     for (const CopyRefusal& r : result.refusals) {
-      std::printf("  refused %s: %s\n", r.row.c_str(), r.reason.c_str());
+      std::printf("  refused %s: %s\n", ShownText(r.row).c_str(), ShownText(r.reason).c_str());
     }
   }
   return result.refused > 0 || result.kernels_refused > 0 ? kExitProblems : kExitOk;

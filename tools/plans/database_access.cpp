@@ -7,13 +7,17 @@
 
 #include "engine/core/config.h"
 #include "engine/core/plan_db_location.h"
+#include "engine/core/printable.h"
+#include "tools/plans/json_output.h"
 #include "tools/plans/plans_cli.h"
 
 namespace ember::plans {
 
 Status DefaultDatabasePath(std::string* path) {
   const LoadedConfig loaded = LoadConfig(ProcessEnv);
-  for (const std::string& warning : loaded.warnings) std::fprintf(stderr, "%s\n", warning.c_str());
+  for (const std::string& warning : loaded.warnings) {
+    std::fprintf(stderr, "%s\n", PrintableLines(warning).c_str());
+  }
   const std::string& configured = loaded.config.plan_db;
   if (configured == "off") {
     return Status::InvalidArgument(
@@ -96,20 +100,21 @@ void PrintTrustHint(const Status& status) {
 }  // namespace
 
 int ReportOpenFailure(const GlobalOptions& global, const Status& status) {
-  std::fprintf(stderr, "ember-plans: %s\n", status.message().c_str());
+  std::fprintf(stderr, "ember-plans: %s\n", PrintableLines(status.message()).c_str());
   PrintTrustHint(status);
   const bool unusable =
       status.code() == Status::Code::kNotFound || status.code() == Status::Code::kCorruption ||
       status.code() == Status::Code::kInvalidArgument || status.code() == Status::Code::kIoError;
   if (global.json) {
     nlohmann::ordered_json error = {{"error", status.message()}, {"usable", !unusable}};
-    std::cout << error.dump(2) << "\n";
+    std::cout << JsonText(error) << "\n";
   }
   return unusable ? kExitUnusable : kExitProblems;
 }
 
 int ReportFailure(const Status& status) {
-  std::fprintf(stderr, "ember-plans: %s\n", status.message().c_str());
+  // Messages quote names and rows from the database, paths and bundle contents.
+  std::fprintf(stderr, "ember-plans: %s\n", PrintableLines(status.message()).c_str());
   PrintTrustHint(status);
   return kExitProblems;
 }
@@ -117,7 +122,7 @@ int ReportFailure(const Status& status) {
 int ReportFailure(const GlobalOptions& global, const Status& status) {
   if (global.json) {
     const nlohmann::ordered_json error = {{"error", status.message()}, {"usable", true}};
-    std::cout << error.dump(2) << "\n";
+    std::cout << JsonText(error) << "\n";
   }
   return ReportFailure(status);
 }

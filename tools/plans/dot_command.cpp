@@ -15,6 +15,7 @@
 #include "store/admin/plan_inventory.h"
 #include "store/repository/plan_row_check.h"
 #include "tools/plans/commands.h"
+#include "tools/plans/json_output.h"
 #include "tools/plans/plan_description.h"
 
 namespace ember::plans {
@@ -138,7 +139,7 @@ int RunDot(const GlobalOptions& global, int64_t plan_id) {
         Status::Corruption(fmt::format("plan {} is damaged: {}", plan_id, s.message())));
   }
   if (global.json) {
-    std::cout << PlanGraphJson(plan_id, plan).dump(2) << "\n";
+    std::cout << JsonText(PlanGraphJson(plan_id, plan)) << "\n";
   } else {
     std::cout << PlanDot(plan_id, plan);
   }

@@ -9,9 +9,11 @@
 #include <limits>
 #include <map>
 
+#include "engine/core/printable.h"
 #include "store/admin/plan_inventory.h"
 #include "store/repository/plan_repository.h"
 #include "tools/plans/commands.h"
+#include "tools/plans/json_output.h"
 #include "tools/plans/miss_log.h"
 #include "tools/plans/miss_report.h"
 
@@ -22,13 +24,17 @@ namespace {
 // The first schema with workload_misses (migrations/0003_miss_explanation.sql).
 constexpr int kMissSchema = 3;
 
+// `left_out`: what a log's reading left out (MissLogReading::LeftOut), "" for a database.
 int Print(const GlobalOptions& global, const std::vector<MissReport>& reports,
-          const std::string& source, size_t limit) {
+          const std::string& source, size_t limit, const std::string& left_out = "") {
   if (limit == 0) limit = std::numeric_limits<size_t>::max();  // --limit 0: every pattern
   if (global.json) {
-    std::cout << MissReportsJson(reports, source, limit).dump(2) << "\n";
+    nlohmann::ordered_json out = MissReportsJson(reports, source, limit);
+    if (!left_out.empty()) out["left_out"] = left_out;
+    std::cout << JsonText(out) << "\n";
   } else {
     std::cout << RenderMissReports(reports, limit);
+    if (!left_out.empty()) std::cout << "note: " << left_out << "\n";
   }
   return kExitOk;
 }
@@ -40,15 +46,18 @@ int ExplainLog(const GlobalOptions& global, const ExplainOptions& options) {
         global, Status::NotFound(fmt::format("cannot read the log {}: no such file or not readable",
                                              *options.log)));
   }
-  size_t lines = 0;
-  MissReport report{.name = *options.log, .groups = GroupMissLog(log, &lines)};
-  if (lines == 0 && !global.json) {
+  const MissLogLimits limits;
+  MissLogReading reading = ReadMissLog(log, limits);
+  const std::string left_out = reading.LeftOut(limits);
+  if (reading.miss_lines == 0 && !global.json) {
     std::cout << fmt::format(
         "{}: no miss lines ([plan] miss (...)); they are logged at EMBER_LOG=medium\n",
-        *options.log);
+        ShownText(*options.log));
+    if (!left_out.empty()) std::cout << "note: " << left_out << "\n";
     return kExitOk;
   }
-  return Print(global, {report}, "log", options.limit);
+  MissReport report{.name = *options.log, .groups = std::move(reading.groups)};
+  return Print(global, {report}, "log", options.limit, left_out);
 }
 
 }  // namespace

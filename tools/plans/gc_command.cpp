@@ -10,6 +10,7 @@
 #include "store/shm/shared_plan_tier.h"
 #include "tools/plans/commands.h"
 #include "tools/plans/human_units.h"
+#include "tools/plans/json_output.h"
 #include "tools/plans/text_table.h"
 
 namespace ember::plans {
@@ -106,7 +107,7 @@ int RunGc(const GlobalOptions& global, const GcCommandOptions& options) {
                                         {"kernels_removed", report.kernels_removed.size()},
                                         {"kernel_bytes_removed", report.kernel_bytes_removed},
                                         {"removed_kernels", kernels}};
-    std::cout << out.dump(2) << "\n";
+    std::cout << JsonText(out) << "\n";
     return kExitOk;
   }
   if (!report.evicted.empty()) {

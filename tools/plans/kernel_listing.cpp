@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/core/printable.h"
 #include "store/codec/row_checksum.h"
 #include "store/sqlite/column_encoding.h"
 #include "tools/plans/human_units.h"
@@ -45,14 +46,15 @@ std::string FormatKernelSources(const std::vector<KernelRecord>& kernels) {
     out +=
         "\n" +
         Styled(fmt::format("source of {}; {}; options: {}", KernelLabel(k), k.key.compiler_version,
-                           k.text.options.empty() ? "none" : k.text.options),
+                           k.text.options.empty() ? "none" : ShownText(k.text.options)),
                Style::kBold) +
         "\n";
     if (k.text.source.empty()) {
       out += Styled(kNoSource, Style::kWarn) + "\n";
       continue;
     }
-    out += k.text.source;
+    // Source code keeps its lines and indentation; nothing in it reaches the terminal raw.
+    out += PrintableLines(k.text.source);
     if (!k.text.source.ends_with('\n')) out += "\n";
   }
   return out;

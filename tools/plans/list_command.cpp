@@ -14,6 +14,7 @@
 #include "store/repository/plan_row_check.h"
 #include "tools/plans/commands.h"
 #include "tools/plans/human_units.h"
+#include "tools/plans/json_output.h"
 #include "tools/plans/plan_description.h"
 #include "tools/plans/text_table.h"
 
@@ -115,7 +116,7 @@ int RunList(const GlobalOptions& global, const ListOptions& options) {
       };
       out.push_back(std::move(plan));
     }
-    std::cout << out.dump(2) << "\n";
+    std::cout << JsonText(out) << "\n";
     return kExitOk;
   }
   if (plans.empty()) {

@@ -12,6 +12,7 @@
 #include "store/database/migrations.h"
 #include "tools/plans/commands.h"
 #include "tools/plans/human_units.h"
+#include "tools/plans/json_output.h"
 #include "tools/plans/text_table.h"
 
 namespace ember::plans {
@@ -84,7 +85,7 @@ int RunQuarantineList(const GlobalOptions& global) {
                      {"created", r.created},
                      {"reason", r.quarantine_reason}});
     }
-    std::cout << out.dump(2) << "\n";
+    std::cout << JsonText(out) << "\n";
     return kExitOk;
   }
   if (rows.empty()) {

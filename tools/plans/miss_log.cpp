@@ -4,8 +4,14 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstring>
 #include <map>
 #include <optional>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "engine/core/printable.h"
 
 namespace ember::plans {
 
@@ -143,24 +149,69 @@ bool ParseMissLine(std::string_view line, MissGroup* out, std::string* key) {
   return true;
 }
 
-std::vector<MissGroup> GroupMissLog(std::istream& log, size_t* lines) {
-  std::vector<MissGroup> groups;
+std::string MissLogReading::LeftOut(const MissLogLimits& limits) const {
+  std::vector<std::string> parts;
+  if (long_lines > 0) {
+    parts.push_back(
+        fmt::format("{} line(s) longer than {} bytes skipped", long_lines, limits.max_line_bytes));
+  }
+  if (ungrouped > 0) {
+    parts.push_back(
+        fmt::format("{} miss line(s) past the first {} patterns counted but not grouped", ungrouped,
+                    limits.max_patterns));
+  }
+  if (stopped) parts.push_back(fmt::format("reading stopped after {} bytes", limits.max_bytes));
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+MissLogReading ReadMissLog(std::istream& log, const MissLogLimits& limits) {
+  MissLogReading reading;
   std::map<std::string, size_t> index;  // key -> position in groups
-  size_t read = 0;
-  std::string line;
-  while (std::getline(log, line)) {
-    MissGroup miss;
-    std::string key;
-    if (!ParseMissLine(line, &miss, &key)) continue;
-    ++read;
-    const auto [it, fresh] = index.emplace(key, groups.size());
-    if (fresh) {
-      groups.push_back(std::move(miss));
+  uint64_t consumed = 0;
+  std::string line(limits.max_line_bytes + 1, '\0');
+  while (!reading.stopped) {
+    // At most max_line_bytes + 1 characters: one more means the line is too long.
+    log.getline(line.data(), static_cast<std::streamsize>(line.size()));
+    const auto got = static_cast<size_t>(log.gcount());
+    consumed += got;
+    if (log.bad() || (got == 0 && log.eof())) break;
+    if (log.fail() && !log.eof()) {
+      // Too long: skip to its end in bounded steps, so /dev/zero ends at max_bytes.
+      log.clear();
+      ++reading.long_lines;
+      constexpr std::streamsize kStep = 1 << 20;
+      while (consumed < limits.max_bytes) {
+        log.ignore(kStep, '\n');
+        consumed += static_cast<uint64_t>(log.gcount());
+        if (log.gcount() < kStep || log.eof()) break;
+      }
+      reading.stopped = consumed >= limits.max_bytes && !log.eof();
       continue;
     }
-    MissGroup& group = groups[it->second];
+    reading.stopped = consumed >= limits.max_bytes;
+    const std::string_view text(line.data(), std::min(got, std::strlen(line.data())));
+    MissGroup miss;
+    std::string key;
+    if (!ParseMissLine(text, &miss, &key)) {
+      if (log.eof()) break;
+      continue;
+    }
+    ++reading.miss_lines;
+    const auto found = index.find(key);
+    if (found == index.end()) {
+      if (reading.groups.size() >= limits.max_patterns) {
+        ++reading.ungrouped;
+        continue;
+      }
+      miss.first_detail = miss.first_detail.substr(0, kMaxShownBytes);
+      miss.last_detail = miss.first_detail;
+      index.emplace(std::move(key), reading.groups.size());
+      reading.groups.push_back(std::move(miss));
+      continue;
+    }
+    MissGroup& group = reading.groups[found->second];
     ++group.count;
-    group.last_detail = std::move(miss.last_detail);
+    group.last_detail = miss.last_detail.substr(0, kMaxShownBytes);
     group.nearest_plan = std::move(miss.nearest_plan);
     for (const int64_t v : miss.values) {
       if (group.values.size() < WorkloadMiss::kMaxMissValues &&
@@ -168,12 +219,12 @@ std::vector<MissGroup> GroupMissLog(std::istream& log, size_t* lines) {
         group.values.push_back(v);
       }
     }
+    if (log.eof()) break;
   }
   // Most frequent first; among equals, the first seen first (stable).
-  std::stable_sort(groups.begin(), groups.end(),
+  std::stable_sort(reading.groups.begin(), reading.groups.end(),
                    [](const MissGroup& a, const MissGroup& b) { return a.count > b.count; });
-  if (lines != nullptr) *lines = read;
-  return groups;
+  return reading;
 }
 
 }  // namespace ember::plans

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "engine/core/printable.h"
+
 namespace ember::plans {
 
 namespace {
@@ -143,19 +145,23 @@ std::string RenderMissReports(const std::vector<MissReport>& reports, size_t lim
     const std::string env =
         r.environment_id >= 0 ? fmt::format(" (environment {})", r.environment_id) : "";
     if (r.groups.empty()) {
-      out += fmt::format("{}{}: no misses recorded\n", r.name, env);
+      out += fmt::format("{}{}: no misses recorded\n", ShownText(r.name), env);
       continue;
     }
-    out += fmt::format("{}{}: {} misses in {} patterns — {}\n", r.name, env, r.total(),
-                       r.groups.size(), fmt::join(causes, ", "));
+    out += fmt::format("{}{}: {} misses in {} patterns — {}\n", ShownText(r.name), env, r.total(),
+                       r.groups.size(), ShownText(fmt::format("{}", fmt::join(causes, ", "))));
     for (size_t i = 0; i < r.groups.size() && i < limit; ++i) {
       const MissGroup& g = r.groups[i];
-      out += fmt::format("  {}. {}× {} at op {}{}\n", i + 1, g.count, g.cause, g.op_position,
-                         g.op_name.empty() ? "" : fmt::format(" ({})", g.op_name));
-      out += fmt::format("     latest: {}\n", g.last_detail);
-      if (g.first_detail != g.last_detail) out += fmt::format("     first:  {}\n", g.first_detail);
+      // Miss rows are written by every host of a shared database, log lines by anyone.
+      out += fmt::format("  {}. {}× {} at op {}{}\n", i + 1, g.count, ShownText(g.cause),
+                         g.op_position,
+                         g.op_name.empty() ? "" : fmt::format(" ({})", ShownText(g.op_name)));
+      out += fmt::format("     latest: {}\n", ShownText(g.last_detail));
+      if (g.first_detail != g.last_detail) {
+        out += fmt::format("     first:  {}\n", ShownText(g.first_detail));
+      }
       if (!g.values.empty()) out += fmt::format("     values: {}\n", ValuesText(g.values));
-      out += fmt::format("     advice: {}\n", MissAdvice(g));
+      out += fmt::format("     advice: {}\n", ShownText(MissAdvice(g)));
     }
     if (r.groups.size() > limit) {
       out += fmt::format("  … {} more patterns (--limit)\n", r.groups.size() - limit);

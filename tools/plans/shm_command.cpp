@@ -15,11 +15,13 @@
 
 #include "engine/core/clock.h"
 #include "engine/core/plan_db_location.h"
+#include "engine/core/printable.h"
 #include "store/admin/plan_inventory.h"
 #include "store/shm/shared_segment.h"
 #include "store/shm/shared_segment_info.h"
 #include "tools/plans/commands.h"
 #include "tools/plans/human_units.h"
+#include "tools/plans/json_output.h"
 #include "tools/plans/text_table.h"
 
 namespace ember::plans {
@@ -124,7 +126,10 @@ void PrintSegments(const std::vector<SharedSegmentInfo>& segments,
     std::cout << text << "\n";
   };
   for (const SharedSegmentInfo& s : segments) {
-    if (!s.problem.empty()) note(s.name + ": " + Styled(s.state + ": " + s.problem, Style::kBad));
+    // Segment names in /dev/shm are any local user's to choose.
+    if (!s.problem.empty()) {
+      note(ShownText(s.name) + ": " + Styled(ShownText(s.state + ": " + s.problem), Style::kBad));
+    }
   }
   if (unknown_environment) {
     note("env ?: no environment of this database has that segment's name");
@@ -172,11 +177,11 @@ int RunShmList(const GlobalOptions& global) {
   if (global.json) {
     Json out = Json::array();
     for (const SharedSegmentInfo& s : segments) out.push_back(SegmentJson(s, environment_ids));
-    std::cout << out.dump(2) << "\n";
+    std::cout << JsonText(out) << "\n";
     return kExitOk;
   }
   if (segments.empty()) {
-    std::cout << "no shared segments for " << db->location() << "\n";
+    std::cout << "no shared segments for " << ShownText(db->location()) << "\n";
     return kExitOk;
   }
   PrintSegments(segments, environment_ids);
@@ -193,9 +198,9 @@ int RunShmRemove(const GlobalOptions& global, const ShmRemoveOptions& options) {
                  {"not_removed", Json::array()}};
   if (segments.empty()) {
     if (global.json) {
-      std::cout << report.dump(2) << "\n";
+      std::cout << JsonText(report) << "\n";
     } else {
-      std::cout << "no shared segments for " << path << "\n";
+      std::cout << "no shared segments for " << ShownLocation(path) << "\n";
     }
     return kExitOk;
   }
@@ -206,16 +211,16 @@ int RunShmRemove(const GlobalOptions& global, const ShmRemoveOptions& options) {
         "database, and running workers keep using the segment they mapped after it is removed. "
         "Use 'ember-plans shm invalidate' while workers run, or stop them (or pass --force)",
         live, path);
-    if (global.json) std::cout << Json{{"error", message}, {"live_claims", live}}.dump(2) << "\n";
+    if (global.json) std::cout << JsonText(Json{{"error", message}, {"live_claims", live}}) << "\n";
     return ReportFailure(Status::Unavailable(message));
   }
   if (options.dry_run) {
     for (const SharedSegmentInfo& s : segments) {
       report["removed"].push_back(s.name);
-      if (!global.json) std::cout << "would remove " << s.name << "\n";
+      if (!global.json) std::cout << "would remove " << ShownText(s.name) << "\n";
     }
     if (global.json) {
-      std::cout << report.dump(2) << "\n";
+      std::cout << JsonText(report) << "\n";
     } else {
       std::cout << fmt::format("would remove {} shared segment(s) of {}\n", segments.size(), path);
     }
@@ -231,7 +236,7 @@ int RunShmRemove(const GlobalOptions& global, const ShmRemoveOptions& options) {
     if (std::find(left.begin(), left.end(), s.name) == left.end()) {
       ++removed;
       report["removed"].push_back(s.name);
-      if (!global.json) std::cout << "removed " << s.name << "\n";
+      if (!global.json) std::cout << "removed " << ShownText(s.name) << "\n";
       continue;
     }
     const std::string why =
@@ -240,10 +245,11 @@ int RunShmRemove(const GlobalOptions& global, const ShmRemoveOptions& options) {
             : fmt::format("it belongs to user {}: only that user or root can remove it",
                           s.owner_uid);
     report["not_removed"].push_back({{"name", s.name}, {"reason", why}});
-    std::cerr << "ember-plans: shm rm: " << s.name << ": " << why << "\n";
+    std::cerr << "ember-plans: shm rm: " << ShownText(s.name) << ": " << PrintableLines(why)
+              << "\n";
   }
   if (global.json) {
-    std::cout << report.dump(2) << "\n";
+    std::cout << JsonText(report) << "\n";
   } else {
     std::cout << fmt::format("removed {} shared segment(s) of {}\n", removed, path);
   }
@@ -267,12 +273,13 @@ int RunShmInvalidate(const GlobalOptions& global) {
     if (Status s = SharedSegment::InvalidateAll(path, &marked); !s.ok()) return ReportFailure(s);
   }
   if (global.json) {
-    std::cout << Json{{"database", path}, {"segments", segments.size()}, {"marked", marked}}.dump(2)
+    std::cout << JsonText(
+                     Json{{"database", path}, {"segments", segments.size()}, {"marked", marked}})
               << "\n";
     return kExitOk;
   }
   if (segments.empty()) {
-    std::cout << "no shared segments for " << path << "\n";
+    std::cout << "no shared segments for " << ShownLocation(path) << "\n";
     return kExitOk;
   }
   std::cout << fmt::format("marked {} shared segment(s) of {} broken{}\n", marked, path,

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/core/printable.h"
 #include "engine/ir/format.h"
 #include "engine/stream/trace.h"
 #include "store/admin/kernel_inventory.h"
@@ -16,6 +17,7 @@
 #include "store/sqlite/column_encoding.h"
 #include "tools/plans/commands.h"
 #include "tools/plans/human_units.h"
+#include "tools/plans/json_output.h"
 #include "tools/plans/kernel_listing.h"
 #include "tools/plans/plan_description.h"
 #include "tools/plans/terminal_style.h"
@@ -77,10 +79,12 @@ nlohmann::ordered_json PlanJson(const PlanRecord& r, const ExecutionPlan* plan,
 
 void PrintHuman(const PlanRecord& r, const ExecutionPlan* plan, const std::string& problem) {
   std::cout << Styled(fmt::format("plan {}", r.id), Style::kBold) << "  environment "
-            << r.environment_id << " (" << r.environment << ")\n";
-  std::cout << "status " << Styled(r.status, r.status == "ok" ? Style::kGood : Style::kWarn);
-  if (!r.quarantine_reason.empty()) std::cout << " (" << r.quarantine_reason << ")";
-  std::cout << fmt::format(", origin {}, {} op(s), {} + {} bytes\n", r.origin, r.num_ops,
+            << r.environment_id << " (" << ShownText(r.environment) << ")\n";
+  // Every text column of a row is another writer's: shown escaped.
+  std::cout << "status "
+            << Styled(ShownText(r.status), r.status == "ok" ? Style::kGood : Style::kWarn);
+  if (!r.quarantine_reason.empty()) std::cout << " (" << ShownText(r.quarantine_reason) << ")";
+  std::cout << fmt::format(", origin {}, {} op(s), {} + {} bytes\n", ShownText(r.origin), r.num_ops,
                            r.ops_bytes, r.plan_bytes);
   std::cout << fmt::format(
       "explored in {:.3f} ms; {} hit(s), last {}; created {} UTC\n", r.explore_ms, r.hits,
@@ -88,7 +92,7 @@ void PrintHuman(const PlanRecord& r, const ExecutionPlan* plan, const std::strin
   std::cout << "first op hash " << HexHash(FromColumn(r.first_op_hash)) << ", plan key "
             << Hex(r.plan_key) << "\n";
   if (plan == nullptr) {
-    std::cout << "\n" << Styled("damaged: " + problem, Style::kBad) << "\n";
+    std::cout << "\n" << Styled("damaged: " + PrintableLines(problem), Style::kBad) << "\n";
     return;
   }
   std::cout << "\n" << Styled("relative ops", Style::kBold) << "\n";
@@ -135,7 +139,7 @@ int RunShow(const GlobalOptions& global, int64_t plan_id, bool with_source) {
   if (global.json) {
     nlohmann::ordered_json out = PlanJson(record, decoded, checked.message());
     out["kernels"] = KernelsJson(kernels, with_source);
-    std::cout << out.dump(2) << "\n";
+    std::cout << JsonText(out) << "\n";
   } else {
     PrintHuman(record, decoded, checked.message());
     std::cout << "\n" << FormatKernelTable(kernels);

@@ -9,6 +9,7 @@
 #include "store/database/migrations.h"
 #include "tools/plans/commands.h"
 #include "tools/plans/human_units.h"
+#include "tools/plans/json_output.h"
 #include "tools/plans/text_table.h"
 
 namespace ember::plans {
@@ -51,7 +52,7 @@ int RunStats(const GlobalOptions& global) {
         {"explorations", sum.explorations},
         {"kernels_by_arch", by_arch},
     };
-    std::cout << out.dump(2) << "\n";
+    std::cout << JsonText(out) << "\n";
     return kExitOk;
   }
   TextTable table({{"", false}, {"value", true}, {"", false, true, 10}});

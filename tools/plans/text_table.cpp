@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "engine/core/check.h"
+#include "engine/core/printable.h"
 
 namespace ember::plans {
 
@@ -30,6 +31,9 @@ std::string Truncate(const std::string& text, size_t width) {
 void TextTable::AddRow(std::vector<Cell> cells) {
   EMBER_CHECK(cells.size() == columns_.size(), "table row has {} cells for {} columns",
               cells.size(), columns_.size());
+  // Cells show names and rows others wrote (workloads, segments, bundles): escaped and bounded
+  // here, once for every table (engine/core/printable.h).
+  for (Cell& cell : cells) cell.text = ShownText(cell.text);
   rows_.push_back(std::move(cells));
 }
 

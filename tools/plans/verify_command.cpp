@@ -8,8 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/core/plan_db_location.h"
+#include "engine/core/printable.h"
 #include "store/admin/plan_verification.h"
 #include "tools/plans/commands.h"
+#include "tools/plans/json_output.h"
 #include "tools/plans/terminal_style.h"
 
 namespace ember::plans {
@@ -46,7 +48,7 @@ int RunVerify(const GlobalOptions& global) {
         {"quarantined", report.quarantined},
         {"problems", problems},
         {"orphan_kernels", report.orphan_kernels}};
-    std::cout << out.dump(2) << "\n";
+    std::cout << JsonText(out) << "\n";
   } else {
     std::cout << fmt::format("{}: schema version {}\n", db->location(), db->schema_version());
     if (report.integrity_checked) {
@@ -78,7 +80,8 @@ int RunVerify(const GlobalOptions& global) {
                 << "\n";
     }
     for (const VerificationProblem& p : report.problems) {
-      std::cout << "  " << Styled(p.where, Style::kBad) << ": " << p.what << "\n";
+      std::cout << "  " << Styled(ShownText(p.where), Style::kBad) << ": " << PrintableLines(p.what)
+                << "\n";
     }
     std::cout << (report.healthy()
                       ? Styled("healthy", Style::kGood)

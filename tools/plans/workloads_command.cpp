@@ -11,10 +11,12 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/core/clock.h"
+#include "engine/core/printable.h"
 #include "store/admin/plan_inventory.h"
 #include "store/repository/plan_repository.h"
 #include "tools/plans/commands.h"
 #include "tools/plans/human_units.h"
+#include "tools/plans/json_output.h"
 #include "tools/plans/text_table.h"
 
 namespace ember::plans {
@@ -60,8 +62,8 @@ int ChangeWorkloads(const GlobalOptions& global, const std::string& name,
   }
   for (const WorkloadRecord& w : rows) {
     if (Status s = change(*repo, w.row.id); !s.ok()) return ReportFailure(s);
-    std::cout << fmt::format("workload '{}' (environment {}): {}\n", name, w.row.environment_id,
-                             done);
+    std::cout << fmt::format("workload '{}' (environment {}): {}\n", ShownText(name),
+                             w.row.environment_id, done);
   }
   return kExitOk;
 }
@@ -126,7 +128,7 @@ int RunWorkloads(const GlobalOptions& global, const std::optional<std::string>& 
                      {"plans_used", w.plans_used},
                      {"last_seen", w.row.last_seen}});
     }
-    std::cout << out.dump(2) << "\n";
+    std::cout << JsonText(out) << "\n";
     return kExitOk;
   }
   if (rows.empty()) {

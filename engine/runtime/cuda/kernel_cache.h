@@ -3,14 +3,15 @@
 // tier), once per machine or fleet. Get() looks in memory first, then asks the store for a
 // cubin, then compiles with NVRTC (nvrtc_api.h) and gives the cubin to the store.
 //
-// The key: XXH3-64 over the kernel's name and source, the compile options (CompileOptionsText),
-// the arch and the compiler id ("nvrtc-13.0"), with arch and compiler kept beside the hash, so
-// a new toolkit or another GPU never finds an old binary. The hash only narrows a lookup: in
-// memory, the source and name are compared before a module is used (so an EMBER_HASH_ZERO
-// build still runs every kernel it asks for). A store sees only the key on Load, and a cubin
-// it returns is never trusted blindly: one whose ELF header names another SM
-// (cubin_header.h) is not even given to the driver, and one the driver refuses, or one without
-// the named function, is compiled again and saved with `replace` (Stats::rebuilt).
+// The key (MakeKernelKey, engine/runtime/kernel_key.h): XXH3-64 over the kernel's name and
+// source, the compile options (CompileOptionsText), the arch and the compiler id ("nvrtc-13.0"),
+// with arch and compiler kept beside the hash, so a new toolkit or another GPU never finds an
+// old binary. The hash only narrows a lookup: in memory, the source and name are compared
+// before a module is used (so an EMBER_HASH_ZERO build still runs every kernel it asks for). A
+// store sees only the key on Load, and a cubin it returns is never trusted blindly: one whose
+// ELF header names another SM (cubin_header.h) is not even given to the driver, and one the
+// driver refuses, or one without the named function, is compiled again and saved with
+// `replace` (Stats::rebuilt).
 //
 // Threading: Get may be called from any thread; one mutex serializes lookups and compiles (a
 // device's kernels are compiled by its one backend, so compiles do not wait on each other in
@@ -30,13 +31,10 @@
 
 #include "ember/error.h"
 #include "engine/runtime/cuda/cuda_device.h"
+#include "engine/runtime/kernel_key.h"
 #include "engine/runtime/kernel_store.h"
 
 namespace ember::cuda {
-
-// The key of `kernel` compiled with `options_text` (CompileOptionsText) for `arch` by `compiler`.
-KernelBinaryKey MakeKernelKey(const KernelSource& kernel, std::string_view options_text,
-                              std::string_view arch, std::string_view compiler);
 
 class KernelCache {
  public:

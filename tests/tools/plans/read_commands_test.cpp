@@ -35,7 +35,7 @@ TEST_F(PlansRead, StatsJsonHasTheDocumentedIntegerFields) {
   EXPECT_EQ(stats["workloads"], 1);
   EXPECT_EQ(stats["environments"], 1);
   EXPECT_EQ(stats["quarantined"], 0);
-  EXPECT_EQ(stats["schema_version"], 3);
+  EXPECT_EQ(stats["schema_version"], 4);
   EXPECT_GT(stats["plan_hits"].get<int64_t>(), 0);  // the second run hit the stored plans
 }
 
