@@ -196,7 +196,8 @@ void PersistentPlans::Load(const OperationIr& first, const AddPlan& add) {
   if (reads_failed_ || reader_ == nullptr || !ReaderUp()) {
     // The database is out (or closed at exit, or a server out of reach for now); the shared
     // tier may still have a sibling's plan.
-  } else if (Status s = reader_->LoadPlansByFirstOp(environment_, hash, &loaded); !s.ok()) {
+  } else if (Status s = reader_->LoadPlansByFirstOp(environment_, hash, &loaded, RowsToRead());
+             !s.ok()) {
     OnReadFailure(s);
   }
   added += AddStoredPlans(first, hash, loaded, add, nullptr);
@@ -262,7 +263,7 @@ void PersistentPlans::RefreshFromDatabase(const OperationIr& first, uint64_t has
   LoadedPlans loaded;
   Status s = Status::Unavailable("the database is not read now");
   if (!reads_failed_ && reader_ != nullptr && ReaderUp()) {
-    s = reader_->LoadPlansByFirstOp(environment_, hash, &loaded);
+    s = reader_->LoadPlansByFirstOp(environment_, hash, &loaded, RowsToRead());
     if (!s.ok()) OnReadFailure(s);
   }
   if (!s.ok()) {
@@ -339,7 +340,7 @@ size_t PersistentPlans::LoadShared(const OperationIr& first, uint64_t hash, cons
     ++held;
     ++added;
   }
-  if (cut > 0) SayCut(hash, cut, "the shared segment " + tier_->segment().name());
+  if (cut > 0) SayCut(hash, "the shared segment " + tier_->segment().name());
   if (added > 0) {
     LogFusion(LogLevel::kMedium, [&] {
       return fmt::format("[store] loaded {} plan(s) for first-op 0x{:016x} from shared memory",

@@ -49,7 +49,8 @@ namespace ember {
 //   once instead of being loaded, and put in the shared segment, by every run. Plans whose keys
 //   are right are still bounded: at most kMaxPlansPerFirstOp of one first op are loaded by a
 //   process, from the database and the segment together, in publication order; the rows past
-//   it are left unread and said once per first op at `basic`. A workload whose shapes settle
+//   it are left unread (a database read asks for the bound and one row more, LIMIT) and said
+//   once per first op at `basic`. A workload whose shapes settle
 //   has a few plans per first op; one past the bound has shapes that change every step, whose
 //   later plans would hardly be hit again (`ember-plans explain` says so).
 inline constexpr size_t kMaxPlansPerFirstOp = 1024;
@@ -168,8 +169,11 @@ class PersistentPlans final : public PlanBacking {
   size_t max_plans_per_first_op_ = kMaxPlansPerFirstOp;
   std::unordered_map<uint64_t, size_t> loaded_per_first_op_;
   std::set<uint64_t> cut_said_;
-  // Says (once per first op) that `cut` plans of `where` were left out at the bound.
-  void SayCut(uint64_t hash, size_t cut, std::string_view where);
+  // Says (once per first op) that plans of `where` were left out at the bound.
+  void SayCut(uint64_t hash, std::string_view where);
+  // How many rows of one first op a database read asks for: the bound and one more, so that a
+  // row past it is seen (and said) without the read costing the whole flood.
+  size_t RowsToRead() const { return max_plans_per_first_op_ + 1; }
   std::atomic<uint64_t> load_ns_{0};
   // Where each plan of the in-memory store came from (indexed by PlanId; plans this process
   // explored are kExplored), for the cache-hit counters by tier.

@@ -53,18 +53,18 @@ size_t PersistentPlans::AddStoredPlans(const OperationIr& first, uint64_t hash,
     ++held;
     ++added;
   }
-  if (cut > 0) SayCut(hash, cut, reader_ != nullptr ? reader_->location() : "the database");
+  if (cut > 0) SayCut(hash, reader_ != nullptr ? reader_->location() : "the database");
   return added;
 }
 
-void PersistentPlans::SayCut(uint64_t hash, size_t cut, std::string_view where) {
+void PersistentPlans::SayCut(uint64_t hash, std::string_view where) {
   if (!cut_said_.insert(hash).second) return;
   LogFusion(LogLevel::kBasic, [&] {
     return fmt::format(
-        "[store] first-op 0x{:016x} has more than {} stored plans; {} more from {} were left "
+        "[store] first-op 0x{:016x} has more than {} stored plans; the rest, from {}, were left "
         "out, unread (Note [Plans per first op]: a workload whose shapes change every step; "
         "`ember-plans explain` tells)",
-        hash, max_plans_per_first_op_, cut, where);
+        hash, max_plans_per_first_op_, where);
   });
 }
 

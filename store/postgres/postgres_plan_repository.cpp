@@ -159,7 +159,8 @@ Status PostgresPlanRepository::EnsureEnvironmentText(std::string_view stable_id_
 }
 
 Status PostgresPlanRepository::LoadPlans(EnvironmentRowId environment,
-                                         std::optional<uint64_t> first_op_hash, LoadedPlans* out) {
+                                         std::optional<uint64_t> first_op_hash, size_t limit,
+                                         LoadedPlans* out) {
   std::vector<BadPlanRow> bad;
   // One statement for plans and triggers: a consistent snapshot without a transaction, and
   // one round trip per first op.
@@ -169,12 +170,14 @@ Status PostgresPlanRepository::LoadPlans(EnvironmentRowId environment,
     pg::Params params;
     params.Int64(environment);
     if (first_op_hash.has_value()) params.Int64(ToColumn(*first_op_hash));
+    // The plans first, limited (LIMIT ALL: every one), then their triggers.
     const std::string sql = fmt::format(
         "SELECT p.id, p.plan_key, p.ops_blob, p.plan_blob, p.checksum, p.num_ops, p.origin, "
-        "t.kind, t.ops_blob, p.first_op_hash, p.explore_ms FROM plans p "
-        "LEFT JOIN triggers t ON t.plan_id = p.id "
-        "WHERE p.environment_id = $1 {}AND p.status = 'ok' ORDER BY p.id, t.position",
-        first_op_hash.has_value() ? "AND p.first_op_hash = $2 " : "");
+        "t.kind, t.ops_blob, p.first_op_hash, p.explore_ms FROM (SELECT * FROM plans "
+        "WHERE environment_id = $1 {}AND status = 'ok' ORDER BY id LIMIT {}) p "
+        "LEFT JOIN triggers t ON t.plan_id = p.id ORDER BY p.id, t.position",
+        first_op_hash.has_value() ? "AND first_op_hash = $2 " : "",
+        limit == kAllRows ? std::string("ALL") : std::to_string(limit));
     if (Status q = conn_->Exec(sql, params, "loading plans", &r); !q.ok()) return q;
     PlanRowId current = -1;
     bool current_good = false;
@@ -217,12 +220,13 @@ Status PostgresPlanRepository::LoadPlans(EnvironmentRowId environment,
 }
 
 Status PostgresPlanRepository::LoadAllPlans(EnvironmentRowId environment, LoadedPlans* out) {
-  return LoadPlans(environment, std::nullopt, out);
+  return LoadPlans(environment, std::nullopt, kAllRows, out);
 }
 
 Status PostgresPlanRepository::LoadPlansByFirstOp(EnvironmentRowId environment,
-                                                  uint64_t first_op_hash, LoadedPlans* out) {
-  if (Status s = LoadPlans(environment, first_op_hash, out); !s.ok()) return s;
+                                                  uint64_t first_op_hash, LoadedPlans* out,
+                                                  size_t limit) {
+  if (Status s = LoadPlans(environment, first_op_hash, limit, out); !s.ok()) return s;
   LogFusion(LogLevel::kMedium, [&] {
     return fmt::format("[store] loaded {} plan(s) for first-op {} from postgresql",
                        out->plans.size(), FormatHash(first_op_hash));

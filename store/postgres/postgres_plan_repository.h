@@ -60,8 +60,8 @@ class PostgresPlanRepository final : public PlanRepository {
                                EnvironmentRowId* id) override;
   Status ListEnvironments(std::vector<EnvironmentRow>* out) override;
   Status LoadAllPlans(EnvironmentRowId environment, LoadedPlans* out) override;
-  Status LoadPlansByFirstOp(EnvironmentRowId environment, uint64_t first_op_hash,
-                            LoadedPlans* out) override;
+  Status LoadPlansByFirstOp(EnvironmentRowId environment, uint64_t first_op_hash, LoadedPlans* out,
+                            size_t limit = kAllRows) override;
   Status FindPlanByKey(EnvironmentRowId environment, const Hash128& plan_key,
                        std::optional<PlanRowId>* id) override;
   Status InsertPlan(EnvironmentRowId environment, const NewPlan& plan,
@@ -106,9 +106,10 @@ class PostgresPlanRepository final : public PlanRepository {
   Status Migrate(bool read_only);
   // Sets read_only_reason_ when the role lacks a privilege a write needs.
   Status CheckWritePrivileges();
-  // The 'ok' plans of `environment` (of one first-op hash, or all) with their triggers.
+  // The 'ok' plans of `environment` (of one first-op hash, or all) with their triggers: at most
+  // `limit` plan rows (kAllRows: every one), each with all its triggers.
   Status LoadPlans(EnvironmentRowId environment, std::optional<uint64_t> first_op_hash,
-                   LoadedPlans* out);
+                   size_t limit, LoadedPlans* out);
   // NOTIFYs a change (pg_change_feed.h) inside the caller's transaction; kind 'p' or 't'.
   Status Notify(char kind, EnvironmentRowId environment, uint64_t first_op_hash,
                 const Hash128& plan_key);

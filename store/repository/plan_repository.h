@@ -127,9 +127,12 @@ class PlanRepository {
 
   // --- Plans and triggers ---------------------------------------------------------------------
   // The 'ok' plans of `environment` whose first op hashes to `first_op_hash`, by id, each with
-  // its triggers in order. An empty result is OK.
+  // its triggers in order; at most `limit` rows are read (damaged ones included), so that a
+  // first op with a flood of rows costs a bounded read (Note [Plans per first op],
+  // store/persistent_plans.h). An empty result is OK.
   virtual Status LoadPlansByFirstOp(EnvironmentRowId environment, uint64_t first_op_hash,
-                                    LoadedPlans* out) = 0;
+                                    LoadedPlans* out, size_t limit = kAllRows) = 0;
+  static constexpr size_t kAllRows = static_cast<size_t>(-1);
   // Every 'ok' plan of `environment`, by id, each with its triggers (checksums verified as
   // above): what `ember-plans copy` moves.
   virtual Status LoadAllPlans(EnvironmentRowId environment, LoadedPlans* out) = 0;

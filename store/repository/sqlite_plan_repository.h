@@ -56,8 +56,8 @@ class SqlitePlanRepository final : public PlanRepository {
                                EnvironmentRowId* id) override;
   Status ListEnvironments(std::vector<EnvironmentRow>* out) override;
   Status LoadAllPlans(EnvironmentRowId environment, LoadedPlans* out) override;
-  Status LoadPlansByFirstOp(EnvironmentRowId environment, uint64_t first_op_hash,
-                            LoadedPlans* out) override;
+  Status LoadPlansByFirstOp(EnvironmentRowId environment, uint64_t first_op_hash, LoadedPlans* out,
+                            size_t limit = kAllRows) override;
   Status FindPlanByKey(EnvironmentRowId environment, const Hash128& plan_key,
                        std::optional<PlanRowId>* id) override;
   Status InsertPlan(EnvironmentRowId environment, const NewPlan& plan,

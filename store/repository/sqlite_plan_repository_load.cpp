@@ -1,5 +1,6 @@
 // SqlitePlanRepository's lookup: the plans of one first-op hash with their triggers, checksums
 // verified (Note [Row checksums]); damaged rows are quarantined and logged once.
+#include <limits>
 #include <optional>
 
 #include <fmt/format.h>
@@ -15,32 +16,40 @@ namespace ember {
 
 namespace {
 
-// The plans of `environment` (those of one first-op hash, or all) and their triggers.
+// The plans of `environment` (those of one first-op hash, or all) and their triggers: at most
+// `limit` rows, good or bad; `last_id` gets the id of the last row read (triggers are read up to
+// it).
 Status ReadPlans(SqliteDatabase& db, EnvironmentRowId environment,
-                 std::optional<uint64_t> first_op_hash, std::vector<StoredPlan>* plans,
-                 std::vector<BadPlanRow>* bad) {
+                 std::optional<uint64_t> first_op_hash, size_t limit,
+                 std::vector<StoredPlan>* plans, std::vector<BadPlanRow>* bad, PlanRowId* last_id) {
   SqliteStatement select;
   // Two statements rather than "?2 IS NULL OR …", so that the lookup keeps its index.
   if (Status s = db.Prepare(
           first_op_hash.has_value()
               ? "SELECT id, plan_key, ops_blob, plan_blob, checksum, num_ops, origin, "
                 "first_op_hash, explore_ms FROM plans "
-                "WHERE environment_id = ?1 AND first_op_hash = ?2 AND status = 'ok' ORDER BY id"
+                "WHERE environment_id = ?1 AND first_op_hash = ?2 AND status = 'ok' ORDER BY id "
+                "LIMIT ?3"
               : "SELECT id, plan_key, ops_blob, plan_blob, checksum, num_ops, origin, "
                 "first_op_hash, explore_ms FROM plans "
-                "WHERE environment_id = ?1 AND status = 'ok' ORDER BY id",
+                "WHERE environment_id = ?1 AND status = 'ok' ORDER BY id LIMIT ?3",
           "loading plans", &select);
       !s.ok()) {
     return s;
   }
   select.BindInt64(1, environment);
   if (first_op_hash.has_value()) select.BindInt64(2, ToColumn(*first_op_hash));
+  // A negative LIMIT is none in SQLite.
+  select.BindInt64(3, limit == PlanRepository::kAllRows ? -1 : static_cast<int64_t>(limit));
+  *last_id = std::numeric_limits<PlanRowId>::max();
+  size_t read = 0;
   for (;;) {
     bool row = false;
     if (Status s = select.Step(&row); !s.ok()) return s;
     if (!row) break;
     StoredPlan plan;
     plan.id = select.ColumnInt64(0);
+    if (++read == limit) *last_id = plan.id;  // the read stops here: so do the triggers
     const std::optional<Hash128> key = PlanKeyFromBytes(select.ColumnBlob(1));
     plan.ops_blob = select.ColumnBlob(2);
     plan.plan_blob = select.ColumnBlob(3);
@@ -64,17 +73,19 @@ Status ReadPlans(SqliteDatabase& db, EnvironmentRowId environment,
   return Status::Ok();
 }
 
-// Attaches each plan's triggers, in position order. `plans` is sorted by id.
+// Attaches each plan's triggers, in position order, for plans up to `last_id`. `plans` is
+// sorted by id.
 Status ReadTriggers(SqliteDatabase& db, EnvironmentRowId environment,
-                    std::optional<uint64_t> first_op_hash, std::vector<StoredPlan>* plans) {
+                    std::optional<uint64_t> first_op_hash, PlanRowId last_id,
+                    std::vector<StoredPlan>* plans) {
   SqliteStatement select;
   if (Status s = db.Prepare(
           first_op_hash.has_value()
               ? "SELECT t.plan_id, t.kind, t.ops_blob FROM triggers t JOIN plans p ON p.id = "
                 "t.plan_id WHERE p.environment_id = ?1 AND p.first_op_hash = ?2 AND p.status = "
-                "'ok' ORDER BY t.plan_id, t.position"
+                "'ok' AND p.id <= ?3 ORDER BY t.plan_id, t.position"
               : "SELECT t.plan_id, t.kind, t.ops_blob FROM triggers t JOIN plans p ON p.id = "
-                "t.plan_id WHERE p.environment_id = ?1 AND p.status = 'ok' "
+                "t.plan_id WHERE p.environment_id = ?1 AND p.status = 'ok' AND p.id <= ?3 "
                 "ORDER BY t.plan_id, t.position",
           "loading triggers", &select);
       !s.ok()) {
@@ -82,6 +93,7 @@ Status ReadTriggers(SqliteDatabase& db, EnvironmentRowId environment,
   }
   select.BindInt64(1, environment);
   if (first_op_hash.has_value()) select.BindInt64(2, ToColumn(*first_op_hash));
+  select.BindInt64(3, last_id);
   auto plan = plans->begin();
   for (;;) {
     bool row = false;
@@ -102,10 +114,13 @@ Status SqlitePlanRepository::LoadAllPlans(EnvironmentRowId environment, LoadedPl
   Status s = RunTransaction(db(), TransactionKind::kRead, "loading plans", [&]() -> Status {
     *out = LoadedPlans();
     bad.clear();
-    if (Status r = ReadPlans(db(), environment, std::nullopt, &out->plans, &bad); !r.ok()) {
+    PlanRowId last_id = 0;
+    if (Status r =
+            ReadPlans(db(), environment, std::nullopt, kAllRows, &out->plans, &bad, &last_id);
+        !r.ok()) {
       return r;
     }
-    return ReadTriggers(db(), environment, std::nullopt, &out->plans);
+    return ReadTriggers(db(), environment, std::nullopt, last_id, &out->plans);
   });
   if (!s.ok()) return s;
   ReportBadRows(bad, out);
@@ -113,7 +128,8 @@ Status SqlitePlanRepository::LoadAllPlans(EnvironmentRowId environment, LoadedPl
 }
 
 Status SqlitePlanRepository::LoadPlansByFirstOp(EnvironmentRowId environment,
-                                                uint64_t first_op_hash, LoadedPlans* out) {
+                                                uint64_t first_op_hash, LoadedPlans* out,
+                                                size_t limit) {
   // Reads through a log that is no longer the path's could mix its pages with another's.
   if (Status gone = database_->CheckWalStillAtPath(); !gone.ok()) {
     return Status::NotFound(fmt::format("plan database {}: {}", location(), gone.message()));
@@ -122,10 +138,12 @@ Status SqlitePlanRepository::LoadPlansByFirstOp(EnvironmentRowId environment,
   Status s = RunTransaction(db(), TransactionKind::kRead, "loading plans", [&]() -> Status {
     *out = LoadedPlans();
     bad.clear();
-    if (Status r = ReadPlans(db(), environment, first_op_hash, &out->plans, &bad); !r.ok()) {
+    PlanRowId last_id = 0;
+    if (Status r = ReadPlans(db(), environment, first_op_hash, limit, &out->plans, &bad, &last_id);
+        !r.ok()) {
       return r;
     }
-    return ReadTriggers(db(), environment, first_op_hash, &out->plans);
+    return ReadTriggers(db(), environment, first_op_hash, last_id, &out->plans);
   });
   if (!s.ok()) return s;
   ReportBadRows(bad, out);
