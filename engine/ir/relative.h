@@ -86,6 +86,9 @@ class OperationConverter {
   std::vector<TensorIr> tensors_relative2global_;
   // Only the relative id is needed from burn's global -> relative TensorIr map.
   FlatMap<TensorId, TensorId> tensors_global2relative_;
+  // Dims are found by scanning shapes_relative2global_ while it holds at most kScannedShapes;
+  // the map holds them all from then on (RelativeDim).
+  static constexpr size_t kScannedShapes = 16;
   FlatMap<int64_t, int64_t> shapes_global2relative_;
   std::vector<int64_t> shapes_relative2global_;
   std::vector<ScalarIr> scalars_;

@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "engine/ir/builders.h"
 #include "engine/ir/hash.h"
@@ -156,6 +158,31 @@ TEST(OperationConverter, ScalarPlaceholdersArePositionalAcrossOps) {
   EXPECT_EQ(r2.scalars, (std::vector<ScalarIr>{ScalarIr::UInt(3)}));
   EXPECT_EQ(converter.scalars(), (std::vector<ScalarIr>{ScalarIr::Float(2.0), ScalarIr::Float(-1.0),
                                                         ScalarIr::Float(1.0), ScalarIr::Int(-7)}));
+}
+
+// Dims are numbered by first sighting however many a frame holds: a scan while they are few,
+// a map past that (OperationConverter::RelativeDim), the same ids either way, and again after a
+// Clear().
+TEST(OperationConverter, ManyDistinctDimsKeepFirstSightingIdsAcrossTheScanAndTheMap) {
+  OperationConverter converter;
+  for (int round = 0; round < 2; ++round) {
+    std::vector<int64_t> expected = {1};  // id -> dim: 1 is always id 0
+    for (int64_t i = 0; i < 40; ++i) {
+      // Each op brings a new dim and repeats an older one (and 1).
+      const int64_t fresh = 1000 + 7 * i + round;
+      const int64_t older = expected[static_cast<size_t>(i / 2) % expected.size()];
+      const OperationIr rel = converter.ToRelative(ir::Drop(T(100 + i, {fresh, older, 1})));
+      expected.push_back(fresh);
+      const auto id_of = [&](int64_t dim) {
+        return static_cast<int64_t>(std::find(expected.begin(), expected.end(), dim) -
+                                    expected.begin());
+      };
+      ASSERT_EQ(rel.inputs[0].shape, (Shape{id_of(fresh), id_of(older), 0}))
+          << "round " << round << ", op " << i;
+    }
+    EXPECT_EQ(converter.shapes_relative2global(), expected);
+    converter.Clear();
+  }
 }
 
 TEST(OperationConverter, ScalarValuesDoNotChangeTheRelativeForm) {
