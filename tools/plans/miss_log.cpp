@@ -189,13 +189,11 @@ MissLogReading ReadMissLog(std::istream& log, const MissLogLimits& limits) {
       continue;
     }
     reading.stopped = consumed >= limits.max_bytes;
-    const std::string_view text(line.data(), std::min(got, std::strlen(line.data())));
+    // A NUL inside the line ends it here, as it ends the text getline stored.
+    const std::string_view text(line.data(), std::strlen(line.data()));
     MissGroup miss;
     std::string key;
-    if (!ParseMissLine(text, &miss, &key)) {
-      if (log.eof()) break;
-      continue;
-    }
+    if (!ParseMissLine(text, &miss, &key)) continue;
     ++reading.miss_lines;
     const auto found = index.find(key);
     if (found == index.end()) {
@@ -219,7 +217,6 @@ MissLogReading ReadMissLog(std::istream& log, const MissLogLimits& limits) {
         group.values.push_back(v);
       }
     }
-    if (log.eof()) break;
   }
   // Most frequent first; among equals, the first seen first (stable).
   std::stable_sort(reading.groups.begin(), reading.groups.end(),

@@ -137,13 +137,14 @@ void PrintSegments(const std::vector<SharedSegmentInfo>& segments,
 }
 
 // The segments of the database `global` names, found from its path alone; 0 when it worked,
-// else the exit code (the failure is reported).
-int SegmentsByPath(const GlobalOptions& global, std::string* path,
+// else the exit code (the failure is reported). `path` is what the segment functions name the
+// database by (a server's segments are named after its URI without the password,
+// shared_segment.cpp); `shown` is what output shows of it (ShownLocation: never the password,
+// nothing a terminal acts on).
+int SegmentsByPath(const GlobalOptions& global, std::string* path, std::string* shown,
                    std::vector<SharedSegmentInfo>* segments) {
   if (Status s = DatabasePath(global, path); !s.ok()) return ReportOpenFailure(global, s);
-  // A server's segments are named after its URI without the password (shared_segment.cpp), so
-  // the shown form finds them, and no output carries the password.
-  *path = ShownLocation(*path);
+  *shown = ShownLocation(*path);
   if (Status s = InspectSharedSegments(*path, {}, segments, global.allow_shared_writable);
       !s.ok()) {
     return ReportFailure(s);
@@ -190,9 +191,10 @@ int RunShmList(const GlobalOptions& global) {
 
 int RunShmRemove(const GlobalOptions& global, const ShmRemoveOptions& options) {
   std::string path;
+  std::string shown;
   std::vector<SharedSegmentInfo> segments;
-  if (int code = SegmentsByPath(global, &path, &segments); code != kExitOk) return code;
-  Json report = {{"database", path},
+  if (int code = SegmentsByPath(global, &path, &shown, &segments); code != kExitOk) return code;
+  Json report = {{"database", shown},
                  {"dry_run", options.dry_run},
                  {"removed", Json::array()},
                  {"not_removed", Json::array()}};
@@ -200,7 +202,7 @@ int RunShmRemove(const GlobalOptions& global, const ShmRemoveOptions& options) {
     if (global.json) {
       std::cout << JsonText(report) << "\n";
     } else {
-      std::cout << "no shared segments for " << ShownLocation(path) << "\n";
+      std::cout << "no shared segments for " << shown << "\n";
     }
     return kExitOk;
   }
@@ -210,7 +212,7 @@ int RunShmRemove(const GlobalOptions& global, const ShmRemoveOptions& options) {
         "shm rm: {} live claim(s) on the shared segments of {}: a worker is running on this "
         "database, and running workers keep using the segment they mapped after it is removed. "
         "Use 'ember-plans shm invalidate' while workers run, or stop them (or pass --force)",
-        live, path);
+        live, shown);
     if (global.json) std::cout << JsonText(Json{{"error", message}, {"live_claims", live}}) << "\n";
     return ReportFailure(Status::Unavailable(message));
   }
@@ -222,7 +224,7 @@ int RunShmRemove(const GlobalOptions& global, const ShmRemoveOptions& options) {
     if (global.json) {
       std::cout << JsonText(report) << "\n";
     } else {
-      std::cout << fmt::format("would remove {} shared segment(s) of {}\n", segments.size(), path);
+      std::cout << fmt::format("would remove {} shared segment(s) of {}\n", segments.size(), shown);
     }
     return kExitOk;
   }
@@ -251,15 +253,16 @@ int RunShmRemove(const GlobalOptions& global, const ShmRemoveOptions& options) {
   if (global.json) {
     std::cout << JsonText(report) << "\n";
   } else {
-    std::cout << fmt::format("removed {} shared segment(s) of {}\n", removed, path);
+    std::cout << fmt::format("removed {} shared segment(s) of {}\n", removed, shown);
   }
   return removed == segments.size() ? kExitOk : kExitProblems;
 }
 
 int RunShmInvalidate(const GlobalOptions& global) {
   std::string path;
+  std::string shown;
   std::vector<SharedSegmentInfo> segments;
-  if (int code = SegmentsByPath(global, &path, &segments); code != kExitOk) return code;
+  if (int code = SegmentsByPath(global, &path, &shown, &segments); code != kExitOk) return code;
   // Invalidating maps each segment read-write: only segments this user owns.
   for (const SharedSegmentInfo& s : segments) {
     if (s.owner_uid == ::geteuid()) continue;
@@ -274,15 +277,15 @@ int RunShmInvalidate(const GlobalOptions& global) {
   }
   if (global.json) {
     std::cout << JsonText(
-                     Json{{"database", path}, {"segments", segments.size()}, {"marked", marked}})
+                     Json{{"database", shown}, {"segments", segments.size()}, {"marked", marked}})
               << "\n";
     return kExitOk;
   }
   if (segments.empty()) {
-    std::cout << "no shared segments for " << ShownLocation(path) << "\n";
+    std::cout << "no shared segments for " << shown << "\n";
     return kExitOk;
   }
-  std::cout << fmt::format("marked {} shared segment(s) of {} broken{}\n", marked, path,
+  std::cout << fmt::format("marked {} shared segment(s) of {} broken{}\n", marked, shown,
                            marked > 0 ? ": running workers drop them and start fresh ones" : "");
   if (marked < segments.size()) {
     std::cout << fmt::format(

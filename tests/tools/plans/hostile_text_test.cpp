@@ -154,5 +154,24 @@ TEST_F(PlansHostileText, AnotherUsersSegmentNameIsEscaped) {
   EXPECT_TRUE(SharedSegment::RemoveAll(db).ok());
 }
 
+TEST_F(PlansHostileText, ADatabaseWhosePathNeedsEscapingStillFindsItsSegments) {
+  // The path is shown escaped, but the segments are named after the path itself: `shm rm` and
+  // `shm invalidate` must look them up by the path, not by what they print.
+  if (!std::filesystem::is_directory("/dev/shm")) GTEST_SKIP() << "no POSIX shared memory";
+  const std::string db = dir_->File("odd\\name\x1b.db");
+  RunEngine(db, "seed", {"EMBER_SHM=on", "EMBER_WORKLOAD=seed-job"});
+  ASSERT_EQ(SharedSegment::NamesFor(db).size(), 1u);
+  const PlansRun invalidate = PlansOn(db, {"shm", "invalidate"});
+  EXPECT_EQ(invalidate.code, 0) << invalidate.err;
+  EXPECT_THAT(invalidate.out, HasSubstr("marked 1 shared segment(s)"));
+  EXPECT_FALSE(HasRawControl(invalidate.out)) << invalidate.out;
+  const PlansRun removed = PlansOn(db, {"shm", "rm"});
+  EXPECT_EQ(removed.code, 0) << removed.err;
+  EXPECT_THAT(removed.out, HasSubstr("removed 1 shared segment(s)"));
+  EXPECT_THAT(removed.out, HasSubstr("odd\\\\name\\x1b.db"));
+  EXPECT_TRUE(SharedSegment::NamesFor(db).empty());
+  EXPECT_TRUE(SharedSegment::RemoveAll(db).ok());
+}
+
 }  // namespace
 }  // namespace ember::plans_test
