@@ -10,6 +10,8 @@
 
 #include <ember/error.h>
 
+#include "codegen/kernel_signature.h"
+
 namespace ember::codegen {
 namespace {
 
@@ -259,20 +261,7 @@ class Planner {
     for (int t = 0; t < NumTensors(); ++t) largest = std::max(largest, Span(Tensor(t)));
     // Headroom for the position of the last thread's vector past the end.
     spec.index64 = largest + 64 * 1024 > std::numeric_limits<int32_t>::max();
-    std::string& s = spec.signature;
-    s = fmt::format("mode={} block={} width={} index64={} threads={} group={} shared={}",
-                    static_cast<int>(spec.mode), spec.block, spec.width, spec.index64, spec.threads,
-                    spec.group, spec.shared_handover);
-    for (size_t b = 0; b < spec.access.size(); ++b) {
-      s += fmt::format(" b{}:", b);
-      for (Access a : spec.access[b]) s += static_cast<char>('0' + static_cast<int>(a));
-    }
-    s += " dt:";
-    for (DType d : spec.dtypes) s += static_cast<char>('a' + static_cast<int>(d));
-    s += " ua:";
-    for (bool u : spec.unaliased) s += u ? '1' : '0';
-    s += " full:";
-    for (bool f : spec.full) s += f ? '1' : '0';
+    spec.signature = KernelSignature(spec);
   }
 
   // Traces without reduce stages: one kernel per block, in order (a later block may re-read

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <exception>
-#include <sstream>
 
+#include "codegen/kernel_signature.h"
 #include "codegen/kernel_source.h"
 #include "engine/fuse/trace_optimization.h"
 #include "engine/runtime/kernel_key.h"
@@ -15,89 +15,6 @@ namespace {
 
 // Where GenerateKernel writes the signature (codegen/kernel_source.cpp): on its own comment line.
 constexpr std::string_view kSignatureLine = "\n// mode=";
-
-// "key=value" as an int within [low, high]; false otherwise.
-bool IntField(const std::string& token, std::string_view key, int low, int high, int* out) {
-  if (!token.starts_with(key) || token.size() <= key.size() || token[key.size()] != '=') {
-    return false;
-  }
-  try {
-    size_t used = 0;
-    const std::string value = token.substr(key.size() + 1);
-    const int v = std::stoi(value, &used);
-    if (used != value.size() || v < low || v > high) return false;
-    *out = v;
-    return true;
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
-bool BoolField(const std::string& token, std::string_view key, bool* out) {
-  const bool yes = token == fmt::format("{}=true", key);
-  if (!yes && token != fmt::format("{}=false", key)) return false;
-  *out = yes;
-  return true;
-}
-
-// "key:" then one character per entry, each in [first, first + count).
-template <typename T>
-bool ListField(const std::string& token, std::string_view key, char first, int count,
-               std::vector<T>* out) {
-  if (!token.starts_with(key) || token.size() <= key.size() || token[key.size()] != ':') {
-    return false;
-  }
-  out->clear();
-  for (char c : std::string_view(token).substr(key.size() + 1)) {
-    if (c < first || c >= first + count) return false;
-    out->push_back(static_cast<T>(c - first));
-  }
-  return true;
-}
-
-// The KernelSpec whose signature `line` is (the text KernelSpec::signature holds), checked
-// against `trace` so that GenerateKernel only ever sees a spec of its shape; nullopt otherwise.
-std::optional<codegen::KernelSpec> SpecOf(const std::string& line, const FuseTrace& trace) {
-  std::istringstream in(line);
-  std::vector<std::string> tokens;
-  for (std::string token; in >> token;) tokens.push_back(token);
-  const size_t blocks = trace.blocks.size();
-  if (tokens.size() != 7 + blocks + 3 || blocks == 0) return std::nullopt;
-  codegen::KernelSpec spec;
-  int mode = 0;
-  if (!IntField(tokens[0], "mode", 0, 4, &mode) ||
-      !IntField(tokens[1], "block", 0, static_cast<int>(blocks) - 1, &spec.block) ||
-      !IntField(tokens[2], "width", 1, 64, &spec.width) ||
-      !BoolField(tokens[3], "index64", &spec.index64) ||
-      !IntField(tokens[4], "threads", 1, 1024, &spec.threads) ||
-      !IntField(tokens[5], "group", 1, spec.threads, &spec.group) ||
-      !BoolField(tokens[6], "shared", &spec.shared_handover)) {
-    return std::nullopt;
-  }
-  spec.mode = static_cast<codegen::KernelMode>(mode);
-  spec.access.resize(blocks);
-  for (size_t b = 0; b < blocks; ++b) {
-    if (!ListField(tokens[7 + b], fmt::format("b{}", b), '0', 7, &spec.access[b])) {
-      return std::nullopt;
-    }
-  }
-  std::vector<uint8_t> unaliased;
-  std::vector<uint8_t> full;
-  if (!ListField(tokens[7 + blocks], "dt", 'a', kNumDTypes, &spec.dtypes) ||
-      !ListField(tokens[8 + blocks], "ua", '0', 2, &unaliased) ||
-      !ListField(tokens[9 + blocks], "full", '0', 2, &full)) {
-    return std::nullopt;
-  }
-  const size_t tensors = spec.dtypes.size();
-  for (const std::vector<codegen::Access>& access : spec.access) {
-    if (access.size() != tensors) return std::nullopt;
-  }
-  if (unaliased.size() != tensors || full.size() != blocks) return std::nullopt;
-  spec.unaliased.assign(unaliased.begin(), unaliased.end());
-  spec.full.assign(full.begin(), full.end());
-  spec.signature = line;
-  return spec;
-}
 
 void FusedTraces(const ExecutionStrategy& strategy, std::vector<const FuseTrace*>* out) {
   switch (strategy.kind) {
@@ -137,7 +54,9 @@ bool PlanGeneratesKernel(const ExecutionPlan& plan, const KernelText& kernel) {
   std::vector<const FuseTrace*> traces;
   FusedTraces(plan.optimization.strategy, &traces);
   for (const FuseTrace* trace : traces) {
-    const std::optional<codegen::KernelSpec> spec = SpecOf(line, *trace);
+    // Checked against the trace's shape, so GenerateKernel only ever sees a spec of its shape.
+    const std::optional<codegen::KernelSpec> spec =
+        codegen::ParseKernelSignature(line, trace->blocks.size());
     if (!spec.has_value()) continue;
     try {
       const codegen::GeneratedKernel generated = codegen::GenerateKernel(*trace, *spec);
