@@ -404,6 +404,8 @@ nlohmann::json EngineDelta(const ember::Stats& before, const ember::Stats& after
   return {{"explorations", after.explorations - before.explorations},
           {"cache_hits", after.cache_hits - before.cache_hits},
           {"launches", after.launches - before.launches},
+          {"launch_record_hits", after.launch_record_hits - before.launch_record_hits},
+          {"launch_record_misses", after.launch_record_misses - before.launch_record_misses},
           {"calls", calls}};
 }
 
@@ -662,6 +664,45 @@ nlohmann::json HostLaunch(Device device) {
   return r;
 }
 
+// Host time per unfused op (fusion off): `x.Exp()` and `x + y` on 256 elements, queued (N
+// ops, one sync: the host's cost per op) and synced after each. The peer is PyTorch eager's
+// per-op time (torch_peer.py's host_per_op), measured in the same call.
+nlohmann::json HostUnfused(Device device) {
+  constexpr int kCalls = 2000, kSynced = 200;
+  const Tensor x = Uniform({256}, device, -1, 1), y = Uniform({256}, device, -1, 1);
+  ember::Sync(device);
+  nlohmann::json r = {{"n", 256}};
+  auto measure = [&](const char* name, auto op) {
+    for (int i = 0; i < 20; ++i) (void)op();
+    ember::Sync(device);
+    ember::Stats before = ember::GetStats(device);
+    double wall_ms = 0;
+    {
+      std::vector<Tensor> outs;
+      outs.reserve(kCalls);
+      const Clock::time_point t0 = Clock::now();
+      for (int i = 0; i < kCalls; ++i) outs.push_back(op());
+      ember::Sync(device);
+      wall_ms = Ms(Clock::now() - t0);
+    }
+    ember::Sync(device);
+    nlohmann::json m = {{"queued_us_per_op", wall_ms * 1000.0 / kCalls},
+                        {"queued_engine", EngineDelta(before, ember::GetStats(device), kCalls)}};
+    std::vector<double> per_call;
+    for (int i = 0; i < kSynced; ++i) {
+      const Clock::time_point t0 = Clock::now();
+      Tensor out = op();
+      ember::Sync(device);
+      per_call.push_back(Ms(Clock::now() - t0) * 1000.0);
+    }
+    m["synced_us_per_op"] = Median(per_call);
+    r[name] = m;
+  };
+  measure("exp", [&] { return x.Exp(); });
+  measure("add", [&] { return x + y; });
+  return r;
+}
+
 std::string Today() {
   const std::time_t t = std::time(nullptr);
   char buf[32];
@@ -719,6 +760,22 @@ int main(int argc, char** argv) {
                   h["queued_us_per_call"].get<double>());
     } catch (const ember::Error& e) {
       doc["host_launch"] = {{"error", e.what()}};
+    }
+    write();
+  }
+
+  // Host time per unfused op: fusion off, a fresh engine.
+  if (EnvDouble("EMBER_BENCH_GPU_HOST", 1) != 0) {
+    UseFusion(device, false);
+    try {
+      doc["host_unfused"] = HostUnfused(device);
+      const nlohmann::json& h = doc["host_unfused"];
+      std::printf("host per unfused op: exp %.2f us queued (%.2f synced), add %.2f us queued\n",
+                  h["exp"]["queued_us_per_op"].get<double>(),
+                  h["exp"]["synced_us_per_op"].get<double>(),
+                  h["add"]["queued_us_per_op"].get<double>());
+    } catch (const ember::Error& e) {
+      doc["host_unfused"] = {{"error", e.what()}};
     }
     write();
   }

@@ -148,6 +148,26 @@ def main():
                        f"{fmt(host.get('queued_us_per_call'), '.2f', ' µs')} per call "
                        f"({qe.get('launches')} launches: the search fuses independent calls)\n")
 
+    unfused = ember_doc.get("host_unfused")
+    if unfused is not None:
+        out.append("### host time per unfused op (fusion off) against PyTorch eager\n")
+        if "error" in unfused:
+            out.append(f"not measured: {unfused['error']}\n")
+        else:
+            peer = (torch_doc or {}).get("host_per_op", {})
+            out.append("| op (256 elements) | ember queued µs/op | eager queued µs/op | ratio | "
+                       "ember synced µs | eager synced µs | record hits / misses |")
+            out.append("|---|---|---|---|---|---|---|")
+            for op in ("exp", "add"):
+                m, p = unfused.get(op, {}), peer.get(op, {})
+                eq, pq = m.get("queued_us_per_op"), p.get("queued_us_per_op")
+                q = m.get("queued_engine", {})
+                out.append(f"| {op} | {fmt(eq, '.2f')} | {fmt(pq, '.2f')} | "
+                           f"{fmt(ratio(pq, eq), '.2f', 'x')} | {fmt(m.get('synced_us_per_op'), '.2f')} | "
+                           f"{fmt(p.get('synced_us_per_op'), '.2f')} | "
+                           f"{q.get('launch_record_hits')} / {q.get('launch_record_misses')} |")
+            out.append("")
+
     out.append("### Targets\n")
     out.append("| target | measured | verdict |")
     out.append("|---|---|---|")

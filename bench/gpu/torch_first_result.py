@@ -1,12 +1,16 @@
 """torch's time to first result for ember-lab's transformer block and MLP, on the same shapes.
 
 One process per run, as ember-lab's cold and warm runs are one process each:
-    python3 torch_first_result.py transformer|mlp eager|compile STEPS
+    python3 torch_first_result.py transformer|mlp eager|compile|reduce-overhead|graph STEPS
 prints one JSON line: import_ms (import torch), start_ms (CUDA context and inputs ready, from
 process start), first_result_ms (from process start to the first step's result on the host),
 total_ms, steady_ms_per_step (the median of the last steps). `compile` uses torch.compile with
 its default mode; with TORCHINDUCTOR_CACHE_DIR pointing at the same directory, a second process
-is torch's warm start (its FX graph and Triton caches). The block: pre-norm, layernorm, 4-head
+is torch's warm start (its FX graph and Triton caches). `reduce-overhead` is torch.compile's
+CUDA-graph mode; `graph` captures one eager step by hand in a torch.cuda.CUDAGraph (three
+warm-up steps on a side stream first) and replays it per step after copying the step's inputs
+into the captured ones: the host cost of a step at its floor, the peer of ember's step time
+(issue 41). The block: pre-norm, layernorm, 4-head
 attention with softmax, erf GELU, seq 64, width 64, ff 256 (tools/lab/scenario_transformer.cpp);
 the MLP: 32x64 -> tanh 128 -> 32, MSE loss, hand-written backward, SGD (scenario_mlp.cpp).
 """
@@ -61,6 +65,28 @@ def mlp(p, x, t, lr=0.05):
     return loss, p["w1"] - lr * dw1, p["b1"] - lr * db1, p["w2"] - lr * dw2, p["b2"] - lr * db2
 
 
+def compiled(fn, mode):
+    if mode == "compile":
+        return torch.compile(fn)
+    if mode == "reduce-overhead":
+        return torch.compile(fn, mode="reduce-overhead")
+    return fn
+
+
+def captured(body):
+    """body captured in a CUDA graph after three warm-up calls; returns (replay, output)."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            body()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = body()
+    return graph.replay, out
+
+
 def main():
     scenario, mode, steps = sys.argv[1], sys.argv[2], int(sys.argv[3])
     dev = torch.device("cuda")
@@ -74,19 +100,45 @@ def main():
         p = {"ln1_g": rnd(w), "ln1_b": rnd(w), "wq": rnd(w, w), "wk": rnd(w, w), "wv": rnd(w, w),
              "wo": rnd(w, w), "ln2_g": rnd(w), "ln2_b": rnd(w), "w1": rnd(w, ff), "b1": rnd(ff),
              "w2": rnd(ff, w), "b2": rnd(w)}
-        fn = torch.compile(transformer) if mode == "compile" else transformer
+        fn = compiled(transformer, mode)
         inputs = [rnd(64, w) for _ in range(steps)]
 
         def step(i):
             return fn(p, inputs[i])
+
+        if mode == "graph":
+            static_x = inputs[0].clone()
+            replay, out = captured(lambda: transformer(p, static_x))
+
+            def step(i):  # noqa: F811
+                static_x.copy_(inputs[i])
+                replay()
+                return out
     else:
         p = {"w1": rnd(64, 128), "b1": rnd(128), "w2": rnd(128, 32), "b2": rnd(32)}
-        fn = torch.compile(mlp) if mode == "compile" else mlp
+        fn = compiled(mlp, mode)
         batches = [(rnd(32, 64), rnd(32, 32)) for _ in range(steps)]
 
         def step(i):
             loss, p["w1"], p["b1"], p["w2"], p["b2"] = fn(p, *batches[i])
             return loss
+
+        if mode == "graph":
+            sx, st = batches[0][0].clone(), batches[0][1].clone()
+
+            def body():
+                loss, w1, b1, w2, b2 = mlp(p, sx, st)
+                for k, v in (("w1", w1), ("b1", b1), ("w2", w2), ("b2", b2)):
+                    p[k].copy_(v)  # the SGD step in place, inside the graph
+                return loss
+
+            replay, out = captured(body)
+
+            def step(i):  # noqa: F811
+                sx.copy_(batches[i][0])
+                st.copy_(batches[i][1])
+                replay()
+                return out
 
     torch.cuda.synchronize()
     t_start = time.perf_counter()

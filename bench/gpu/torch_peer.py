@@ -169,6 +169,34 @@ def copy_ceiling(torch):
             "gbps": nbytes / (ms * 1e6)}
 
 
+def host_per_op(torch):
+    """PyTorch eager's host time per op on 256 elements, as ember-bench-gpu's host_unfused
+    measures ember's: N ops queued then one sync (per op), and one op synced (median)."""
+    x = torch.rand(256, device="cuda") * 2 - 1
+    y = torch.rand(256, device="cuda") * 2 - 1
+    out = {"n": 256}
+    for name, op in (("exp", lambda: torch.exp(x)), ("add", lambda: x + y)):
+        for _ in range(20):
+            op()
+        torch.cuda.synchronize()
+        calls = 2000
+        outs = []
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            outs.append(op())
+        torch.cuda.synchronize()
+        queued = (time.perf_counter() - t0) * 1e6 / calls
+        del outs
+        synced = []
+        for _ in range(200):
+            t0 = time.perf_counter()
+            op()
+            torch.cuda.synchronize()
+            synced.append((time.perf_counter() - t0) * 1e6)
+        out[name] = {"queued_us_per_op": queued, "synced_us_per_op": statistics.median(synced)}
+    return out
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -204,6 +232,11 @@ def main():
     with_matmul = os.environ.get("TORCH_PEER_MATMUL", "1") != "0"
     variants = ["eager"] + (["compiled"] if os.environ.get("TORCH_PEER_COMPILE", "1") != "0" else [])
 
+    doc["host_per_op"] = host_per_op(torch)
+    h = doc["host_per_op"]
+    print(f"host per eager op: exp {h['exp']['queued_us_per_op']:.2f} us queued "
+          f"({h['exp']['synced_us_per_op']:.2f} synced), add {h['add']['queued_us_per_op']:.2f} us queued")
+    write()
     doc["results"].append(copy_ceiling(torch))
     c = doc["results"][-1]
     print(f"{'copy':<18} {c['n']:>11} {'copy':<9} {c['ms']:>10.4f} ms {c['gbps']:>9.1f} GB/s")

@@ -181,6 +181,9 @@ Stats DeviceServer::GetStats() {
   stats.kernels_loaded_from_db = kernels.loaded_from_sqlite;
   stats.kernels_loaded_from_shm = kernels.loaded_from_shm;
   stats.kernels_rebuilt = kernels.rebuilt;
+  stats.launch_record_hits = kernels.record_hits;
+  stats.launch_record_misses = kernels.record_misses;
+  stats.launch_record_evictions = kernels.record_evictions;
   if (backing_ != nullptr) {
     const BackingCounters stored = backing_->counters();
     stats.plans_loaded_from_db = stored.plans_loaded - stored.plans_loaded_from_shm;

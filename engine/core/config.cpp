@@ -26,6 +26,8 @@ constexpr std::string_view kUnlimited = "unlimited";
 // The shared-memory tier's longest wait for a sibling's exploration (a minute: longer means
 // something is stuck). Its sizes are bounded by kMinShmBytes and kMaxShmBytes (config.h).
 constexpr uint64_t kMaxWaitMs = 60000;
+// Launch records are a few hundred bytes each: a million is far past any steady state.
+constexpr uint64_t kMaxLaunchRecords = 1 << 20;
 
 std::string Lower(std::string_view text) {
   std::string out(text);
@@ -193,10 +195,18 @@ constexpr Setting kSettings[] = {
      .max = kMaxWaitMs,
      .get = [](const Config& c) { return Value{.number = c.shm_wait_ms}; },
      .set = [](Config& c, const Value& v) { c.shm_wait_ms = static_cast<uint32_t>(*v.number); }},
+    {.table = "runtime",
+     .key = "launch_records",
+     .variable = "EMBER_LAUNCH_RECORDS",
+     .kind = Kind::kInteger,
+     .max = kMaxLaunchRecords,
+     .get = [](const Config& c) { return Value{.number = c.launch_records}; },
+     .set = [](Config& c, const Value& v) { c.launch_records = static_cast<size_t>(*v.number); }},
 };
 
 // The tables of the file, each after its parent.
-constexpr std::string_view kTables[] = {"fusion", "fusion.search", "fusion.log", "store"};
+constexpr std::string_view kTables[] = {"fusion", "fusion.search", "fusion.log", "store",
+                                        "runtime"};
 
 // "fusion" for "fusion.search", "" for "fusion".
 std::string_view ParentTable(std::string_view table) {

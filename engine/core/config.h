@@ -79,6 +79,9 @@ struct Config {
   // [store] shm_wait_ms / EMBER_SHM_WAIT_MS: how long a worker waits for a sibling that is
   // exploring the same segment before exploring it too. 0: never wait.
   uint32_t shm_wait_ms = 1000;
+  // [runtime] launch_records / EMBER_LAUNCH_RECORDS: launch records a GPU backend keeps
+  // (engine/runtime/cuda/backend/launch_records.h); 0 turns them off.
+  size_t launch_records = 4096;
 };
 
 // The plan database a configuration names: config.plan_db, or the default ./.ember/plans.db

@@ -12,6 +12,7 @@
 #include "engine/fuse/context.h"
 #include "engine/fuse/ordered_execution.h"
 #include "engine/runtime/fused_launch.h"
+#include "engine/trace/trace_serial.h"
 
 namespace ember {
 namespace {
@@ -38,7 +39,11 @@ const TensorIr& GlobalTensor(TensorId relative, const Context& context) {
 }  // namespace
 
 TraceOptimization::TraceOptimization(std::string name, FuseTrace trace, size_t len, uint64_t score)
-    : name_(std::move(name)), trace_(std::move(trace)), len_(len), score_(score) {}
+    : name_(std::move(name)),
+      trace_(std::move(trace)),
+      serial_(NewTraceSerial()),
+      len_(len),
+      score_(score) {}
 
 std::optional<size_t> TraceOptimization::max_relative_shape_id() const {
   return MaxRelativeShapeId(trace_);
@@ -55,6 +60,7 @@ void TraceOptimization::Execute(Context& context, OrderedExecution& execution) {
   const FuseResources& r = trace_.resources;
   FusedLaunch launch;
   launch.trace = &trace_;
+  launch.trace_serial = serial_;
   // Taken out of the container: last uses leave it (so the backend may reuse their buffers),
   // and on failure every taken handle goes back.
   std::vector<std::pair<TensorId, TensorHandle>> taken;

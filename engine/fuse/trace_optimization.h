@@ -36,7 +36,9 @@ class TraceOptimization final : public Optimization {
 
  private:
   std::string name_;
-  FuseTrace trace_;
+  const FuseTrace trace_;
+  // Names trace_ for the backends' per-trace caches (FusedLaunch::trace_serial).
+  const uint64_t serial_;
   size_t len_;
   uint64_t score_;
   std::atomic<bool> failure_logged_{false};

@@ -31,6 +31,11 @@ struct KernelCounters {
   uint64_t loaded_from_shm = 0;     // kernels loaded from the plan database's shared tier
   uint64_t loaded_from_sqlite = 0;  // kernels loaded from the plan database
   uint64_t rebuilt = 0;             // stored kernels refused (damaged, another GPU) and compiled
+  // Launch records (engine/runtime/cuda/backend/launch_records.h): launches that replayed
+  // one, launches that had to plan, records dropped for the capacity.
+  uint64_t record_hits = 0;
+  uint64_t record_misses = 0;
+  uint64_t record_evictions = 0;
 };
 
 class Backend {

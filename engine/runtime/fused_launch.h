@@ -10,6 +10,7 @@
 // engine/runtime/cpu/fused_outputs.h) when the buffer is not otherwise shared (use_count).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "engine/ir/scalar_ir.h"
@@ -21,6 +22,9 @@ namespace ember {
 
 struct FusedLaunch {
   const FuseTrace* trace = nullptr;
+  // The trace's serial (engine/trace/trace_serial.h), or 0: what backends key per-trace caches
+  // by. A launch without one runs uncached.
+  uint64_t trace_serial = 0;
   std::vector<TensorHandle> inputs;  // per trace->resources.inputs
   std::vector<bool> reusable;        // per input
   std::vector<TensorIr> outputs;     // per trace->resources.outputs: real shape, dtype

@@ -669,7 +669,8 @@ TEST(ConfigSettings, EveryKeyHasItsVariable) {
                   "[store] path EMBER_PLAN_DB", "[store] workload EMBER_WORKLOAD",
                   "[store] allow_shared_writable EMBER_ALLOW_SHARED_WRITABLE",
                   "[store] shm EMBER_SHM", "[store] shm_bytes EMBER_SHM_BYTES",
-                  "[store] shm_wait_ms EMBER_SHM_WAIT_MS"));
+                  "[store] shm_wait_ms EMBER_SHM_WAIT_MS",
+                  "[runtime] launch_records EMBER_LAUNCH_RECORDS"));
 }
 
 // The text between " must be " and ", got " of a warning: what the setting accepts.
@@ -715,7 +716,7 @@ TEST_F(ConfigTest, EveryRangeIsEnforcedFromBothLayers) {
     }
     EXPECT_EQ(env(above).size(), 1u) << above;
   }
-  EXPECT_EQ(checked, 4);
+  EXPECT_EQ(checked, 5);
 }
 
 // --- Levels --------------------------------------------------------------------------------------

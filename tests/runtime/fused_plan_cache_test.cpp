@@ -13,6 +13,7 @@
 #include "engine/runtime/cpu/fused_plan_cache.h"
 #include "engine/runtime/cpu/fused_run.h"
 #include "engine/runtime/cpu/thread_pool.h"
+#include "engine/trace/trace_serial.h"
 #include "tests/runtime/fused_test_util.h"
 
 namespace ember::testing {
@@ -40,11 +41,12 @@ class FusedPlanCacheTest : public ::testing::Test {
  protected:
   std::vector<TensorHandle> Run(const FuseTrace& trace, const std::vector<TensorIr>& in,
                                 const Shape& shape, std::vector<ScalarIr> scalars,
-                                std::vector<bool> reusable = {}) {
+                                std::vector<bool> reusable = {}, uint64_t serial = 0) {
     std::vector<TensorHandle> handles;
     for (const TensorIr& t : in) handles.push_back(h_.Handle(t));
     FusedLaunch launch =
         Launch(trace, std::move(handles), {OutIr(shape)}, {shape}, std::move(scalars));
+    launch.trace_serial = serial;
     if (!reusable.empty()) launch.reusable = std::move(reusable);
     return cpu::RunFused(launch, pool_, cache_);
   }
@@ -98,6 +100,29 @@ TEST_F(FusedPlanCacheTest, ATraceChangedAtTheSameAddressIsNotServedTheOldPlan) {
   const TensorIr want = h_.Exec(ir::Binary(OpKind::kSub, scaled, b, h_.Output(shape)));
   ExpectSameBytes(h_.backend(), fused[0], h_.Handle(want), "changed trace");
   EXPECT_EQ(cache_.hits(), 0u);
+}
+
+TEST_F(FusedPlanCacheTest, ASerialNamesTheTraceWhereverItLives) {
+  const Shape shape = {21, 19};
+  const TensorIr a = h_.Input(shape, DType::kF32, TestData(399, -3, 3, 14));
+  const TensorIr b = h_.Input(shape, DType::kF32, TestData(399, -3, 3, 15));
+  const FuseTrace trace = MulAddTrace();
+  const FuseTrace copy = trace;  // another address, the same content and serial
+  const uint64_t serial = NewTraceSerial();
+  Run(trace, {a, b}, shape, {ScalarIr::Float(2)}, {}, serial);
+  const auto hit = Run(copy, {a, b}, shape, {ScalarIr::Float(3)}, {}, serial);
+  EXPECT_EQ(cache_.hits(), 1u);
+  ExpectSameBytes(h_.backend(), hit[0], h_.Handle(Unfused(h_, a, b, 3)), "by serial");
+  // Another serial at the same address is another trace: a miss, with its own plan.
+  FuseTrace changed = MulAddTrace();
+  changed.blocks[0].ops[1].kind = FuseOpKind::kSub;
+  const auto fresh = Run(changed, {a, b}, shape, {ScalarIr::Float(2)}, {}, NewTraceSerial());
+  EXPECT_EQ(cache_.hits(), 1u);
+  EXPECT_EQ(cache_.misses(), 2u);
+  const TensorIr scaled =
+      h_.Exec(ir::Scalar(OpKind::kMulScalar, a, ScalarIr::Float(2), h_.Output(shape)));
+  const TensorIr want = h_.Exec(ir::Binary(OpKind::kSub, scaled, b, h_.Output(shape)));
+  ExpectSameBytes(h_.backend(), fresh[0], h_.Handle(want), "new serial");
 }
 
 TEST_F(FusedPlanCacheTest, KeptPlansHoldNoTensorSoAHitStillWritesInPlace) {

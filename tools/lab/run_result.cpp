@@ -66,6 +66,9 @@ nlohmann::json ToJson(const RunResult& r) {
           {"kernels_loaded_from_db", s.kernels_loaded_from_db},
           {"kernels_loaded_from_shm", s.kernels_loaded_from_shm},
           {"kernels_rebuilt", s.kernels_rebuilt},
+          {"launch_record_hits", s.launch_record_hits},
+          {"launch_record_misses", s.launch_record_misses},
+          {"launch_record_evictions", s.launch_record_evictions},
           {"engine_start_ms", r.engine_start_ms},
           {"time_to_first_result_ms", r.time_to_first_result_ms},
           {"total_ms", r.total_ms},
@@ -106,6 +109,10 @@ RunResult RunResultFromJson(const nlohmann::json& j) {
   s.kernels_loaded_from_db = j.at("kernels_loaded_from_db").get<uint64_t>();
   s.kernels_loaded_from_shm = j.at("kernels_loaded_from_shm").get<uint64_t>();
   s.kernels_rebuilt = j.at("kernels_rebuilt").get<uint64_t>();
+  // Older result files have no launch records: zeros.
+  s.launch_record_hits = j.value("launch_record_hits", uint64_t{0});
+  s.launch_record_misses = j.value("launch_record_misses", uint64_t{0});
+  s.launch_record_evictions = j.value("launch_record_evictions", uint64_t{0});
   r.engine_start_ms = j.at("engine_start_ms").get<double>();
   r.time_to_first_result_ms = j.at("time_to_first_result_ms").get<double>();
   r.total_ms = j.at("total_ms").get<double>();

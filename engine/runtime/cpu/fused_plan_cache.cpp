@@ -20,13 +20,13 @@ bool FusedPlanCache::Matches(const Entry& entry, const FusedLaunch& launch) {
   return SameShapesAndDtypes(entry.inputs, launch.inputs) &&
          SameShapesAndDtypes(entry.outputs, launch.outputs) &&
          entry.block_shapes == launch.block_shapes && entry.view_shapes == launch.view_shapes &&
-         entry.trace == *launch.trace;
+         (launch.trace_serial != 0 || entry.trace == *launch.trace);
 }
 
 std::unique_ptr<FusedPlan> FusedPlanCache::Take(const FusedLaunch& launch) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    const auto it = entries_.find(launch.trace);
+    const auto it = entries_.find(KeyOf(launch));
     if (it != entries_.end()) {
       for (Entry& entry : it->second) {
         if (entry.plan == nullptr || !Matches(entry, launch)) continue;
@@ -42,7 +42,7 @@ std::unique_ptr<FusedPlan> FusedPlanCache::Take(const FusedLaunch& launch) {
 void FusedPlanCache::Give(const FusedLaunch& launch, std::unique_ptr<FusedPlan> plan) {
   plan->tensors.clear();
   std::lock_guard<std::mutex> lock(mu_);
-  if (const auto it = entries_.find(launch.trace); it != entries_.end()) {
+  if (const auto it = entries_.find(KeyOf(launch)); it != entries_.end()) {
     for (Entry& entry : it->second) {
       if (!Matches(entry, launch)) continue;
       if (entry.plan == nullptr) entry.plan = std::move(plan);
@@ -53,12 +53,12 @@ void FusedPlanCache::Give(const FusedLaunch& launch, std::unique_ptr<FusedPlan> 
     entries_.clear();
     size_ = 0;
   }
-  std::vector<Entry>& fresh = entries_[launch.trace];
+  std::vector<Entry>& fresh = entries_[KeyOf(launch)];
   if (fresh.size() >= kMaxPerTrace) {
     fresh.erase(fresh.begin());
     --size_;
   }
-  Entry entry{.trace = *launch.trace,
+  Entry entry{.trace = launch.trace_serial != 0 ? FuseTrace{} : *launch.trace,
               .outputs = launch.outputs,
               .block_shapes = launch.block_shapes,
               .view_shapes = launch.view_shapes,

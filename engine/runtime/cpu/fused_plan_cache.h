@@ -3,9 +3,11 @@
 // A plan depends on the trace and the launch's shapes and dtypes only, so the steady state of a
 // repeated program (every segment a plan-store hit) compiles nothing: before this cache,
 // PlanFused and CompileBlock ran on every launch and cost as much as running a small trace
-// (docs/BENCHMARKS.md, issue 18). The trace's address narrows the lookup and the trace itself
-// is compared on a hit (an optimization freed and another allocated at the same address must
-// not be served its plan), with every shape and dtype of the launch.
+// (docs/BENCHMARKS.md, issue 18). A launch with a trace serial (engine/trace/trace_serial.h,
+// what every TraceOptimization gives) is looked up by it: a serial names one trace content, so
+// only the shapes and dtypes are compared. A launch without one is looked up by the trace's
+// address and the trace itself is compared on a hit (an optimization freed and another
+// allocated at the same address must not be served its plan).
 //
 // Take hands a plan out for one launch, Give puts it back: a plan is bound to one launch's
 // memory while it runs, so two launches of the same plan at once each get their own.
@@ -15,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -46,8 +49,22 @@ class FusedPlanCache {
   size_t size() const;
 
  private:
+  // The serial, or (serial 0) the trace's address.
+  struct Key {
+    uint64_t serial = 0;
+    const FuseTrace* trace = nullptr;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return std::hash<uint64_t>()(k.serial ^ reinterpret_cast<uintptr_t>(k.trace));
+    }
+  };
+  static Key KeyOf(const FusedLaunch& launch) {
+    return launch.trace_serial != 0 ? Key{launch.trace_serial, nullptr} : Key{0, launch.trace};
+  }
   struct Entry {
-    FuseTrace trace;
+    FuseTrace trace;               // compared only for launches without a serial
     std::vector<TensorIr> inputs;  // shape and dtype of each input (ids unused)
     std::vector<TensorIr> outputs;
     std::vector<Shape> block_shapes;
@@ -57,7 +74,7 @@ class FusedPlanCache {
   static bool Matches(const Entry& entry, const FusedLaunch& launch);
 
   mutable std::mutex mu_;
-  std::unordered_map<const FuseTrace*, std::vector<Entry>> entries_;
+  std::unordered_map<Key, std::vector<Entry>, KeyHash> entries_;
   size_t size_ = 0;
   uint64_t hits_ = 0;
   uint64_t misses_ = 0;

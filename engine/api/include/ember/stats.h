@@ -65,6 +65,12 @@ struct Stats {
   uint64_t kernels_loaded_from_db = 0;
   uint64_t kernels_loaded_from_shm = 0;
   uint64_t kernels_rebuilt = 0;
+  // GPU launch records (docs/CONFIGURATION.md, `[runtime] launch_records`): launches of a
+  // generated kernel that replayed a kept record, launches that planned and recorded, and
+  // records dropped for the capacity. A steady state hits on every launch. Zero on the CPU.
+  uint64_t launch_record_hits = 0;
+  uint64_t launch_record_misses = 0;
+  uint64_t launch_record_evictions = 0;
 };
 
 // Counters of `device` (all threads). A device that was never used reports zeros; a released

@@ -11,6 +11,7 @@
 #include <ember/error.h>
 
 #include "engine/core/check.h"
+#include "engine/core/config.h"
 #include "engine/core/log.h"
 #include "engine/runtime/cpu/fused_outputs.h"
 #include "engine/runtime/cpu/kernels.h"
@@ -89,11 +90,15 @@ class CudaBackend final : public Backend {
   void ReleaseStream(uint64_t stream) override;
   KernelCounters kernel_counters() const override {
     const KernelCache::Stats k = ctx_.kernels->stats();
+    const LaunchRecords::Counters records = launcher_.record_counters();
     return {.compiled = k.compiled,
             .compile_ms = k.compile_ms,
             .loaded_from_shm = k.loaded_from_shm,
             .loaded_from_sqlite = k.loaded_from_sqlite,
-            .rebuilt = k.rebuilt};
+            .rebuilt = k.rebuilt,
+            .record_hits = records.hits,
+            .record_misses = records.misses,
+            .record_evictions = records.evictions};
   }
   bool compiles_kernels() const override { return true; }
   void UseKernelStore(KernelStore* store) override { ctx_.kernels->SetStore(store); }
@@ -140,7 +145,7 @@ class CudaBackend final : public Backend {
   DeviceContext ctx_;
   std::optional<uint64_t> current_ = kNoStream;  // the ember stream ctx_.stream serves
   std::string lost_;  // Note [Lost context]: why the context is unusable, once it is
-  TraceLauncher launcher_{ctx_};
+  TraceLauncher launcher_{ctx_, GlobalConfig().launch_records};
   CudaOps ops_{ctx_, launcher_};
   MatmulEpilogues epilogues_{ctx_, ops_, launcher_};
 };
@@ -299,7 +304,8 @@ std::vector<TensorHandle> CudaBackend::ExecuteTrace(const FusedLaunch& launch) {
                         .views = views,
                         .outputs = outputs,
                         .scalars = launch.scalars,
-                        .block_shapes = launch.block_shapes});
+                        .block_shapes = launch.block_shapes,
+                        .serial = launch.trace_serial});
   return outputs;
 }
 

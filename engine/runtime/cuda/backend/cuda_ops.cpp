@@ -11,7 +11,6 @@
 #include "codegen/special_kernels.h"
 #include "engine/core/check.h"
 #include "engine/runtime/cpu/kernels.h"
-#include "engine/runtime/cuda/backend/op_traces.h"
 
 namespace ember::cuda {
 namespace {
@@ -30,22 +29,22 @@ TensorHandle Reshaped(TensorHandle x, const Shape& shape) {
 
 TensorHandle CudaOps::Elementwise(const OperationIr& op, std::span<const TensorHandle> inputs) {
   const TensorIr& out = op.outputs.at(0);
-  const FuseTrace trace = ElementwiseTrace(op);
+  const KeyedTrace& trace = traces_.Elementwise(op);
   TensorHandle result = ctx_.NewHandle(out.shape, out.dtype);
-  const Shape block = out.shape;
-  launcher_.Run(trace, {.inputs = inputs,
-                        .outputs = std::span(&result, 1),
-                        .scalars = op.scalars,
-                        .block_shapes = std::span(&block, 1)});
+  launcher_.Run(trace.trace, {.inputs = inputs,
+                              .outputs = std::span(&result, 1),
+                              .scalars = op.scalars,
+                              .block_shapes = std::span(&out.shape, 1),
+                              .serial = trace.serial});
   return result;
 }
 
 void CudaOps::CopyInto(const TensorHandle& x, const TensorHandle& dst) {
-  const FuseTrace trace = CopyTrace(x.dtype, dst.shape.size());
-  const Shape block = dst.shape;
-  launcher_.Run(trace, {.inputs = std::span(&x, 1),
-                        .outputs = std::span(&dst, 1),
-                        .block_shapes = std::span(&block, 1)});
+  const KeyedTrace& trace = traces_.Copy(x.dtype, dst.shape.size());
+  launcher_.Run(trace.trace, {.inputs = std::span(&x, 1),
+                              .outputs = std::span(&dst, 1),
+                              .block_shapes = std::span(&dst.shape, 1),
+                              .serial = trace.serial});
 }
 
 TensorHandle CudaOps::Contiguous(const TensorHandle& x) {
@@ -65,12 +64,13 @@ TensorHandle CudaOps::Reshape(const TensorHandle& x, const Shape& shape) {
 TensorHandle CudaOps::ReduceDim(ReduceStage::Kind kind, const TensorHandle& x, int64_t axis,
                                 const TensorIr& out) {
   const int64_t a = Normalize(axis, x.shape.size());
-  const FuseTrace trace = ReduceTrace(kind, x.dtype, out.dtype, a, x.shape.size());
+  const KeyedTrace& trace = traces_.Reduce(kind, x.dtype, out.dtype, a, x.shape.size());
   TensorHandle result = ctx_.NewHandle(out.shape, out.dtype);
   const Shape blocks[] = {x.shape, out.shape};
-  launcher_.Run(
-      trace,
-      {.inputs = std::span(&x, 1), .outputs = std::span(&result, 1), .block_shapes = blocks});
+  launcher_.Run(trace.trace, {.inputs = std::span(&x, 1),
+                              .outputs = std::span(&result, 1),
+                              .block_shapes = blocks,
+                              .serial = trace.serial});
   return result;
 }
 
@@ -82,11 +82,12 @@ TensorHandle CudaOps::ReduceAll(ReduceStage::Kind kind, const TensorHandle& x,
   const TensorHandle row = Reshape(x, {1, x.NumElements()});
   TensorHandle result = ctx_.NewHandle(out.shape, out.dtype);
   const TensorHandle as_row = Reshaped(result, {1, 1});
-  const FuseTrace trace = ReduceTrace(kind, x.dtype, out.dtype, 1, 2);
+  const KeyedTrace& trace = traces_.Reduce(kind, x.dtype, out.dtype, 1, 2);
   const Shape blocks[] = {row.shape, as_row.shape};
-  launcher_.Run(
-      trace,
-      {.inputs = std::span(&row, 1), .outputs = std::span(&as_row, 1), .block_shapes = blocks});
+  launcher_.Run(trace.trace, {.inputs = std::span(&row, 1),
+                              .outputs = std::span(&as_row, 1),
+                              .block_shapes = blocks,
+                              .serial = trace.serial});
   return result;
 }
 

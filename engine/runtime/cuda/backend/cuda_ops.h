@@ -2,7 +2,8 @@
 // (engine/runtime/cpu/kernels.h): elementwise ops, copies and reductions as one-op traces
 // (op_traces.h), views as strides, matmul through cuBLASLt (floats) or a generated kernel
 // (ints), Gather / Select / Random through the special kernels (codegen/special_kernels.h).
-// Every result is a new contiguous handle unless the op is a view.
+// Every result is a new contiguous handle unless the op is a view. The one-op traces are kept
+// by structure (op_trace_cache.h), so an unfused op replays a launch record like a fused one.
 #pragma once
 
 #include <span>
@@ -11,6 +12,7 @@
 #include "engine/ir/operation_ir.h"
 #include "engine/runtime/cpu/random.h"
 #include "engine/runtime/cuda/backend/device_context.h"
+#include "engine/runtime/cuda/backend/op_trace_cache.h"
 #include "engine/runtime/cuda/backend/trace_launcher.h"
 
 namespace ember::cuda {
@@ -59,6 +61,7 @@ class CudaOps {
 
   DeviceContext& ctx_;
   TraceLauncher& launcher_;
+  OpTraceCache traces_;
   cpu::RandomGenerator generator_;
 };
 

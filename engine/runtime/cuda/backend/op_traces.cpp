@@ -36,8 +36,18 @@ FuseArg AddScalar(FuseTrace& trace, uint32_t index, DType dtype) {
 }  // namespace
 
 FuseTrace ElementwiseTrace(const OperationIr& op) {
-  const TensorIr& out = op.outputs.at(0);
-  FuseTrace trace = OneBlock(op.inputs, out.shape.size());
+  // Ids and dims are the op's own business: the trace keeps positions and ranks only, so every
+  // op of one structure gets one trace (and one kernel, one launch record).
+  std::vector<TensorIr> inputs;
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    inputs.push_back({.id = static_cast<TensorId>(i),
+                      .shape = Shape(op.inputs[i].shape.size(), 1),
+                      .dtype = op.inputs[i].dtype});
+  }
+  const TensorIr out{.id = static_cast<TensorId>(op.inputs.size()),
+                     .shape = Shape(op.outputs.at(0).shape.size(), 1),
+                     .dtype = op.outputs.at(0).dtype};
+  FuseTrace trace = OneBlock(inputs, out.shape.size());
   FuseBlock& block = trace.blocks[0];
   auto in = [&](size_t i) { return Local(static_cast<uint32_t>(i), op.inputs.at(i).dtype); };
   FuseOp fused{.kind = FusedKindOf(op.kind)};

@@ -11,7 +11,9 @@
 
 namespace ember::cuda {
 
-// REQUIRES: op.kind has a fused op (HasFusedKind), Cast, Full, Zeros or Ones included.
+// REQUIRES: op.kind has a fused op (HasFusedKind), Cast, Full, Zeros or Ones included. The
+// trace depends only on the op's kind, dtypes, ranks and scalar count (OpTraceCache's key):
+// its tensors are numbered by position, with shapes of 1s of the right rank.
 FuseTrace ElementwiseTrace(const OperationIr& op);
 
 // Input 0 (any strides) copied element by element to output 0 over a reference of `rank`.

@@ -3,10 +3,14 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <boost/container/small_vector.hpp>
 
 #include <ember/error.h>
 
+#include "codegen/kernel_source.h"
 #include "codegen/plan_trace.h"
+#include "codegen/scalar_slots.h"
+#include "engine/core/check.h"
 #include "engine/runtime/cuda/driver_api.h"
 
 namespace ember::cuda {
@@ -22,6 +26,8 @@ void MixArg(uint64_t& h, const FuseArg& a) {
   Mix(h, static_cast<uint64_t>(a.kind) | static_cast<uint64_t>(a.dtype) << 8 |
              static_cast<uint64_t>(a.pos) << 16 | static_cast<uint64_t>(a.block) << 40);
 }
+
+std::span<const int64_t> Span(const Shape& s) { return {s.data(), s.size()}; }
 
 }  // namespace
 
@@ -110,7 +116,34 @@ int64_t TraceLauncher::WaveGrid(const Compiled& compiled, const codegen::KernelS
   return codegen::WholeWaveGrid(spec.grid, ctx_.device->multiprocessors(), compiled.resident);
 }
 
+void TraceLauncher::BindAll(const TraceTensors& t) {
+  binding_.Clear();
+  auto add = [&](const TensorHandle& h) {
+    if (h.buffer == nullptr || h.buffer->backend() != "cuda" ||
+        h.strides.size() != h.shape.size()) {
+      throw Error("a fused tensor is not a CUDA tensor");
+    }
+    binding_.AddTensor(h.dtype, Span(h.shape), Span(h.strides), AddressOf(h));
+  };
+  for (const TensorHandle& h : t.inputs) add(h);
+  for (const TensorHandle& h : t.views) add(h);
+  for (const TensorHandle& h : t.outputs) add(h);
+  if (t.matmul != nullptr) add(*t.matmul);
+  for (const Shape& shape : t.block_shapes) binding_.AddBlockShape(Span(shape));
+  binding_.SetScalars(t.scalars.size());
+}
+
 void TraceLauncher::Run(const FuseTrace& trace, const TraceTensors& t) {
+  if (t.serial != 0 && records_.enabled()) {
+    BindAll(t);
+    if (const LaunchRecord* record = records_.Find(t.serial, binding_)) {
+      Replay(*record, t);
+      return;
+    }
+    LaunchRecord fresh = Record(trace, t);
+    Replay(records_.Add(t.serial, binding_, std::move(fresh)), t);
+    return;
+  }
   codegen::TraceLaunch launch{.trace = &trace};
   for (const TensorHandle& h : t.inputs) launch.inputs.push_back(Bind(h));
   for (const TensorHandle& h : t.views) launch.views.push_back(Bind(h));
@@ -135,6 +168,88 @@ void TraceLauncher::Run(const FuseTrace& trace, const TraceTensors& t) {
     const codegen::KernelSpec& spec = plan.kernels[k];
     Launch(kernels[k]->function, args, WaveGrid(*kernels[k], spec), spec.threads,
            spec.shared_bytes);
+  }
+}
+
+LaunchRecord TraceLauncher::Record(const FuseTrace& trace, const TraceTensors& t) {
+  codegen::TraceLaunch launch{.trace = &trace};
+  for (const TensorHandle& h : t.inputs) launch.inputs.push_back(Bind(h));
+  for (const TensorHandle& h : t.views) launch.views.push_back(Bind(h));
+  for (const TensorHandle& h : t.outputs) launch.outputs.push_back(Bind(h));
+  if (t.matmul != nullptr) launch.matmul_result = Bind(*t.matmul);
+  launch.scalars.assign(t.scalars.begin(), t.scalars.end());
+  launch.block_shapes.assign(t.block_shapes.begin(), t.block_shapes.end());
+  launch.limits = {
+      .multiprocessors = ctx_.device->multiprocessors(),
+      .max_shared_memory = static_cast<int>(ctx_.device->max_shared_memory_per_block_optin())};
+  const codegen::TracePlan plan = codegen::PlanTrace(launch);
+  LaunchRecord record{.scratch = plan.scratch, .first_scratch_tensor = plan.first_scratch_tensor};
+  // Scratch as the replay allocates it (contiguous, one dim); its addresses are patched.
+  for (const codegen::ScratchSpec& s : plan.scratch) {
+    launch.scratch.push_back({.dtype = s.dtype, .shape = {s.positions}, .strides = {1}});
+  }
+  for (const codegen::KernelSpec& spec : plan.kernels) {
+    const Compiled& compiled = Find(trace, spec);
+    RecordedKernel kernel{.function = compiled.function,
+                          .grid = WaveGrid(compiled, spec),
+                          .threads = spec.threads,
+                          .shared_bytes = spec.shared_bytes,
+                          .args = codegen::KernelArguments(launch, plan, compiled.slots)};
+    for (size_t i = 0; i < compiled.slots.size(); ++i) {
+      const codegen::Slot& slot = compiled.slots[i];
+      RecordedPatch patch{.dtype = slot.dtype, .slot = static_cast<uint32_t>(i)};
+      switch (slot.kind) {
+        case codegen::Slot::Kind::kAddress:
+          patch.kind = RecordedPatch::Kind::kAddress;
+          patch.index = static_cast<uint32_t>(slot.tensor);
+          break;
+        case codegen::Slot::Kind::kScalar:
+          patch.kind = RecordedPatch::Kind::kScalar;
+          patch.index = static_cast<uint32_t>(slot.index);
+          break;
+        case codegen::Slot::Kind::kFill:
+          patch.kind = RecordedPatch::Kind::kFill;
+          patch.index = static_cast<uint32_t>(slot.index);
+          break;
+        default: continue;  // a function of the binding: already right
+      }
+      kernel.patches.push_back(patch);
+    }
+    record.kernels.push_back(std::move(kernel));
+  }
+  return record;
+}
+
+void TraceLauncher::Replay(const LaunchRecord& record, const TraceTensors& t) {
+  // Kernel tensor addresses in codegen::TraceLaunch's numbering, scratch last.
+  boost::container::small_vector<uint64_t, 16> addresses;
+  for (const TensorHandle& h : t.inputs) addresses.push_back(AddressOf(h));
+  for (const TensorHandle& h : t.views) addresses.push_back(AddressOf(h));
+  for (const TensorHandle& h : t.outputs) addresses.push_back(AddressOf(h));
+  if (t.matmul != nullptr) addresses.push_back(AddressOf(*t.matmul));
+  EMBER_CHECK(static_cast<int>(addresses.size()) == record.first_scratch_tensor,
+              "a launch record for {} tensors replayed with {}", record.first_scratch_tensor,
+              addresses.size());
+  // Freed when the handles go at the end of the call: stream order keeps that safe.
+  boost::container::small_vector<TensorHandle, 2> scratch;
+  for (const codegen::ScratchSpec& s : record.scratch) {
+    scratch.push_back(ctx_.NewHandle({s.positions}, s.dtype));
+    addresses.push_back(AddressOf(scratch.back()));
+  }
+  for (const RecordedKernel& kernel : record.kernels) {
+    args_.assign(kernel.args.begin(), kernel.args.end());
+    for (const RecordedPatch& patch : kernel.patches) {
+      switch (patch.kind) {
+        case RecordedPatch::Kind::kAddress: args_[patch.slot] = addresses[patch.index]; break;
+        case RecordedPatch::Kind::kScalar:
+          args_[patch.slot] = codegen::ScalarSlotValue(t.scalars[patch.index], patch.dtype, false);
+          break;
+        case RecordedPatch::Kind::kFill:
+          args_[patch.slot] = codegen::ScalarSlotValue(t.scalars[patch.index], patch.dtype, true);
+          break;
+      }
+    }
+    Launch(kernel.function, args_, kernel.grid, kernel.threads, kernel.shared_bytes);
   }
 }
 

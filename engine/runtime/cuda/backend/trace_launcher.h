@@ -2,6 +2,11 @@
 // (codegen/): plan, find or compile each kernel, fill its arguments, launch. Also launches the
 // special kernels (Random, Gather, Select, integer matmul) the same way.
 //
+// A launch whose trace has a serial (TraceTensors::serial) goes through a launch record
+// (launch_records.h): the first launch of a (trace, binding) plans it and keeps the result; the
+// next ones patch addresses and scalars into the kept argument blocks and launch. A launch
+// without a serial, or with records off (`[runtime] launch_records = 0`), plans every time.
+//
 // Compiled kernels are kept in memory by (trace, KernelSpec::signature): a structural hash of
 // the trace narrows the lookup, and the trace itself is compared on a hit (a hash only narrows,
 // as everywhere in ember). The source is generated only on a miss, then compiled through the
@@ -15,7 +20,9 @@
 #include <vector>
 
 #include "codegen/kernel_source.h"
+#include "codegen/launch_binding.h"
 #include "engine/runtime/cuda/backend/device_context.h"
+#include "engine/runtime/cuda/backend/launch_records.h"
 
 namespace ember::cuda {
 
@@ -31,11 +38,14 @@ struct TraceTensors {
   const TensorHandle* matmul = nullptr;
   std::span<const ScalarIr> scalars;
   std::span<const Shape> block_shapes;
+  // The trace's serial (engine/trace/trace_serial.h); 0: not recorded.
+  uint64_t serial = 0;
 };
 
 class TraceLauncher {
  public:
-  explicit TraceLauncher(DeviceContext& ctx) : ctx_(ctx) {}
+  // `records`: launch records kept (0: none).
+  TraceLauncher(DeviceContext& ctx, size_t records) : ctx_(ctx), records_(records) {}
 
   // Throws ember::Error (nothing launched, nothing written) when the generator refuses the
   // launch or a kernel fails to compile; a launch failure afterwards throws CudaError.
@@ -45,6 +55,7 @@ class TraceLauncher {
   void RunSpecial(const codegen::GeneratedKernel& kernel, std::vector<uint64_t> args, int64_t work);
 
   uint64_t launches() const { return launches_; }
+  LaunchRecords::Counters record_counters() const { return records_.counters(); }
 
  private:
   struct Compiled {
@@ -60,6 +71,13 @@ class TraceLauncher {
   // The grid of `spec` in whole waves (codegen::WholeWaveGrid) for `compiled`.
   int64_t WaveGrid(const Compiled& compiled, const codegen::KernelSpec& spec);
   const Compiled& Find(const FuseTrace& trace, const codegen::KernelSpec& spec);
+  // Plans and compiles (trace, tensors) without launching (throws as Run does) and returns the
+  // record of it.
+  LaunchRecord Record(const FuseTrace& trace, const TraceTensors& tensors);
+  // Launches `record` over `tensors` (which match the binding it was recorded for).
+  void Replay(const LaunchRecord& record, const TraceTensors& tensors);
+  // binding_ for `tensors`; throws ember::Error for a tensor that is not a CUDA tensor.
+  void BindAll(const TraceTensors& tensors);
   void Launch(CUfunction function, std::vector<uint64_t>& args, int64_t grid, int threads,
               int shared_bytes);
 
@@ -69,6 +87,9 @@ class TraceLauncher {
   // built runs unfused from then on without paying NVRTC again on every launch.
   std::unordered_multimap<uint64_t, std::pair<Compiled, std::string>> refused_;
   std::unordered_map<std::string, CUfunction> special_;  // by kernel source
+  LaunchRecords records_;
+  codegen::LaunchBinding binding_;  // the current launch's; kept to reuse its storage
+  std::vector<uint64_t> args_;      // the argument block being patched, likewise
   uint64_t launches_ = 0;
 };
 

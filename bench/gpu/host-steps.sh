@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Issue 41's step benchmark on the GPU machine: the steady step time of ember-lab's transformer
+# block and MLP on CUDA (warm plan database: a first run fills it, the measured runs read it),
+# fused with launch records (the default), fused without them (EMBER_LAUNCH_RECORDS=0: every
+# launch planned, the behaviour before records) and unfused, against PyTorch eager,
+# torch.compile (default and reduce-overhead) and a hand-captured torch.cuda.CUDAGraph of the
+# same step (bench/gpu/torch_first_result.py), same shapes, one call. Writes
+# $OUT/host-steps.jsonl (one JSON object per run) and host-steps.log. Needs build-gpu/bundle.
+#   STEPS [200]   steps per run
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+bundle="$PWD/build-gpu/bundle"
+out="${OUT:-/tmp/host-steps}"
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+steps="${STEPS:-200}"
+scratch="$(mktemp -d)"
+jsonl="$out/host-steps.jsonl"
+: >"$jsonl"
+ember_run() {  # scenario variant env...
+  local scenario="$1" variant="$2"
+  shift 2
+  env "$@" "$bundle/bin/ember-lab" "$scenario" --device cuda --db "$scratch/$scenario.db" \
+    --steps "$steps" --json --no-progress >"$scratch/run.json" 2>>"$out/host-steps.log" || return
+  python3 - "$scenario" "$variant" "$scratch/run.json" >>"$jsonl" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[3]))
+keep = ["explorations", "cache_hits", "launches", "kernels_compiled", "launch_record_hits",
+        "launch_record_misses", "steady_ms_per_step", "max_rel_error"]
+row = {"who": "ember", "scenario": sys.argv[1], "variant": sys.argv[2]}
+row.update({k: r.get(k) for k in keep})
+print(json.dumps(row))
+PY
+}
+for scenario in mlp transformer; do
+  ember_run "$scenario" fill >/dev/null  # fills the database: the runs below are warm
+  ember_run "$scenario" fused
+  ember_run "$scenario" fused-no-records EMBER_LAUNCH_RECORDS=0
+  ember_run "$scenario" unfused EMBER_FUSION=off
+  for mode in eager compile reduce-overhead graph; do
+    TORCHINDUCTOR_CACHE_DIR="$scratch/inductor" timeout 200 python3 \
+      bench/gpu/torch_first_result.py "$scenario" "$mode" "$steps" 2>>"$out/host-steps.log" |
+      python3 -c "import json,sys; r=json.loads(sys.stdin.read()); print(json.dumps({'who': 'torch', 'scenario': '$scenario', 'variant': '$mode', 'steady_ms_per_step': r['steady_ms_per_step']}))" \
+        >>"$jsonl"
+  done
+done
+cat "$jsonl"
+rm -rf "$scratch"
