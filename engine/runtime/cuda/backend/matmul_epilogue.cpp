@@ -153,7 +153,8 @@ void MatmulEpilogues::RunKernel(const FusedLaunch& launch, std::span<const Tenso
                         .outputs = outputs,
                         .matmul = &product,
                         .scalars = launch.scalars,
-                        .block_shapes = launch.block_shapes});
+                        .block_shapes = launch.block_shapes,
+                        .serial = launch.trace_serial});
 }
 
 void MatmulEpilogues::RunCublasLt(const FusedLaunch& launch, const BlasEpilogueMatch& match,
