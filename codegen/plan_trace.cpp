@@ -87,6 +87,14 @@ void CheckLaunch(const TraceLaunch& launch) {
   if (trace.matmul && (trace.blocks.size() != 1 || !trace.reduces.empty())) {
     throw Error("a fused matmul needs exactly one block and no reduce stage");
   }
+  // The generated code takes each block's rank from the trace (shape_ref), its dims from the
+  // launch: a launch of another rank would index with too few (or too many) coordinates.
+  for (size_t b = 0; b < trace.blocks.size(); ++b) {
+    if (launch.block_shapes[b].size() != trace.blocks[b].shape_ref.size()) {
+      throw Error(fmt::format("block {} of rank {} launched over {}", b,
+                              trace.blocks[b].shape_ref.size(), launch.block_shapes[b]));
+    }
+  }
 }
 
 template <typename Fn>

@@ -26,7 +26,7 @@ repo="$(pwd)"
 build="$repo/build-gpu"
 bundle="$build/bundle"
 binaries=(tests/ember_gpu_tests tests/ember_cuda_runtime_tests tests/ember_codegen_tests
-  bin/ember-lab bin/ember-plans bin/ember-bench-gpu)
+  bin/ember-lab bin/ember-plans bin/ember-bench-gpu bin/ember-bench-gpt)
 
 build_suite() {
   set -e

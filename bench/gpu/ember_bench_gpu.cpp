@@ -657,9 +657,13 @@ nlohmann::json HostLaunch(Device device) {
     }
   }
   r["us_per_launch"] = per_launch;
-  breakdown["engine_rest_us"] = per_launch -
-                                breakdown["plan_trace_and_arguments_us"].get<double>() -
-                                breakdown.value("cu_launch_kernel_us", 0.0);
+  // A launch that replays a launch record runs no PlanTrace (engine/runtime/cuda/backend/
+  // launch_records.h): its cost is then not part of the launch.
+  const bool recorded = r["synced_engine"]["launch_record_hits"].get<uint64_t>() > 0;
+  breakdown["plan_trace_on_path"] = !recorded;
+  breakdown["engine_rest_us"] =
+      per_launch - (recorded ? 0.0 : breakdown["plan_trace_and_arguments_us"].get<double>()) -
+      breakdown.value("cu_launch_kernel_us", 0.0);
   r["breakdown"] = breakdown;
   return r;
 }

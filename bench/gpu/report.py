@@ -140,8 +140,9 @@ def main():
                        f"({fmt(b.get('bare_launch_sync_us'), '.2f', ' µs')}), plus its "
                        f"cuLaunchKernel: **{fmt(host.get('us_per_launch'), '.2f', ' µs')} of host "
                        f"time per fused launch**")
+            on_path = "" if b.get("plan_trace_on_path", True) else " (not on the path: launch records)"
             out.append(f"- breakdown: PlanTrace + KernelArguments "
-                       f"{fmt(b.get('plan_trace_and_arguments_us'), '.2f', ' µs')}, "
+                       f"{fmt(b.get('plan_trace_and_arguments_us'), '.2f', ' µs')}{on_path}, "
                        f"cuLaunchKernel {fmt(b.get('cu_launch_kernel_us'), '.2f', ' µs')}, "
                        f"the engine's rest {fmt(b.get('engine_rest_us'), '.2f', ' µs')}")
             out.append(f"- {qe.get('calls')} calls queued, one sync: "

@@ -5,7 +5,11 @@
 namespace ember {
 
 std::span<const PlanId> ExecutionPlanIndex::Find(const OperationIr& first) const {
-  auto it = mapping_.find(HashOp(first));
+  return Find(first, HashOp(first));
+}
+
+std::span<const PlanId> ExecutionPlanIndex::Find(const OperationIr& first, uint64_t hash) const {
+  auto it = mapping_.find(hash);
   if (it == mapping_.end()) return {};
   for (const auto& [op, starter] : it->second) {
     if (op == first) return starters_[starter];

@@ -23,6 +23,9 @@ class ExecutionPlanIndex {
   // The plans whose first op equals `first`, in insertion order (empty if none). The view is
   // valid until the next Insert; it allocates nothing (every segment asks once).
   std::span<const PlanId> Find(const OperationIr& first) const;
+  // The same, with `hash` == HashOp(first) already computed (the processor hashes a segment's
+  // first op once for the database lookup and the policy, issue 41).
+  std::span<const PlanId> Find(const OperationIr& first, uint64_t hash) const;
   void Insert(const OperationIr& first, PlanId id);
 
  private:

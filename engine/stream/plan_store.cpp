@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/core/check.h"
+#include "engine/ir/hash.h"
 
 namespace ember {
 
@@ -31,8 +32,13 @@ PlanId ExecutionPlanStore::Add(ExecutionPlan plan, double explore_ms) {
 
 void ExecutionPlanStore::LoadStartingWith(const OperationIr& first) {
   if (backing_ == nullptr) return;
+  LoadStartingWith(first, HashOp(first));
+}
+
+void ExecutionPlanStore::LoadStartingWith(const OperationIr& first, uint64_t hash) {
+  if (backing_ == nullptr) return;
   const auto add = [this](ExecutionPlan plan) { return Insert(std::move(plan)); };
-  const std::span<const PlanId> seen = loaded_.Find(first);
+  const std::span<const PlanId> seen = loaded_.Find(first, hash);
   if (seen.empty()) {
     // The generation is read before loading: a publication during the load is asked again.
     const uint64_t generation = backing_->Generation();

@@ -17,6 +17,10 @@ class ExecutionPlanStore {
  public:
   // Valid until the next Add or Load (ExecutionPlanIndex::Find).
   std::span<const PlanId> PlansStartingWith(const OperationIr& op) const { return index_.Find(op); }
+  // REQUIRES: hash == HashOp(op).
+  std::span<const PlanId> PlansStartingWith(const OperationIr& op, uint64_t hash) const {
+    return index_.Find(op, hash);
+  }
   // The plans whose first op has kind `kind`, in insertion order: the candidates for
   // explaining a miss (Note [Explaining a miss]). Valid until the next Add or Load.
   std::span<const PlanId> PlansWithFirstKind(OpKind kind) const;
@@ -31,6 +35,8 @@ class ExecutionPlanStore {
   // the backing's stored plans for it join the store; later, when the backing's generation has
   // moved since (a sibling process published), the backing may add plans it has learned of.
   void LoadStartingWith(const OperationIr& first);
+  // REQUIRES: hash == HashOp(first).
+  void LoadStartingWith(const OperationIr& first, uint64_t hash);
   // A cache hit on plan `id` (for the backing's statistics).
   void RecordHit(PlanId id);
   // REQUIRES: id < size().

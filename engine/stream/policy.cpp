@@ -16,10 +16,17 @@ std::span<const OperationIr> TriggerOps(const ExecutionPlan& plan, size_t trigge
 }  // namespace
 
 void Policy::Update(const ExecutionPlanStore& store, const OperationIr& op) {
+  Update(store, op, std::nullopt);
+}
+
+void Policy::Update(const ExecutionPlanStore& store, const OperationIr& op,
+                    std::optional<uint64_t> first_hash) {
   if (num_operations_ == 0) {
     // Plans only match at the queue head: candidates are seeded from the first op only.
     candidates_.clear();
-    for (PlanId id : store.PlansStartingWith(op)) {
+    const std::span<const PlanId> starting =
+        first_hash ? store.PlansStartingWith(op, *first_hash) : store.PlansStartingWith(op);
+    for (PlanId id : starting) {
       candidates_.push_back(OperationsValidator{.id = id});
     }
   }

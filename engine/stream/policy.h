@@ -41,6 +41,9 @@ class Policy {
  public:
   // Analyzes the next op of the segment (called once per op, in order, after a reset).
   void Update(const ExecutionPlanStore& store, const OperationIr& op);
+  // The same, with HashOp(op) already known (`first_hash`; used when op starts the segment).
+  void Update(const ExecutionPlanStore& store, const OperationIr& op,
+              std::optional<uint64_t> first_hash);
   // REQUIRES: ops.size() <= the number of ops analyzed since the reset.
   Action GetAction(const ExecutionPlanStore& store, std::span<const OperationIr> ops,
                    ExecutionMode mode) const;

@@ -1,9 +1,12 @@
 #include "engine/stream/processor.h"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "engine/core/check.h"
 #include "engine/core/log.h"
+#include "engine/ir/hash.h"
 #include "engine/stream/uncapped_growth.h"
 
 namespace ember {
@@ -24,8 +27,13 @@ void Processor::Process(StreamSegment& segment, ExecutionPlanStore& store, Execu
   }
   if (mode == ExecutionMode::kLazy) {
     EMBER_CHECK(!segment.operations().empty(), "Lazy processing without a new op");
-    if (segment.operations().size() == 1) store.LoadStartingWith(segment.operations().front());
-    policy_.Update(store, segment.operations().back());
+    // A segment's first op is hashed once, for the database and the policy alike.
+    std::optional<uint64_t> first_hash;
+    if (segment.operations().size() == 1) {
+      first_hash = HashOp(segment.operations().front());
+      store.LoadStartingWith(segment.operations().front(), *first_hash);
+    }
+    policy_.Update(store, segment.operations().back(), first_hash);
     explorer_.OnNewOperation();
   }
   while (!segment.operations().empty()) {

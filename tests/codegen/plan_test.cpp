@@ -3,6 +3,8 @@
 // (Note [Split rows]) and grids in whole waves (WholeWaveGrid).
 #include <gtest/gtest.h>
 
+#include <ember/error.h>
+
 #include "codegen/kernel_source.h"
 #include "codegen/plan_trace.h"
 #include "tests/codegen/golden_cases.h"
@@ -138,6 +140,18 @@ TEST(SplitRows, ThePartsSlotCarriesThePlansParts) {
     }
     EXPECT_TRUE(found);
   }
+}
+
+// The generated code indexes a block with as many coordinates as its shape_ref has dims; a
+// launch of another rank is refused (the engine then runs the ops unfused) rather than run with
+// coordinates that do not exist.
+TEST(PlanTrace, ABlockLaunchedAtAnotherRankIsRefused) {
+  const FuseTrace trace = SumRows();
+  codegen_test::LaunchMaker maker({{1, 8}, {2, 64}});
+  codegen::TraceLaunch launch = maker.Make(trace);
+  EXPECT_NO_THROW(codegen::PlanTrace(launch));
+  launch.block_shapes[0].insert(launch.block_shapes[0].begin(), 1);
+  EXPECT_THROW(codegen::PlanTrace(launch), Error);
 }
 
 TEST(WholeWaveGrid, CapsAtOneWaveOfResidentBlocks) {

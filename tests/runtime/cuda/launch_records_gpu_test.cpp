@@ -34,6 +34,7 @@ FuseTrace MulAddTrace() {
                       .ops = {Op(FuseOpKind::kMul, Local(2), Local(0), ScalarArg(0)),
                               Op(FuseOpKind::kAdd, Local(3), Local(2), Local(1))},
                       .writes = {Assign(OutArg(0), Local(3))}});
+  t.blocks[0].shape_ref = {0, 1};  // rank 2: the generated code indexes with two coordinates
   t.resources = Resources(2, 1, {DType::kF32});
   return t;
 }

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Issue 41's host-path measurements on the GPU machine, in one call (docs/BENCHMARKS.md):
+#   1. ember-bench-gpu's host parts only (host_launch: a fused launch on the cache-hit path;
+#      host_unfused: one unfused op), with launch records (the default) and without
+#      (EMBER_LAUNCH_RECORDS=0: every launch planned, the behaviour before records);
+#   2. PyTorch eager's host time per op on the same card (torch_peer.py's host_per_op);
+#   3. the small-model steps: ember-lab's MLP and transformer (host-steps.sh) and the GPT-style
+#      model (ember-bench-gpt against torch_gpt.py: eager, torch.compile default and
+#      reduce-overhead, a hand-captured CUDA graph), ember fused with and without records and
+#      unfused.
+# Writes $OUT/host-path.jsonl (one JSON object per measurement) and host-path.log. Needs
+# build-gpu/bundle with ember-bench-gpu, ember-lab and ember-bench-gpt.
+#   STEPS [200]   steps per model run
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+bundle="$PWD/build-gpu/bundle"
+out="${OUT:-/tmp/host-path}"
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export EMBER_PLAN_DB="${EMBER_PLAN_DB:-off}"
+steps="${STEPS:-200}"
+scratch="$(mktemp -d)"
+jsonl="$out/host-path.jsonl"
+log="$out/host-path.log"
+: >"$jsonl"
+nvidia-smi -L >>"$log" 2>&1
+
+# 1. Host time per launch, records on and off. EMBER_BENCH_GPU_ONLY names no workload: the
+# host parts alone run.
+for records in 4096 0; do
+  EMBER_LAUNCH_RECORDS=$records EMBER_BENCH_GPU_ONLY=none EMBER_BENCH_GPU_MATMUL=0 \
+    timeout 120 "$bundle/bin/ember-bench-gpu" "$scratch/ember.json" >>"$log" 2>&1
+  python3 - "$records" "$scratch/ember.json" >>"$jsonl" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[2]))
+print(json.dumps({"what": "ember_host", "launch_records": int(sys.argv[1]),
+                  "host_launch": d.get("host_launch"), "host_unfused": d.get("host_unfused")}))
+PY
+done
+
+# 2. PyTorch eager per op (and the copy ceiling, which torch_peer.py always measures).
+TORCH_PEER_SIZES=0 TORCH_PEER_MATMUL=0 TORCH_PEER_COMPILE=0 timeout 120 \
+  python3 bench/gpu/torch_peer.py "$scratch/torch.json" >>"$log" 2>&1
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(json.dumps({'what': 'torch_host', 'host_per_op': d.get('host_per_op'), 'skipped': d.get('skipped')}))" \
+  "$scratch/torch.json" >>"$jsonl"
+
+# 3. Small-model steps.
+OUT="$scratch/steps" STEPS="$steps" timeout 420 bash bench/gpu/host-steps.sh >>"$log" 2>&1
+cat "$scratch/steps/host-steps.jsonl" >>"$jsonl" 2>/dev/null
+for variant in fused fused-no-records unfused; do
+  case "$variant" in
+    fused) env=() ;;
+    fused-no-records) env=(EMBER_LAUNCH_RECORDS=0) ;;
+    unfused) env=(EMBER_FUSION=off) ;;
+  esac
+  env "${env[@]}" timeout 120 "$bundle/bin/ember-bench-gpt" --device cuda --steps "$steps" \
+    --json 2>>"$log" |
+    python3 -c "import json,sys; r=json.loads(sys.stdin.read()); r.update(what='gpt', who='ember', variant='$variant'); print(json.dumps(r))" \
+      >>"$jsonl"
+done
+for mode in eager compile reduce-overhead graph; do
+  TORCHINDUCTOR_CACHE_DIR="$scratch/inductor" timeout 200 python3 bench/gpu/torch_gpt.py \
+    "$mode" "$steps" --device cuda 2>>"$log" |
+    python3 -c "import json,sys; r=json.loads(sys.stdin.read()); r.update(what='gpt', who='torch', variant='$mode'); print(json.dumps(r))" \
+      >>"$jsonl"
+done
+cat "$jsonl"
+rm -rf "$scratch"
