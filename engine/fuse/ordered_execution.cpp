@@ -58,6 +58,7 @@ void OrderedExecution::ExecuteOptimization(Optimization& optimization, Context& 
   running_ = std::string(optimization.name());
   // Inputs from outside the leaf must exist; those the leaf produces itself come later.
   std::vector<TensorId> produced_here;
+  produced_here.reserve(ordering.size());  // one output per op, nearly always
   for (size_t position : ordering) {
     EMBER_CHECK(position < operations_.size(), "position {} of {} queued ops", position,
                 operations_.size());
