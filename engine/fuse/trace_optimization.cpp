@@ -42,12 +42,11 @@ TraceOptimization::TraceOptimization(std::string name, FuseTrace trace, size_t l
     : name_(std::move(name)),
       trace_(std::move(trace)),
       serial_(NewTraceSerial()),
+      max_shape_id_(MaxRelativeShapeId(trace_)),
       len_(len),
       score_(score) {}
 
-std::optional<size_t> TraceOptimization::max_relative_shape_id() const {
-  return MaxRelativeShapeId(trace_);
-}
+std::optional<size_t> TraceOptimization::max_relative_shape_id() const { return max_shape_id_; }
 
 OptimizationState TraceOptimization::ToState() const {
   // The trace is backend-neutral: every backend rebuilds the same kernel from it, so the state

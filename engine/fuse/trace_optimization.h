@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "engine/fuse/optimization.h"
@@ -39,6 +40,8 @@ class TraceOptimization final : public Optimization {
   const FuseTrace trace_;
   // Names trace_ for the backends' per-trace caches (FusedLaunch::trace_serial).
   const uint64_t serial_;
+  // MaxRelativeShapeId(trace_), asked before every execution of a plan: walked once here.
+  const std::optional<size_t> max_shape_id_;
   size_t len_;
   uint64_t score_;
   std::atomic<bool> failure_logged_{false};
