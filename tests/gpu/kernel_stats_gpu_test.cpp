@@ -1,6 +1,8 @@
 // ember::Stats' kernel counters (kernels_compiled, compile_ms): the first run of a fused program
 // on the GPU compiles its kernels, and running it again (cache hits, the same shapes) compiles
-// nothing. On the CPU both stay zero (tests/api/stats_test.cpp).
+// nothing. On the CPU both stay zero (tests/api/stats_test.cpp). And the launch-record counters
+// (engine/runtime/cuda/backend/launch_records.h): a repeated program, fused or not, replays its
+// records from the second round on and records nothing new.
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -32,6 +34,33 @@ TEST(KernelStatsGpu, ASteadyStateCompilesNothing) {
   EXPECT_GT(later.cache_hits, first.cache_hits);
   EXPECT_EQ(later.kernels_compiled, first.kernels_compiled);
   EXPECT_EQ(later.compile_ms, first.compile_ms);
+}
+
+// Fused and unfused alike. Unfused is the case that used to grow without bound: each unfused op
+// built a trace with its own tensor ids, so every call missed the compiled-kernel map, generated
+// its source again and kept one more entry (docs/BENCHMARKS.md, issue 41).
+TEST(KernelStatsGpu, ARepeatedProgramReplaysItsLaunchRecords) {
+  EMBER_CUDA_OR_SKIP(cuda);
+  if (SuiteOnCpu()) GTEST_SKIP() << "the CPU keeps no launch records";
+  for (bool fused : {true, false}) {
+    SCOPED_TRACE(fused ? "fused" : "unfused");
+    UseFusion(fused);
+    auto run = [&] {
+      Tensor a = Tensor::RandomUniform({48, 80}, DType::kF32, cuda);
+      Tensor b = Tensor::RandomUniform({48, 80}, DType::kF32, cuda);
+      Tensor c = Tensor::RandomUniform({48, 80}, DType::kF32, cuda);
+      (void)lab::SeedExpression(a, b, c, 2.0).ToVector<float>();
+    };
+    run();
+    run();  // a fused program's first round explores: its plans run from the second on
+    const Stats warm = GetStats(cuda);
+    EXPECT_GE(warm.launch_record_misses, 1u);
+    for (int i = 0; i < 4; ++i) run();
+    const Stats later = GetStats(cuda);
+    EXPECT_EQ(later.launch_record_misses, warm.launch_record_misses);
+    EXPECT_GT(later.launch_record_hits, warm.launch_record_hits);
+    EXPECT_EQ(later.kernels_compiled, warm.kernels_compiled);
+  }
 }
 
 }  // namespace
