@@ -29,6 +29,9 @@ class LaunchBinding {
 
   uint64_t Hash() const;
   std::span<const int64_t> words() const { return {words_.data(), words_.size()}; }
+  // The tensors' addresses, in AddTensor's order (not part of the key: only their alignment
+  // and which are equal are).
+  std::span<const uint64_t> addresses() const { return {addresses_.data(), addresses_.size()}; }
   bool operator==(const LaunchBinding& o) const;
 
   void Clear();

@@ -29,12 +29,16 @@ void MixArg(uint64_t& h, const FuseArg& a) {
 
 std::span<const int64_t> Span(const Shape& s) { return {s.data(), s.size()}; }
 
-}  // namespace
-
-codegen::BoundTensor Bind(const TensorHandle& h) {
+void RequireCudaTensor(const TensorHandle& h) {
   if (h.buffer == nullptr || h.buffer->backend() != "cuda" || h.strides.size() != h.shape.size()) {
     throw Error("a fused tensor is not a CUDA tensor");
   }
+}
+
+}  // namespace
+
+codegen::BoundTensor Bind(const TensorHandle& h) {
+  RequireCudaTensor(h);
   return {.dtype = h.dtype, .shape = h.shape, .strides = h.strides, .address = AddressOf(h)};
 }
 
@@ -119,10 +123,7 @@ int64_t TraceLauncher::WaveGrid(const Compiled& compiled, const codegen::KernelS
 void TraceLauncher::BindAll(const TraceTensors& t) {
   binding_.Clear();
   auto add = [&](const TensorHandle& h) {
-    if (h.buffer == nullptr || h.buffer->backend() != "cuda" ||
-        h.strides.size() != h.shape.size()) {
-      throw Error("a fused tensor is not a CUDA tensor");
-    }
+    RequireCudaTensor(h);
     binding_.AddTensor(h.dtype, Span(h.shape), Span(h.strides), AddressOf(h));
   };
   for (const TensorHandle& h : t.inputs) add(h);
@@ -134,41 +135,19 @@ void TraceLauncher::BindAll(const TraceTensors& t) {
 }
 
 void TraceLauncher::Run(const FuseTrace& trace, const TraceTensors& t) {
-  if (t.serial != 0 && records_.enabled()) {
-    BindAll(t);
-    if (const LaunchRecord* record = records_.Find(t.serial, binding_)) {
-      Replay(*record, t);
-      return;
-    }
-    LaunchRecord fresh = Record(trace, t);
-    Replay(records_.Add(t.serial, binding_, std::move(fresh)), t);
+  BindAll(t);  // every tensor checked, and its address taken, once
+  if (t.serial == 0 || !records_.enabled()) {
+    // Planned for this launch alone. Record compiles every kernel before Replay launches any,
+    // so a refusal leaves every tensor untouched.
+    Replay(Record(trace, t), t);
     return;
   }
-  codegen::TraceLaunch launch{.trace = &trace};
-  for (const TensorHandle& h : t.inputs) launch.inputs.push_back(Bind(h));
-  for (const TensorHandle& h : t.views) launch.views.push_back(Bind(h));
-  for (const TensorHandle& h : t.outputs) launch.outputs.push_back(Bind(h));
-  if (t.matmul != nullptr) launch.matmul_result = Bind(*t.matmul);
-  launch.scalars.assign(t.scalars.begin(), t.scalars.end());
-  launch.block_shapes.assign(t.block_shapes.begin(), t.block_shapes.end());
-  launch.limits = {
-      .multiprocessors = ctx_.device->multiprocessors(),
-      .max_shared_memory = static_cast<int>(ctx_.device->max_shared_memory_per_block_optin())};
-  const codegen::TracePlan plan = codegen::PlanTrace(launch);
-  // Compile everything before launching anything, so a refusal leaves every tensor untouched.
-  std::vector<const Compiled*> kernels;
-  for (const codegen::KernelSpec& spec : plan.kernels) kernels.push_back(&Find(trace, spec));
-  std::vector<TensorHandle> scratch;  // freed when the handles go: stream order keeps it safe
-  for (const codegen::ScratchSpec& s : plan.scratch) {
-    scratch.push_back(ctx_.NewHandle({s.positions}, s.dtype));
-    launch.scratch.push_back(Bind(scratch.back()));
+  if (const LaunchRecord* record = records_.Find(t.serial, binding_)) {
+    Replay(*record, t);
+    return;
   }
-  for (size_t k = 0; k < kernels.size(); ++k) {
-    std::vector<uint64_t> args = codegen::KernelArguments(launch, plan, kernels[k]->slots);
-    const codegen::KernelSpec& spec = plan.kernels[k];
-    Launch(kernels[k]->function, args, WaveGrid(*kernels[k], spec), spec.threads,
-           spec.shared_bytes);
-  }
+  LaunchRecord fresh = Record(trace, t);
+  Replay(records_.Add(t.serial, binding_, std::move(fresh)), t);
 }
 
 LaunchRecord TraceLauncher::Record(const FuseTrace& trace, const TraceTensors& t) {
@@ -221,12 +200,10 @@ LaunchRecord TraceLauncher::Record(const FuseTrace& trace, const TraceTensors& t
 }
 
 void TraceLauncher::Replay(const LaunchRecord& record, const TraceTensors& t) {
-  // Kernel tensor addresses in codegen::TraceLaunch's numbering, scratch last.
-  boost::container::small_vector<uint64_t, 16> addresses;
-  for (const TensorHandle& h : t.inputs) addresses.push_back(AddressOf(h));
-  for (const TensorHandle& h : t.views) addresses.push_back(AddressOf(h));
-  for (const TensorHandle& h : t.outputs) addresses.push_back(AddressOf(h));
-  if (t.matmul != nullptr) addresses.push_back(AddressOf(*t.matmul));
+  // Kernel tensor addresses in codegen::TraceLaunch's numbering (BindAll took them), scratch
+  // last.
+  const std::span<const uint64_t> bound = binding_.addresses();
+  boost::container::small_vector<uint64_t, 16> addresses(bound.begin(), bound.end());
   EMBER_CHECK(static_cast<int>(addresses.size()) == record.first_scratch_tensor,
               "a launch record for {} tensors replayed with {}", record.first_scratch_tensor,
               addresses.size());

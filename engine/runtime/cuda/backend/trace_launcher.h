@@ -2,10 +2,11 @@
 // (codegen/): plan, find or compile each kernel, fill its arguments, launch. Also launches the
 // special kernels (Random, Gather, Select, integer matmul) the same way.
 //
-// A launch whose trace has a serial (TraceTensors::serial) goes through a launch record
-// (launch_records.h): the first launch of a (trace, binding) plans it and keeps the result; the
+// Every launch goes through a launch record (launch_records.h). A launch whose trace has a
+// serial (TraceTensors::serial) keeps it: the first launch of a (trace, binding) plans it, the
 // next ones patch addresses and scalars into the kept argument blocks and launch. A launch
-// without a serial, or with records off (`[runtime] launch_records = 0`), plans every time.
+// without a serial, or with records off (`[runtime] launch_records = 0`), records for itself
+// alone and plans every time.
 //
 // Compiled kernels are kept in memory by (trace, KernelSpec::signature): a structural hash of
 // the trace narrows the lookup, and the trace itself is compared on a hit (a hash only narrows,
@@ -75,6 +76,7 @@ class TraceLauncher {
   // record of it.
   LaunchRecord Record(const FuseTrace& trace, const TraceTensors& tensors);
   // Launches `record` over `tensors` (which match the binding it was recorded for).
+  // REQUIRES: BindAll(tensors) was the last BindAll (Replay reads the addresses it took).
   void Replay(const LaunchRecord& record, const TraceTensors& tensors);
   // binding_ for `tensors`; throws ember::Error for a tensor that is not a CUDA tensor.
   void BindAll(const TraceTensors& tensors);
