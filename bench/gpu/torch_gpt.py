@@ -37,6 +37,9 @@ import time
 
 import torch
 
+# The same torch.compile modes and hand capture as the ember-lab peers (this directory).
+from torch_first_result import captured, compiled
+
 VOCAB = 96
 WIDTH = 64
 HEADS = 4
@@ -187,20 +190,6 @@ class Gpt(torch.nn.Module):
         return -log_prob.gather(1, targets).mean()
 
 
-def captured(body):
-    """body captured in a CUDA graph after three warm-up calls; returns (replay, output)."""
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        for _ in range(3):
-            body()
-    torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        out = body()
-    return graph.replay, out
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("mode", choices=["eager", "compile", "reduce-overhead", "graph"])
@@ -238,11 +227,7 @@ def main():
             replay()
             return static_loss.item()
     else:
-        fn = model
-        if args.mode == "compile":
-            fn = torch.compile(model)
-        elif args.mode == "reduce-overhead":
-            fn = torch.compile(model, mode="reduce-overhead")
+        fn = compiled(model, args.mode)
 
         def step(i):
             if args.mode == "reduce-overhead":

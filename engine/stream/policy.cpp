@@ -15,10 +15,6 @@ std::span<const OperationIr> TriggerOps(const ExecutionPlan& plan, size_t trigge
 
 }  // namespace
 
-void Policy::Update(const ExecutionPlanStore& store, const OperationIr& op) {
-  Update(store, op, std::nullopt);
-}
-
 void Policy::Update(const ExecutionPlanStore& store, const OperationIr& op,
                     std::optional<uint64_t> first_hash) {
   if (num_operations_ == 0) {

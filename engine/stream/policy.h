@@ -40,10 +40,9 @@ struct Action {
 class Policy {
  public:
   // Analyzes the next op of the segment (called once per op, in order, after a reset).
-  void Update(const ExecutionPlanStore& store, const OperationIr& op);
-  // The same, with HashOp(op) already known (`first_hash`; used when op starts the segment).
+  // `first_hash`: HashOp(op), when the caller already has it (used when op starts the segment).
   void Update(const ExecutionPlanStore& store, const OperationIr& op,
-              std::optional<uint64_t> first_hash);
+              std::optional<uint64_t> first_hash = std::nullopt);
   // REQUIRES: ops.size() <= the number of ops analyzed since the reset.
   Action GetAction(const ExecutionPlanStore& store, std::span<const OperationIr> ops,
                    ExecutionMode mode) const;

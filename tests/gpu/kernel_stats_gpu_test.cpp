@@ -15,16 +15,19 @@
 namespace ember::gpu {
 namespace {
 
+// One round of the seed program on fresh [rows, cols] inputs, read back (a sync).
+void RunSeed(Device device, int64_t rows, int64_t cols) {
+  Tensor a = Tensor::RandomUniform({rows, cols}, DType::kF32, device);
+  Tensor b = Tensor::RandomUniform({rows, cols}, DType::kF32, device);
+  Tensor c = Tensor::RandomUniform({rows, cols}, DType::kF32, device);
+  (void)lab::SeedExpression(a, b, c, 2.0).ToVector<float>();
+}
+
 TEST(KernelStatsGpu, ASteadyStateCompilesNothing) {
   EMBER_CUDA_OR_SKIP(cuda);
   if (SuiteOnCpu()) GTEST_SKIP() << "the CPU compiles no kernels";
   UseFusion(true);
-  auto run = [&] {
-    Tensor a = Tensor::RandomUniform({64, 64}, DType::kF32, cuda);
-    Tensor b = Tensor::RandomUniform({64, 64}, DType::kF32, cuda);
-    Tensor c = Tensor::RandomUniform({64, 64}, DType::kF32, cuda);
-    (void)lab::SeedExpression(a, b, c, 2.0).ToVector<float>();
-  };
+  auto run = [&] { RunSeed(cuda, 64, 64); };
   run();
   const Stats first = GetStats(cuda);
   EXPECT_GE(first.kernels_compiled, 1u);
@@ -45,12 +48,7 @@ TEST(KernelStatsGpu, ARepeatedProgramReplaysItsLaunchRecords) {
   for (bool fused : {true, false}) {
     SCOPED_TRACE(fused ? "fused" : "unfused");
     UseFusion(fused);
-    auto run = [&] {
-      Tensor a = Tensor::RandomUniform({48, 80}, DType::kF32, cuda);
-      Tensor b = Tensor::RandomUniform({48, 80}, DType::kF32, cuda);
-      Tensor c = Tensor::RandomUniform({48, 80}, DType::kF32, cuda);
-      (void)lab::SeedExpression(a, b, c, 2.0).ToVector<float>();
-    };
+    auto run = [&] { RunSeed(cuda, 48, 80); };
     run();
     run();  // a fused program's first round explores: its plans run from the second on
     const Stats warm = GetStats(cuda);

@@ -19,17 +19,6 @@
 namespace ember::testing {
 namespace {
 
-// out0 = in0 * scalar0 + in1
-FuseTrace MulAddTrace() {
-  FuseTrace t;
-  t.blocks.push_back({.reads = {Assign(Local(0), InArg(0)), Assign(Local(1), InArg(1))},
-                      .ops = {Op(FuseOpKind::kMul, Local(2), Local(0), ScalarArg(0)),
-                              Op(FuseOpKind::kAdd, Local(3), Local(2), Local(1))},
-                      .writes = {Assign(OutArg(0), Local(3))}});
-  t.resources = Resources(2, 1, {DType::kF32});
-  return t;
-}
-
 // in0 * scalar0 + in1, one op at a time.
 TensorIr Unfused(Harness& h, const TensorIr& a, const TensorIr& b, double scalar) {
   const TensorIr scaled =

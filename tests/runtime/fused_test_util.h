@@ -86,6 +86,20 @@ inline std::vector<TensorHandle> RunFused(Harness& h, const FuseTrace& trace,
   return h.backend().ExecuteFused(launch);
 }
 
+// out0 = in0 * scalar0 + in1, one block. `rank`: the rank its block is launched at, as relative
+// shape ids 0, 1, ... (the CPU reads ranks from the launch; the CUDA code generator indexes with
+// the trace's, so a CUDA test passes the rank it launches).
+inline FuseTrace MulAddTrace(size_t rank = 0) {
+  FuseTrace t;
+  t.blocks.push_back({.reads = {Assign(Local(0), InArg(0)), Assign(Local(1), InArg(1))},
+                      .ops = {Op(FuseOpKind::kMul, Local(2), Local(0), ScalarArg(0)),
+                              Op(FuseOpKind::kAdd, Local(3), Local(2), Local(1))},
+                      .writes = {Assign(OutArg(0), Local(3))}});
+  for (size_t d = 0; d < rank; ++d) t.blocks[0].shape_ref.push_back(static_cast<int64_t>(d));
+  t.resources = Resources(2, 1, {DType::kF32});
+  return t;
+}
+
 // An output of a launch (ids do not matter to the backend).
 inline TensorIr OutIr(const Shape& shape, DType dtype = DType::kF32) {
   return TensorIr{0, shape, TensorStatus::kNotInit, dtype};

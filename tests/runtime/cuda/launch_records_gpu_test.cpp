@@ -18,26 +18,7 @@
 namespace ember::cuda {
 namespace {
 
-using ember::testing::Assign;
-using ember::testing::InArg;
-using ember::testing::Local;
-using ember::testing::Op;
-using ember::testing::OutArg;
 using ember::testing::OutIr;
-using ember::testing::Resources;
-using ember::testing::ScalarArg;
-
-// out0 = in0 * scalar0 + in1
-FuseTrace MulAddTrace() {
-  FuseTrace t;
-  t.blocks.push_back({.reads = {Assign(Local(0), InArg(0)), Assign(Local(1), InArg(1))},
-                      .ops = {Op(FuseOpKind::kMul, Local(2), Local(0), ScalarArg(0)),
-                              Op(FuseOpKind::kAdd, Local(3), Local(2), Local(1))},
-                      .writes = {Assign(OutArg(0), Local(3))}});
-  t.blocks[0].shape_ref = {0, 1};  // rank 2: the generated code indexes with two coordinates
-  t.resources = Resources(2, 1, {DType::kF32});
-  return t;
-}
 
 class LaunchRecordsGpuTest : public ::testing::Test {
  protected:
@@ -87,7 +68,7 @@ class LaunchRecordsGpuTest : public ::testing::Test {
   KernelCounters Counters() const { return backend_->kernel_counters(); }
 
   std::unique_ptr<Backend> backend_;
-  const FuseTrace trace_ = MulAddTrace();
+  const FuseTrace trace_ = ember::testing::MulAddTrace(2);  // every launch here is rank 2
   const uint64_t serial_ = NewTraceSerial();
 };
 
