@@ -1,7 +1,10 @@
 #include "engine/fuse/ordered_execution.h"
 
 #include <algorithm>
+#include <span>
 #include <vector>
+
+#include <boost/container/small_vector.hpp>
 
 #include <ember/error.h>
 #include <fmt/format.h>
@@ -15,7 +18,7 @@ namespace {
 // fails with an error instead of the backend aborting on a missing handle. `produced_here`:
 // ids the same fused leaf produces before `op` runs.
 void RequireInputs(const OperationIr& op, const HandleContainer& handles,
-                   const std::vector<TensorId>& produced_here = {}) {
+                   std::span<const TensorId> produced_here = {}) {
   if (op.kind == OpKind::kDrop) return;  // freeing a tensor that never came to be is fine
   for (const TensorIr& t : op.inputs) {
     if (handles.Has(t.id)) continue;
@@ -57,13 +60,13 @@ void OrderedExecution::ExecuteOptimization(Optimization& optimization, Context& 
   running_op_ = nullptr;
   running_ = std::string(optimization.name());
   // Inputs from outside the leaf must exist; those the leaf produces itself come later.
-  std::vector<TensorId> produced_here;
-  produced_here.reserve(ordering.size());  // one output per op, nearly always
+  // Inline up to a long chain's length: the check runs at every fused execution (issue 41).
+  boost::container::small_vector<TensorId, 32> produced_here;
   for (size_t position : ordering) {
     EMBER_CHECK(position < operations_.size(), "position {} of {} queued ops", position,
                 operations_.size());
     const OperationIr& op = operations_[position];
-    RequireInputs(op, *context.handles, produced_here);
+    RequireInputs(op, *context.handles, {produced_here.data(), produced_here.size()});
     for (const TensorIr& t : op.outputs) produced_here.push_back(t.id);
   }
   ordering_ = ordering;

@@ -20,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "engine/stream/execution_mode.h"
 #include "engine/stream/plan_store.h"
 #include "engine/stream/validator.h"
@@ -54,7 +56,9 @@ class Policy {
   struct Available {
     PlanId id;
     size_t size;
-    std::vector<TriggerValidator> triggers;
+    // Inline: a plan has one or two triggers nearly always, and an Available is built at every
+    // cache hit (issue 41: it was one of the hit path's last allocations per segment).
+    boost::container::small_vector<TriggerValidator, 2> triggers;
   };
 
   void UpdateCandidates(const ExecutionPlanStore& store, const OperationIr& op);

@@ -147,8 +147,9 @@ void Processor::RunPlan(StreamSegment& segment, ExecutionPlanStore& store, PlanI
   segment.Execute(id, store);
 }
 
+template <typename Execute>
 void Processor::ExecuteThenReset(ExecutionPlanStore& store, StreamSegment& segment,
-                                 const std::function<void()>& execute) {
+                                 Execute&& execute) {
   try {
     execute();
   } catch (...) {

@@ -16,7 +16,6 @@
 
 #include <chrono>
 #include <cstddef>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -78,8 +77,10 @@ class Processor {
   static void RunPlan(StreamSegment& segment, ExecutionPlanStore& store, PlanId id);
   // Runs `execute` (an execution of the segment's head), then resets for the remaining ops,
   // also when the execution throws.
-  void ExecuteThenReset(ExecutionPlanStore& store, StreamSegment& segment,
-                        const std::function<void()>& execute);
+  // A template, not a std::function: the hit path's lambda captures three references, more
+  // than std::function keeps inline, so it allocated once per executed plan (issue 41).
+  template <typename Execute>
+  void ExecuteThenReset(ExecutionPlanStore& store, StreamSegment& segment, Execute&& execute);
   PlanId OnExplorationCompleted(std::span<const OperationIr> ops, std::span<const int64_t> dims,
                                 ExecutionPlanStore& store, BlockOptimization optimization,
                                 ExecutionMode mode, double explore_ms) const;
