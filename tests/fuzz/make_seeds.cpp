@@ -48,8 +48,8 @@ void Append16(std::vector<uint8_t>& out, size_t n) {
 
 std::vector<uint8_t> Bytes(const std::string& text) { return {text.begin(), text.end()}; }
 
-// `global` as a sync segment, planned as the engine plans one (tests/store/plan_proof_test.cpp):
-// the real fusers, the explorer, one OnSync trigger.
+// `global` as a sync segment, planned as the engine plans one
+// (tests/store/codec/plan_proof_test.cpp): the real fusers, the explorer, one OnSync trigger.
 ExecutionPlan Explored(const std::vector<OperationIr>& global) {
   OperationConverter converter;
   std::vector<OperationIr> ops;

@@ -6,7 +6,7 @@
 // integer math, uniform random numbers) must agree exactly.
 //
 // The semantics pinned here are the CPU backend's (tests/api/values_test.cpp,
-// tests/runtime/cpu_*_test.cpp, docs/API.md): float -> int truncates, saturates and maps NaN to
+// tests/runtime/cpu/cpu_*_test.cpp, docs/API.md): float -> int truncates, saturates and maps NaN to
 // 0; i64 -> i32 wraps; Rem takes the divisor's sign; integer division and remainder by zero
 // give 0; NaN propagates through MaxDim/MinDim; an out-of-range index (negative ones too)
 // gathers 0; Random ops give the same values for the same seed on every device.

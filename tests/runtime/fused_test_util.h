@@ -11,7 +11,7 @@
 
 #include "engine/runtime/fused_launch.h"
 #include "engine/trace/fuse_trace.h"
-#include "tests/runtime/cpu_test_util.h"
+#include "tests/runtime/cpu/cpu_test_util.h"
 
 namespace ember::testing {
 

@@ -17,7 +17,7 @@
 #include "store/admin/plan_copy.h"
 #include "store/repository/sqlite_plan_repository.h"
 #include "tests/common/repository_fixture.h"
-#include "tests/store/generated_kernels.h"
+#include "tests/store/admin/generated_kernels.h"
 
 namespace ember {
 namespace {

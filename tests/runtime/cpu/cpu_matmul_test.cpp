@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/runtime/cpu_test_util.h"
+#include "tests/runtime/cpu/cpu_test_util.h"
 
 namespace ember {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "engine/ir/builders.h"
-#include "tests/runtime/cpu_test_util.h"
+#include "tests/runtime/cpu/cpu_test_util.h"
 
 namespace ember::cpu {
 namespace {

@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/runtime/cpu/cpu_buffer.h"
-#include "tests/runtime/cpu_test_util.h"
+#include "tests/runtime/cpu/cpu_test_util.h"
 
 namespace ember {
 namespace {

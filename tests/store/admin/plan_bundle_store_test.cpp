@@ -18,7 +18,7 @@
 #include "store/repository/sqlite_plan_repository.h"
 #include "store/repository/sqlite_sql_session.h"
 #include "tests/common/temp_dir.h"
-#include "tests/store/generated_kernels.h"
+#include "tests/store/admin/generated_kernels.h"
 #include "tests/store/real_plans.h"
 #include "tests/store/sqlite_test_util.h"
 

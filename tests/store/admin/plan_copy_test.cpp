@@ -13,7 +13,7 @@
 #include "store/admin/plan_inventory.h"
 #include "store/admin/plan_verification.h"
 #include "store/repository/sqlite_plan_repository.h"
-#include "tests/store/generated_kernels.h"
+#include "tests/store/admin/generated_kernels.h"
 #include "tests/store/real_plans.h"
 #include "tests/store/repository_backends.h"
 #include "tests/store/sqlite_test_util.h"
