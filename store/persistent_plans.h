@@ -17,27 +17,39 @@
 // database does stops the program: a database that cannot be opened leaves the engine memory-only
 // with one message (Open), and a failure later makes the writer stop with one message.
 //
+// The class keeps the order of the tiers and the one path by which a tier's plans join the
+// store (Admit, persistent_plans_admit.cpp); what this process finds goes out through
+// persistent_plans_publish.cpp. Each tier is a class of its own: SharedTierClient
+// (shared_tier_client.h: the segment, reopened when it breaks), DatabaseReader
+// (database_reader.h: the reading connection, its backoff and the change listener); beside them
+// ExplorationBudget (exploration_budget.h) and MissCandidateCache (miss_candidate_cache.h).
+//
 // Threading: the PlanBacking methods run under the device server's lock; the writer has its
 // own thread and its own connection.
 #pragma once
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "engine/core/status.h"
 #include "engine/stream/plan_backing.h"
 #include "store/codec/environment_fingerprint.h"
+#include "store/database_reader.h"
+#include "store/exploration_budget.h"
+#include "store/miss_candidate_cache.h"
 #include "store/persistent_kernels.h"
-#include "store/plan_change_listener.h"
 #include "store/repository/plan_repository.h"
 #include "store/repository/plan_writer.h"
+#include "store/shared_tier_client.h"
 #include "store/shm/shared_plan_tier.h"
 
 namespace ember {
@@ -99,17 +111,56 @@ class PersistentPlans final : public PlanBacking {
   BackingCounters counters() const override;
 
   // The shared tier, or null when it is off or was given up (tests).
-  SharedPlanTier* shared_tier() { return tier_.get(); }
+  SharedPlanTier* shared_tier() { return shm_.tier(); }
 
  private:
   PersistentPlans() = default;
 
-  // Adds the segment's plans for `first` published since the last look that the store lacks,
-  // and (with add_trigger) the triggers siblings gave to those it has; returns how many plans.
-  size_t LoadShared(const OperationIr& first, uint64_t hash, const AddPlan& add,
-                    const AddTrigger* add_trigger);
-  void PublishShared(uint64_t hash, const Hash128& key, const ExecutionPlan& plan);
-  void PublishShared(uint64_t hash, const Hash128& key, std::span<const uint8_t> encoded);
+  // --- Admitting stored plans (persistent_plans_admit.cpp) ---
+  // Where each plan of the in-memory store came from (plans this process explored are
+  // kExplored), for the cache-hit counters by tier.
+  enum class Tier : uint8_t { kExplored, kShm, kDatabase };
+  // The plans one tier offers for a first op, in publication order: the segment's entries
+  // (kShm) or the database's rows (kDatabase).
+  struct Offered {
+    Tier tier;
+    std::span<const SharedPlanTier::Entry> entries;
+    std::span<const StoredPlan> rows;
+    size_t size() const { return tier == Tier::kShm ? entries.size() : rows.size(); }
+    const Hash128& key(size_t i) const {
+      return tier == Tier::kShm ? entries[i].key : rows[i].plan_key;
+    }
+  };
+  // The one admit path: the offered plans of `first` that the store lacks join it, within the
+  // bound (Note [Plans per first op]); with add_trigger, the triggers others gave to those it
+  // has are merged. Returns how many plans joined.
+  size_t Admit(const OperationIr& first, uint64_t hash, const Offered& offered, const AddPlan& add,
+               const AddTrigger* add_trigger);
+  // The segment's plans for `first` published since the last look, through Admit.
+  size_t AdmitShared(const OperationIr& first, uint64_t hash, const AddPlan& add,
+                     const AddTrigger* add_trigger);
+  // The database's rows of `loaded`, through Admit.
+  size_t AdmitStored(const OperationIr& first, uint64_t hash, const LoadedPlans& loaded,
+                     const AddPlan& add, const AddTrigger* add_trigger);
+  // The i-th offered plan, when it is usable and one of `first`'s; a database row that is not
+  // usable is quarantined.
+  bool Decode(const Offered& offered, size_t i, const OperationIr& first, uint64_t hash,
+              ExecutionPlan* plan);
+  // Adds the i-th offered plan to the store and tells the writer and the tiers of it.
+  PlanId Join(const Offered& offered, size_t i, uint64_t hash, ExecutionPlan plan,
+              const AddPlan& add);
+  // Merges the triggers of `plan`, another process's newer version of the store's plan `id`,
+  // into the store: they are stored already, so OnTriggerAdded does not write them again.
+  void AddOthersTriggers(PlanId id, ExecutionPlan& plan, const AddTrigger& add_trigger);
+  // Says (once per first op) that plans of `where` were left out at the bound.
+  void SayCut(uint64_t hash, std::string_view where);
+  void SetTier(PlanId id, Tier tier);
+  // Whether the in-memory store has the plan of `key`.
+  std::function<bool(const Hash128&)> Known() const;
+
+  // --- Publishing what this process found (persistent_plans_publish.cpp) ---
+  // A plan as the writer stores it.
+  static PublishItem ItemFor(const ExecutionPlan& plan);
   // A compiled kernel (PersistentKernels' `keep`): into the pending plan's publication when
   // its first run compiled it, else to the writer, linked to the running plan if any.
   void KeepKernel(NewKernel kernel);
@@ -117,100 +168,39 @@ class PersistentPlans final : public PlanBacking {
   void LinkKernel(const KernelBinaryKey& key);
   // Publishes the pending plan (shared tier, claim released, writer), if there is one.
   void PublishPending();
-  // The segment was found inconsistent or unusable: reopen it (a bounded number of times),
-  // else go on without it.
-  void OnSharedFailure(const Status& status);
-  // The stored rows of `loaded` for `first` that the store lacks: added (and put in the shared
-  // tier); with add_trigger, the triggers of those it has are merged too. Returns how many
-  // plans were added.
-  size_t AddStoredPlans(const OperationIr& first, uint64_t hash, const LoadedPlans& loaded,
-                        const AddPlan& add, const AddTrigger* add_trigger);
-  // Merges the triggers of `plan`, another process's newer version of the store's plan `id`,
-  // into the store: they are stored already, so OnTriggerAdded does not write them again.
-  void AddOthersTriggers(PlanId id, ExecutionPlan& plan, const AddTrigger& add_trigger);
-  // Reads `first`'s plans from the database again when the change feed says other hosts
-  // published something for it that the store lacks.
-  void RefreshFromDatabase(const OperationIr& first, uint64_t hash, const AddPlan& add,
-                           const AddTrigger& add_trigger);
-  // A read of the database failed with `s`: reads pause (a server out of reach) or stop.
-  void OnReadFailure(const Status& s);
-  // Whether a single-flight claim lets this process explore `first` now (waiting for a
-  // sibling's plan first when one holds the claim); loads that plan when it comes.
-  size_t ClaimOrWait(const OperationIr& first, uint64_t hash, const AddPlan& add);
 
-  std::unique_ptr<PlanRepository> reader_;
+  // The tiers, in the order a first op is looked up: the segment, then the database.
+  SharedTierClient shm_;
+  DatabaseReader db_;
   std::unique_ptr<PlanWriter> writer_;
   // PlanRepository::SyncWaitsForWrites of the writer's database.
   bool sync_waits_ = true;
-  EnvironmentRowId environment_ = 0;
-  WorkloadRowId workload_ = 0;
-  int64_t explorations_at_open_ = 0;
-  std::optional<int64_t> cap_;
-  int64_t explored_here_ = 0;
-  // The configured cap (the workload row's own wins in the database too).
-  std::optional<int64_t> configured_cap_;
-  // An exploration the database granted (TryReserveExploration) and not yet spent: the budget
-  // is spent in the database at once, so that processes (on a server, hosts) running together
-  // never explore more than the cap between them. Local counting is the fallback when the
-  // database cannot answer.
-  bool reserved_ = false;
-  bool reads_failed_ = false;
-  // A server out of reach (PlanRepository::IsTransient): reads are skipped until reader_retry_at_,
-  // then the reader reconnects; the pause doubles up to PlanWriter::kMaxRetry.
-  bool reader_down_ = false;
-  std::chrono::steady_clock::time_point reader_retry_at_;
-  std::chrono::milliseconds reader_backoff_{0};
-  // Whether the reader can be used now (reconnecting when its pause is over).
-  bool ReaderUp();
-  std::atomic<uint64_t> loaded_{0};
-  std::atomic<uint64_t> quarantined_{0};
+  ExplorationBudget budget_;
+  MissCandidateCache misses_;
+
+  // Every plan in the in-memory store by key: a tier's plans join only when it lacks them.
+  struct KeyHash {
+    size_t operator()(const Hash128& key) const { return key.low ^ (key.high << 1); }
+  };
+  std::unordered_map<Hash128, PlanId, KeyHash> known_;
+  // Indexed by PlanId.
+  std::vector<Tier> tier_of_plan_;
   // Note [Plans per first op]: the bound, plans loaded so far per first-op hash, and the first
   // ops whose cut was said.
   size_t max_plans_per_first_op_ = kMaxPlansPerFirstOp;
   std::unordered_map<uint64_t, size_t> loaded_per_first_op_;
   std::set<uint64_t> cut_said_;
-  // Says (once per first op) that plans of `where` were left out at the bound.
-  void SayCut(uint64_t hash, std::string_view where);
-  // How many rows of one first op a database read asks for: the bound and one more, so that a
-  // row past it is seen (and said) without the read costing the whole flood.
-  size_t RowsToRead() const { return max_plans_per_first_op_ + 1; }
+  // Set while triggers read from another process's plan are added to the store: they are
+  // published and written by it already.
+  bool applying_others_ = false;
+
+  std::atomic<uint64_t> loaded_{0};
+  std::atomic<uint64_t> loaded_from_shm_{0};
+  std::atomic<uint64_t> loaded_on_notify_{0};
+  std::atomic<uint64_t> quarantined_{0};
   std::atomic<uint64_t> load_ns_{0};
-  // Where each plan of the in-memory store came from (indexed by PlanId; plans this process
-  // explored are kExplored), for the cache-hit counters by tier.
-  enum class Tier : uint8_t { kExplored, kShm, kDatabase };
-  std::vector<Tier> tier_of_plan_;
-  void SetTier(PlanId id, Tier tier);
   std::atomic<uint64_t> hits_from_shm_{0};
   std::atomic<uint64_t> hits_from_db_{0};
-
-  // What other hosts publish (null where the database cannot tell: SQLite), and per first op
-  // loaded, the listener's epoch of the last complete read of it.
-  std::unique_ptr<PlanChangeListener> listener_;
-  std::unordered_map<uint64_t, uint64_t> db_synced_;
-  std::atomic<uint64_t> loaded_by_notify_{0};
-
-  // The shared-memory tier (null when off).
-  std::unique_ptr<SharedPlanTier> tier_;
-  SharedSegmentOptions shm_options_;
-  uint32_t shm_wait_ms_ = 0;
-  // Times the segment was given up and reopened (each `ember-plans shm invalidate` costs one);
-  // past kMaxShmReopens the process keeps to SQLite rather than chase a segment that keeps
-  // breaking.
-  static constexpr int kMaxShmReopens = 8;
-  int shm_reopens_ = 0;
-  bool shm_full_logged_ = false;
-  struct KeyHash {
-    size_t operator()(const Hash128& key) const { return key.low ^ (key.high << 1); }
-  };
-  // Every plan in the in-memory store by key: a refresh adds only the others.
-  std::unordered_map<Hash128, PlanId, KeyHash> known_;
-  // Per first-op hash, the segment's chain head at the last look (Lookup's `since`).
-  std::unordered_map<uint64_t, uint64_t> shm_heads_;
-  // Set while triggers read from the segment are added to the store: they are a sibling's,
-  // already published and written by it.
-  bool applying_shared_ = false;
-  std::atomic<uint64_t> loaded_from_shm_{0};
-  std::atomic<uint64_t> shm_skipped_{0};
 
   // Compiled kernels (Note [Stored kernels], persistent_kernels.h); attached once a backend
   // that compiles kernels asked for them.
@@ -218,7 +208,7 @@ class PersistentPlans final : public PlanBacking {
   bool kernels_attached_ = false;
   // With kernels attached, a new plan waits here until its first run ends, gathering the
   // kernels that run compiles, then is published whole: siblings waiting on its claim get the
-  // plan and its binaries together, and SQLite gets both in one transaction.
+  // plan and its binaries together, and the database gets both in one transaction.
   struct PendingPlan {
     PlanId id = 0;
     PublishItem item;
@@ -227,26 +217,6 @@ class PersistentPlans final : public PlanBacking {
   };
   std::optional<PendingPlan> pending_;
   std::optional<PlanId> running_;
-
-  // The stored plans a miss is compared with (Note [Explaining a miss]), per first op kind:
-  // read at most once per kMissCandidateAge, so that a workload past its exploration budget,
-  // whose every segment misses, does not read the database every step.
-  static constexpr size_t kMaxMissCandidates = 32;
-  static constexpr size_t kMaxOtherEnvironmentCandidates = 8;
-  static constexpr std::chrono::seconds kMissCandidateAge{2};
-  struct MissCandidate {
-    Hash128 key;
-    StoredPlanForMiss plan;
-  };
-  struct MissCandidateCache {
-    std::chrono::steady_clock::time_point read_at;
-    std::vector<MissCandidate> plans;
-  };
-  std::unordered_map<int, MissCandidateCache> miss_candidates_;
-  std::string environment_text_;  // CanonicalEnvironmentText of this process's environment
-  // Decodes the rows of `loaded` into `out`; `difference` is set for another environment's.
-  static void AddMissCandidates(const LoadedPlans& loaded, const std::string& difference,
-                                std::vector<MissCandidate>* out);
 };
 
 // The executable's file name (the default workload name, EMBER_WORKLOAD unset).
