@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "engine/core/log.h"
+#include "engine/ir/op_group.h"
 
 namespace ember {
 namespace {
@@ -177,51 +178,24 @@ std::string_view TraceOpFuser::TryFuse(const OperationIr& op) {
   auto ok = [&](bool fused) { return fused ? std::string_view() : kRejected; };
   const auto& in = op.inputs;
   const auto& out = op.outputs;
-  switch (op.kind) {
-    case OpKind::kDrop:
+  // The generic groups are their fused op over their operands (op_list.def, Group column).
+  switch (GroupOf(op.kind)) {
+    case OpGroup::kUnary: return ok(FuseUnary(FusedKindOf(op.kind), in[0], out[0]));
+    case OpGroup::kBinary: return ok(FuseBinary(FusedKindOf(op.kind), op));
+    case OpGroup::kScalar: return ok(FuseScalar(FusedKindOf(op.kind), op));
+    case OpGroup::kSpecial: break;
+  }
+  switch (*SpecialOf(op.kind)) {
+    case SpecialOp::kDrop:
       if (num_ops_ == 0) return "drop on empty fuser";
       builder_.Drop(in[0]);
       return {};
-    // The ops that become their fused op (op_list.def, Fused column) over their operands.
-    case OpKind::kAdd:
-    case OpKind::kSub:
-    case OpKind::kMul:
-    case OpKind::kDiv:
-    case OpKind::kRem:
-    case OpKind::kPowf:
-    case OpKind::kEqual:
-    case OpKind::kLower:
-    case OpKind::kGreater:
-    case OpKind::kLowerEqual:
-    case OpKind::kGreaterEqual: return ok(FuseBinary(FusedKindOf(op.kind), op));
-    case OpKind::kAddScalar:
-    case OpKind::kSubScalar:
-    case OpKind::kMulScalar:
-    case OpKind::kDivScalar:
-    case OpKind::kRemScalar:
-    case OpKind::kPowfScalar:
-    case OpKind::kEqualElem:
-    case OpKind::kLowerElem:
-    case OpKind::kGreaterElem:
-    case OpKind::kLowerEqualElem:
-    case OpKind::kGreaterEqualElem: return ok(FuseScalar(FusedKindOf(op.kind), op));
-    case OpKind::kAbs:
-    case OpKind::kNeg:
-    case OpKind::kExp:
-    case OpKind::kLog:
-    case OpKind::kLog1p:
-    case OpKind::kSqrt:
-    case OpKind::kRecip:
-    case OpKind::kSin:
-    case OpKind::kCos:
-    case OpKind::kTanh:
-    case OpKind::kErf: return ok(FuseUnary(FusedKindOf(op.kind), in[0], out[0]));
-    case OpKind::kCast:
+    case SpecialOp::kCast:
       if (!CastIsFusable(in[0].dtype, out[0].dtype)) return "conversion not fused (burn's rule)";
       return ok(FuseUnary(FusedKindOf(op.kind), in[0], out[0]));
-    case OpKind::kFull:
-    case OpKind::kZeros:
-    case OpKind::kOnes: {
+    case SpecialOp::kFull:
+    case SpecialOp::kZeros:
+    case SpecialOp::kOnes: {
       if (!OutputIsCompatible(out[0])) return kRejected;
       return ok(Transaction([&](TraceBuilder& b) {
         FuseArg value{FuseArgKind::kLiteral, out[0].dtype, op.kind == OpKind::kOnes ? 1u : 0u, 0};
@@ -232,7 +206,7 @@ std::string_view TraceOpFuser::TryFuse(const OperationIr& op) {
         return true;
       }));
     }
-    case OpKind::kClamp: {
+    case SpecialOp::kClamp: {
       if (!OutputIsCompatible(out[0])) return kRejected;
       return ok(Transaction([&](TraceBuilder& b) {
         auto x = b.Input(in[0]);
@@ -245,7 +219,7 @@ std::string_view TraceOpFuser::TryFuse(const OperationIr& op) {
         return true;
       }));
     }
-    case OpKind::kMaskWhere: {
+    case SpecialOp::kMaskWhere: {
       // inputs {tensor, mask, value}; burn reads mask, tensor, value in that order.
       if (!OutputIsCompatible(out[0])) return kRejected;
       return ok(Transaction([&](TraceBuilder& b) {
@@ -261,7 +235,7 @@ std::string_view TraceOpFuser::TryFuse(const OperationIr& op) {
         return true;
       }));
     }
-    case OpKind::kMaskFill: {
+    case SpecialOp::kMaskFill: {
       if (!OutputIsCompatible(out[0])) return kRejected;
       return ok(Transaction([&](TraceBuilder& b) {
         auto cond = b.Input(in[1]);
@@ -275,7 +249,7 @@ std::string_view TraceOpFuser::TryFuse(const OperationIr& op) {
         return true;
       }));
     }
-    case OpKind::kReshape: {
+    case SpecialOp::kReshape: {
       if (in[0].shape == out[0].shape) return ok(FuseUnary(FuseOpKind::kAssign, in[0], out[0]));
       if (in[0].shape.size() > out[0].shape.size()) return "rank-reducing reshape";
       if (!OutputIsCompatible(out[0])) return kRejected;
@@ -286,7 +260,7 @@ std::string_view TraceOpFuser::TryFuse(const OperationIr& op) {
       ++num_views_;
       return {};
     }
-    case OpKind::kSwapDims: {
+    case SpecialOp::kSwapDims: {
       if (!OutputIsCompatible(out[0])) return kRejected;
       if (!Transaction([&](TraceBuilder& b) {
             return b.InputSwapDims(in[0], out[0], op.dims[0], op.dims[1]).has_value();
@@ -296,24 +270,24 @@ std::string_view TraceOpFuser::TryFuse(const OperationIr& op) {
       ++num_views_;
       return {};
     }
-    case OpKind::kInit:
-    case OpKind::kRandom:
-    case OpKind::kPermute:
-    case OpKind::kSlice:
-    case OpKind::kExpand:
-    case OpKind::kCat:
-    case OpKind::kGather:
-    case OpKind::kSelect:
-    case OpKind::kSumDim:
-    case OpKind::kMeanDim:
-    case OpKind::kProdDim:
-    case OpKind::kMaxDim:
-    case OpKind::kMinDim:
-    case OpKind::kArgMax:
-    case OpKind::kArgMin:
-    case OpKind::kSum:
-    case OpKind::kMean:
-    case OpKind::kMatmul: return kUnsupported;
+    case SpecialOp::kInit:
+    case SpecialOp::kRandom:
+    case SpecialOp::kPermute:
+    case SpecialOp::kSlice:
+    case SpecialOp::kExpand:
+    case SpecialOp::kCat:
+    case SpecialOp::kGather:
+    case SpecialOp::kSelect:
+    case SpecialOp::kSumDim:
+    case SpecialOp::kMeanDim:
+    case SpecialOp::kProdDim:
+    case SpecialOp::kMaxDim:
+    case SpecialOp::kMinDim:
+    case SpecialOp::kArgMax:
+    case SpecialOp::kArgMin:
+    case SpecialOp::kSum:
+    case SpecialOp::kMean:
+    case SpecialOp::kMatmul: return kUnsupported;
   }
   return kUnsupported;
 }

@@ -9,7 +9,7 @@ namespace {
 // in op_list.def.
 constexpr bool NumbersArePositions() {
   int position = 0;
-#define EMBER_OP(name, number, cls, fused) \
+#define EMBER_OP(name, number, cls, fused, group) \
   if ((number) != position++) return false;
 #include "engine/ir/op_list.def"
   return true;
@@ -18,12 +18,12 @@ static_assert(NumbersArePositions(),
               "op_list.def: an op's number must be its position in the list (append only)");
 
 constexpr std::array<std::string_view, kNumOpKinds> kNames = {
-#define EMBER_OP(name, number, cls, fused) #name,
+#define EMBER_OP(name, number, cls, fused, group) #name,
 #include "engine/ir/op_list.def"
 };
 
 constexpr std::array<OpClass, kNumOpKinds> kClasses = {
-#define EMBER_OP(name, number, cls, fused) OpClass::k##cls,
+#define EMBER_OP(name, number, cls, fused, group) OpClass::k##cls,
 #include "engine/ir/op_list.def"
 };
 

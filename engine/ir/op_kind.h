@@ -19,12 +19,12 @@ namespace ember {
 // The stored numbers (canonical bytes, plan database) are written in op_list.def; op_kind.cpp
 // checks that each is the op's position in the list.
 enum class OpKind : uint16_t {
-#define EMBER_OP(name, number, cls, fused) k##name = number,
+#define EMBER_OP(name, number, cls, fused, group) k##name = number,
 #include "engine/ir/op_list.def"
 };
 
 inline constexpr int kNumOpKinds = 0
-#define EMBER_OP(name, number, cls, fused) +1
+#define EMBER_OP(name, number, cls, fused, group) +1
 #include "engine/ir/op_list.def"
     ;
 

@@ -1,6 +1,7 @@
 #include "engine/ir/operation_ir.h"
 
 #include "engine/core/check.h"
+#include "engine/ir/op_group.h"
 
 namespace ember {
 
@@ -45,69 +46,47 @@ struct Layout {
   bool ranges;
 };
 
+// A Special op's operands, one case each (op_group.h): a new one fails to build here.
+Layout SpecialLayout(SpecialOp op) {
+  switch (op) {
+    case SpecialOp::kInit: return {0, 0, 1, 0, 0, false};
+    case SpecialOp::kDrop: return {1, 1, 0, 0, 0, false};
+    case SpecialOp::kRandom:
+    case SpecialOp::kZeros:
+    case SpecialOp::kOnes: return {0, 0, 1, 0, 0, false};
+    case SpecialOp::kFull: return {0, 0, 1, 1, 0, false};
+    case SpecialOp::kClamp: return {1, 1, 1, 2, 0, false};
+    case SpecialOp::kMaskWhere: return {3, 3, 1, 0, 0, false};
+    case SpecialOp::kMaskFill: return {2, 2, 1, 1, 0, false};
+    case SpecialOp::kCast:
+    case SpecialOp::kReshape:
+    case SpecialOp::kExpand:
+    case SpecialOp::kSum:
+    case SpecialOp::kMean: return {1, 1, 1, 0, 0, false};
+    case SpecialOp::kSwapDims: return {1, 1, 1, 0, 2, false};
+    case SpecialOp::kPermute: return {1, 1, 1, 0, -1, false};
+    case SpecialOp::kSlice: return {1, 1, 1, 0, 0, true};
+    case SpecialOp::kCat: return {1, -1, 1, 0, 1, false};
+    case SpecialOp::kGather:
+    case SpecialOp::kSelect: return {2, 2, 1, 0, 1, false};
+    case SpecialOp::kSumDim:
+    case SpecialOp::kMeanDim:
+    case SpecialOp::kProdDim:
+    case SpecialOp::kMaxDim:
+    case SpecialOp::kMinDim:
+    case SpecialOp::kArgMax:
+    case SpecialOp::kArgMin: return {1, 1, 1, 0, 1, false};
+    case SpecialOp::kMatmul: return {2, 2, 1, 0, 0, false};
+  }
+  return {0, 0, 0, 0, 0, false};
+}
+
 Layout LayoutOf(OpKind kind) {
-  switch (kind) {
-    case OpKind::kInit: return {0, 0, 1, 0, 0, false};
-    case OpKind::kDrop: return {1, 1, 0, 0, 0, false};
-    case OpKind::kRandom:
-    case OpKind::kZeros:
-    case OpKind::kOnes: return {0, 0, 1, 0, 0, false};
-    case OpKind::kFull: return {0, 0, 1, 1, 0, false};
-    case OpKind::kAdd:
-    case OpKind::kSub:
-    case OpKind::kMul:
-    case OpKind::kDiv:
-    case OpKind::kRem:
-    case OpKind::kPowf:
-    case OpKind::kEqual:
-    case OpKind::kLower:
-    case OpKind::kGreater:
-    case OpKind::kLowerEqual:
-    case OpKind::kGreaterEqual:
-    case OpKind::kMatmul: return {2, 2, 1, 0, 0, false};
-    case OpKind::kAddScalar:
-    case OpKind::kSubScalar:
-    case OpKind::kMulScalar:
-    case OpKind::kDivScalar:
-    case OpKind::kRemScalar:
-    case OpKind::kPowfScalar:
-    case OpKind::kEqualElem:
-    case OpKind::kLowerElem:
-    case OpKind::kGreaterElem:
-    case OpKind::kLowerEqualElem:
-    case OpKind::kGreaterEqualElem: return {1, 1, 1, 1, 0, false};
-    case OpKind::kAbs:
-    case OpKind::kNeg:
-    case OpKind::kExp:
-    case OpKind::kLog:
-    case OpKind::kLog1p:
-    case OpKind::kSqrt:
-    case OpKind::kRecip:
-    case OpKind::kSin:
-    case OpKind::kCos:
-    case OpKind::kTanh:
-    case OpKind::kErf:
-    case OpKind::kCast:
-    case OpKind::kReshape:
-    case OpKind::kExpand:
-    case OpKind::kSum:
-    case OpKind::kMean: return {1, 1, 1, 0, 0, false};
-    case OpKind::kClamp: return {1, 1, 1, 2, 0, false};
-    case OpKind::kMaskWhere: return {3, 3, 1, 0, 0, false};
-    case OpKind::kMaskFill: return {2, 2, 1, 1, 0, false};
-    case OpKind::kSwapDims: return {1, 1, 1, 0, 2, false};
-    case OpKind::kPermute: return {1, 1, 1, 0, -1, false};
-    case OpKind::kSlice: return {1, 1, 1, 0, 0, true};
-    case OpKind::kCat: return {1, -1, 1, 0, 1, false};
-    case OpKind::kGather:
-    case OpKind::kSelect: return {2, 2, 1, 0, 1, false};
-    case OpKind::kSumDim:
-    case OpKind::kMeanDim:
-    case OpKind::kProdDim:
-    case OpKind::kMaxDim:
-    case OpKind::kMinDim:
-    case OpKind::kArgMax:
-    case OpKind::kArgMin: return {1, 1, 1, 0, 1, false};
+  switch (GroupOf(kind)) {
+    case OpGroup::kUnary: return {1, 1, 1, 0, 0, false};
+    case OpGroup::kBinary: return {2, 2, 1, 0, 0, false};
+    case OpGroup::kScalar: return {1, 1, 1, 1, 0, false};
+    case OpGroup::kSpecial: return SpecialLayout(*SpecialOf(kind));
   }
   return {0, 0, 0, 0, 0, false};
 }

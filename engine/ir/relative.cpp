@@ -1,6 +1,7 @@
 #include "engine/ir/relative.h"
 
 #include "engine/core/check.h"
+#include "engine/ir/op_group.h"
 
 namespace ember {
 
@@ -103,74 +104,55 @@ void OperationConverter::ToRelative(const OperationIr& global, OperationIr& rela
   // for every kind below that order is `inputs` then `outputs` (Note [Op layouts]). A new
   // kind whose burn order differs from its inputs() order (MaxPool2dWithIndicesBackward
   // visits x, grad, indices; its inputs() lists x, indices, grad) gets its own case here.
-  switch (global.kind) {
-    case OpKind::kInit:    // out (:209, :1576-1582)
-    case OpKind::kDrop:    // tensor (:210)
-    case OpKind::kRandom:  // out; distribution verbatim (:812-815)
-    case OpKind::kZeros:   // out (:1541, :1584-1590)
-    case OpKind::kOnes:    // out (:1540, :1584-1590)
-    case OpKind::kFull:    // out, value (:1159-1162)
+  switch (GroupOf(global.kind)) {
+    // Binary: lhs, rhs, out: Add :1105-1109, Sub :1115-1119, Mul :1145-1149, Div :1125-1129,
+    // Rem :1135-1139, Powf :725-729, Equal :1510-1514, Lower :1219-1223, Greater :1195-1199,
+    // LowerEqual :1229-1233, GreaterEqual :1205-1211.
+    case OpGroup::kBinary:
+    // Scalar: lhs, rhs (the scalar), out: AddScalar :1110-1114, SubScalar :1120-1124,
+    // MulScalar :1150-1154, DivScalar :1130-1134, RemScalar :1140-1144, PowfScalar :735-739,
+    // EqualElem :1515-1519, LowerElem :1224-1228, GreaterElem :1200-1204,
+    // LowerEqualElem :1234-1240, GreaterEqualElem :1212-1218.
+    case OpGroup::kScalar:
+    // Unary: input, out: Abs :1155-1158, Neg :1360-1363, Exp :709-712, Log :713-716,
+    // Log1p :717-720, Sqrt :740-743, Recip :816-819, Sin :748-751, Cos :744-747,
+    // Tanh :752-755, Erf :721-724.
+    case OpGroup::kUnary: return InputsThenOutputs(global, relative);
+    case OpGroup::kSpecial: break;
+  }
+  switch (*SpecialOf(global.kind)) {
+    case SpecialOp::kInit:    // out (:209, :1576-1582)
+    case SpecialOp::kDrop:    // tensor (:210)
+    case SpecialOp::kRandom:  // out; distribution verbatim (:812-815)
+    case SpecialOp::kZeros:   // out (:1541, :1584-1590)
+    case SpecialOp::kOnes:    // out (:1540, :1584-1590)
+    case SpecialOp::kFull:    // out, value (:1159-1162)
       return InputsThenOutputs(global, relative);
-    case OpKind::kAdd:           // lhs, rhs, out (:1105-1109)
-    case OpKind::kSub:           // (:1115-1119)
-    case OpKind::kMul:           // (:1145-1149)
-    case OpKind::kDiv:           // (:1125-1129)
-    case OpKind::kRem:           // (:1135-1139)
-    case OpKind::kPowf:          // (:725-729)
-    case OpKind::kEqual:         // (:1510-1514)
-    case OpKind::kLower:         // (:1219-1223)
-    case OpKind::kGreater:       // (:1195-1199)
-    case OpKind::kLowerEqual:    // (:1229-1233)
-    case OpKind::kGreaterEqual:  // (:1205-1211)
-    case OpKind::kMatmul:        // lhs, rhs, out (Float :801-805, Int :1002-1006)
+    case SpecialOp::kMatmul:  // lhs, rhs, out (Float :801-805, Int :1002-1006)
+    case SpecialOp::kCast:    // input, out (:1535-1538)
       return InputsThenOutputs(global, relative);
-    case OpKind::kAddScalar:         // lhs, rhs (scalar), out (:1110-1114)
-    case OpKind::kSubScalar:         // (:1120-1124)
-    case OpKind::kMulScalar:         // (:1150-1154)
-    case OpKind::kDivScalar:         // (:1130-1134)
-    case OpKind::kRemScalar:         // (:1140-1144)
-    case OpKind::kPowfScalar:        // (:735-739)
-    case OpKind::kEqualElem:         // (:1515-1519)
-    case OpKind::kLowerElem:         // (:1224-1228)
-    case OpKind::kGreaterElem:       // (:1200-1204)
-    case OpKind::kLowerEqualElem:    // (:1234-1240)
-    case OpKind::kGreaterEqualElem:  // (:1212-1218)
+    case SpecialOp::kClamp:      // tensor, min, max, out (:1320-1325)
+    case SpecialOp::kMaskWhere:  // tensor, mask, value, out (:1498-1503)
+    case SpecialOp::kMaskFill:   // tensor, mask, value (scalar), out (:1504-1509)
       return InputsThenOutputs(global, relative);
-    case OpKind::kAbs:    // input, out (:1155-1158)
-    case OpKind::kNeg:    // (:1360-1363)
-    case OpKind::kExp:    // (:709-712)
-    case OpKind::kLog:    // (:713-716)
-    case OpKind::kLog1p:  // (:717-720)
-    case OpKind::kSqrt:   // (:740-743)
-    case OpKind::kRecip:  // (:816-819)
-    case OpKind::kSin:    // (:748-751)
-    case OpKind::kCos:    // (:744-747)
-    case OpKind::kTanh:   // (:752-755)
-    case OpKind::kErf:    // (:721-724)
-    case OpKind::kCast:   // (:1535-1538)
+    case SpecialOp::kReshape:   // input, out (:1406-1409)
+    case SpecialOp::kExpand:    // input, out (:1421-1424)
+    case SpecialOp::kSwapDims:  // input, out; dim1, dim2 verbatim (:1410-1415)
+    case SpecialOp::kPermute:   // input, out; axes verbatim (:1416-1420)
+    case SpecialOp::kSlice:     // tensor, ranges, out (:1437-1445, relative_range :179-187)
+    case SpecialOp::kCat:       // tensors in order, out; dim verbatim (:1526-1534)
+    case SpecialOp::kGather:    // tensor, indices, out; dim verbatim (:1456-1461)
+    case SpecialOp::kSelect:    // tensor, indices, out; dim verbatim (:1482-1487)
       return InputsThenOutputs(global, relative);
-    case OpKind::kClamp:      // tensor, min, max, out (:1320-1325)
-    case OpKind::kMaskWhere:  // tensor, mask, value, out (:1498-1503)
-    case OpKind::kMaskFill:   // tensor, mask, value (scalar), out (:1504-1509)
-      return InputsThenOutputs(global, relative);
-    case OpKind::kReshape:   // input, out (:1406-1409)
-    case OpKind::kExpand:    // input, out (:1421-1424)
-    case OpKind::kSwapDims:  // input, out; dim1, dim2 verbatim (:1410-1415)
-    case OpKind::kPermute:   // input, out; axes verbatim (:1416-1420)
-    case OpKind::kSlice:     // tensor, ranges, out (:1437-1445, relative_range :179-187)
-    case OpKind::kCat:       // tensors in order, out; dim verbatim (:1526-1534)
-    case OpKind::kGather:    // tensor, indices, out; dim verbatim (:1456-1461)
-    case OpKind::kSelect:    // tensor, indices, out; dim verbatim (:1482-1487)
-      return InputsThenOutputs(global, relative);
-    case OpKind::kSumDim:   // input, out; axis verbatim (:1177-1184)
-    case OpKind::kMeanDim:  // (:1163-1168)
-    case OpKind::kProdDim:  // (:1189-1194)
-    case OpKind::kMaxDim:   // (:1298-1303)
-    case OpKind::kMinDim:   // (:1304-1309)
-    case OpKind::kArgMax:   // (:1241-1246)
-    case OpKind::kArgMin:   // (:1259-1264)
-    case OpKind::kSum:      // input, out (:1173-1176)
-    case OpKind::kMean:     // (:1169-1172)
+    case SpecialOp::kSumDim:   // input, out; axis verbatim (:1177-1184)
+    case SpecialOp::kMeanDim:  // (:1163-1168)
+    case SpecialOp::kProdDim:  // (:1189-1194)
+    case SpecialOp::kMaxDim:   // (:1298-1303)
+    case SpecialOp::kMinDim:   // (:1304-1309)
+    case SpecialOp::kArgMax:   // (:1241-1246)
+    case SpecialOp::kArgMin:   // (:1259-1264)
+    case SpecialOp::kSum:      // input, out (:1173-1176)
+    case SpecialOp::kMean:     // (:1169-1172)
       return InputsThenOutputs(global, relative);
   }
   EMBER_CHECK(false, "ToRelative: op kind {} out of range", static_cast<int>(global.kind));

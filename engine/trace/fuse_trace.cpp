@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "engine/core/check.h"
+#include "engine/ir/op_group.h"
 
 namespace ember {
 namespace {
@@ -39,7 +40,7 @@ constexpr std::array<std::optional<FuseOpKind>, kNumOpKinds> FusedColumn() {
   using enum FuseOpKind;
   constexpr std::nullopt_t kNone = std::nullopt;
   return {
-#define EMBER_OP(name, number, cls, fused) k##fused,
+#define EMBER_OP(name, number, cls, fused, group) k##fused,
 #include "engine/ir/op_list.def"
   };
 }
@@ -58,6 +59,21 @@ constexpr bool EveryFusedOpIsSomeOpsFused() {
 }
 static_assert(EveryFusedOpIsSomeOpsFused(),
               "op_list.def: every EMBER_FUSE_OP must be the Fused column of some EMBER_OP");
+
+// An op of the Unary, Binary or Scalar group is its Fused op over its operands (op_group.h):
+// the fusers and the backends' unfused paths take it by that alone.
+constexpr bool GenericGroupsHaveFusedOps() {
+  constexpr std::array<OpGroup, kNumOpKinds> groups = {
+#define EMBER_OP(name, number, cls, fused, group) OpGroup::k##group,
+#include "engine/ir/op_list.def"
+  };
+  for (size_t k = 0; k < groups.size(); ++k) {
+    if (groups[k] != OpGroup::kSpecial && !kFused[k].has_value()) return false;
+  }
+  return true;
+}
+static_assert(GenericGroupsHaveFusedOps(),
+              "op_list.def: an op of the Unary, Binary or Scalar group needs a Fused op");
 
 bool InRange(FuseOpKind kind) { return static_cast<int>(kind) < kNumFuseOpKinds; }
 

@@ -1,6 +1,7 @@
 // Test helpers for the IR suites: one well-formed sample op per OpKind, built through
-// engine/ir/builders.h and tests/common/ir_builders.h, and two sample programs. SampleOp is an
-// exhaustive switch, so adding an op kind fails to build this suite until it has a sample (and
+// engine/ir/builders.h and tests/common/ir_builders.h, and two sample programs. SampleOp builds the
+// generic groups' ops from op_list.def by themselves and is an exhaustive switch over the
+// special ones, so a special op kind fails to build this suite until it has a sample (and
 // thereby relative, canonical and format coverage).
 #pragma once
 
@@ -8,7 +9,9 @@
 #include <vector>
 
 #include "engine/ir/builders.h"
+#include "engine/ir/op_group.h"
 #include "engine/ir/operation_ir.h"
+#include "engine/trace/fuse_trace.h"
 #include "tests/common/ir_builders.h"
 
 namespace ember::ir_test {
@@ -59,77 +62,55 @@ inline OperationIr SampleOp(OpKind kind) {
   const TensorIr x = T(100, {4, 8});
   const TensorIr y = T(101, {4, 8});
   const TensorIr out = Out(102, {4, 8});
-  switch (kind) {
-    case OpKind::kInit: return ir::Init(Out(100, {4, 8}));
-    case OpKind::kDrop: return ir::Drop(T(100, {4, 8}, TensorStatus::kReadWrite));
-    case OpKind::kRandom:
+  // The generic groups (op_list.def, Group column) by their fused op's form: a new unary,
+  // binary or scalar op gets its sample here by itself.
+  const bool comparison =
+      HasFusedKind(kind) && FormOf(FusedKindOf(kind)) == FuseOpForm::kComparison;
+  const TensorIr result = comparison ? Out(102, {4, 8}, DType::kBool) : out;
+  switch (GroupOf(kind)) {
+    case OpGroup::kUnary: return ir::Unary(kind, x, result);
+    case OpGroup::kBinary: return ir::Binary(kind, x, y, result);
+    case OpGroup::kScalar:
+      return ir::Scalar(kind, x, ScalarIr::Float(comparison ? 0.5 : 2.0), result);
+    case OpGroup::kSpecial: break;
+  }
+  switch (*SpecialOf(kind)) {
+    case SpecialOp::kInit: return ir::Init(Out(100, {4, 8}));
+    case SpecialOp::kDrop: return ir::Drop(T(100, {4, 8}, TensorStatus::kReadWrite));
+    case SpecialOp::kRandom:
       return ir::Random(out, Distribution{.kind = Distribution::Kind::kNormal, .a = 0.5, .b = 2.0});
-    case OpKind::kZeros:
-    case OpKind::kOnes: return ir::Creation(kind, out);
-    case OpKind::kFull: return ir::Full(out, ScalarIr::Float(3.5));
-    case OpKind::kAdd:
-    case OpKind::kSub:
-    case OpKind::kMul:
-    case OpKind::kDiv:
-    case OpKind::kRem:
-    case OpKind::kPowf: return ir::Binary(kind, x, y, out);
-    case OpKind::kEqual:
-    case OpKind::kLower:
-    case OpKind::kGreater:
-    case OpKind::kLowerEqual:
-    case OpKind::kGreaterEqual: return ir::Binary(kind, x, y, Out(102, {4, 8}, DType::kBool));
-    case OpKind::kMatmul: return ir::Binary(kind, x, T(101, {8, 16}), Out(102, {4, 16}));
-    case OpKind::kAddScalar:
-    case OpKind::kSubScalar:
-    case OpKind::kMulScalar:
-    case OpKind::kDivScalar:
-    case OpKind::kRemScalar:
-    case OpKind::kPowfScalar: return ir::Scalar(kind, x, ScalarIr::Float(2.0), out);
-    case OpKind::kEqualElem:
-    case OpKind::kLowerElem:
-    case OpKind::kGreaterElem:
-    case OpKind::kLowerEqualElem:
-    case OpKind::kGreaterEqualElem:
-      return ir::Scalar(kind, x, ScalarIr::Float(0.5), Out(102, {4, 8}, DType::kBool));
-    case OpKind::kAbs:
-    case OpKind::kNeg:
-    case OpKind::kExp:
-    case OpKind::kLog:
-    case OpKind::kLog1p:
-    case OpKind::kSqrt:
-    case OpKind::kRecip:
-    case OpKind::kSin:
-    case OpKind::kCos:
-    case OpKind::kTanh:
-    case OpKind::kErf: return ir::Unary(kind, x, out);
-    case OpKind::kCast: return ir::Unary(kind, x, Out(102, {4, 8}, DType::kF16));
-    case OpKind::kReshape: return ir::Unary(kind, x, Out(102, {32}));
-    case OpKind::kExpand: return ir::Unary(kind, T(100, {1, 8}), Out(102, {4, 8}));
-    case OpKind::kClamp: return ir::Clamp(x, ScalarIr::Float(-1.0), ScalarIr::Float(1.0), out);
-    case OpKind::kMaskWhere:
+    case SpecialOp::kZeros:
+    case SpecialOp::kOnes: return ir::Creation(kind, out);
+    case SpecialOp::kFull: return ir::Full(out, ScalarIr::Float(3.5));
+    case SpecialOp::kMatmul: return ir::Binary(kind, x, T(101, {8, 16}), Out(102, {4, 16}));
+    case SpecialOp::kCast: return ir::Unary(kind, x, Out(102, {4, 8}, DType::kF16));
+    case SpecialOp::kReshape: return ir::Unary(kind, x, Out(102, {32}));
+    case SpecialOp::kExpand: return ir::Unary(kind, T(100, {1, 8}), Out(102, {4, 8}));
+    case SpecialOp::kClamp: return ir::Clamp(x, ScalarIr::Float(-1.0), ScalarIr::Float(1.0), out);
+    case SpecialOp::kMaskWhere:
       return ir::MaskWhere(x, T(101, {4, 8}, TensorStatus::kReadOnly, DType::kBool), T(103, {4, 8}),
                            out);
-    case OpKind::kMaskFill:
+    case SpecialOp::kMaskFill:
       return ir::MaskFill(x, T(101, {4, 8}, TensorStatus::kReadOnly, DType::kBool),
                           ScalarIr::Float(0.0), out);
-    case OpKind::kSwapDims: return ir::SwapDims(x, 0, 1, Out(102, {8, 4}));
-    case OpKind::kPermute: return ir::Permute(x, {1, 0}, Out(102, {8, 4}));
-    case OpKind::kSlice:
+    case SpecialOp::kSwapDims: return ir::SwapDims(x, 0, 1, Out(102, {8, 4}));
+    case SpecialOp::kPermute: return ir::Permute(x, {1, 0}, Out(102, {8, 4}));
+    case SpecialOp::kSlice:
       return ir::SliceOp(x, {Slice{1, 3, 1}, Slice{0, std::nullopt, 1}}, Out(102, {2, 8}));
-    case OpKind::kCat: return ir::Cat({x, y}, 0, Out(102, {8, 8}));
-    case OpKind::kGather:
-    case OpKind::kSelect:
+    case SpecialOp::kCat: return ir::Cat({x, y}, 0, Out(102, {8, 8}));
+    case SpecialOp::kGather:
+    case SpecialOp::kSelect:
       return ir::Indexed(kind, x, 1, T(101, {4, 2}, TensorStatus::kReadOnly, DType::kI64),
                          Out(102, {4, 2}));
-    case OpKind::kSumDim:
-    case OpKind::kMeanDim:
-    case OpKind::kProdDim:
-    case OpKind::kMaxDim:
-    case OpKind::kMinDim: return ir::ReduceDim(kind, x, 1, Out(102, {4, 1}));
-    case OpKind::kArgMax:
-    case OpKind::kArgMin: return ir::ReduceDim(kind, x, 1, Out(102, {4, 1}, DType::kI64));
-    case OpKind::kSum:
-    case OpKind::kMean: return ir::Reduce(kind, x, Out(102, {1}));
+    case SpecialOp::kSumDim:
+    case SpecialOp::kMeanDim:
+    case SpecialOp::kProdDim:
+    case SpecialOp::kMaxDim:
+    case SpecialOp::kMinDim: return ir::ReduceDim(kind, x, 1, Out(102, {4, 1}));
+    case SpecialOp::kArgMax:
+    case SpecialOp::kArgMin: return ir::ReduceDim(kind, x, 1, Out(102, {4, 1}, DType::kI64));
+    case SpecialOp::kSum:
+    case SpecialOp::kMean: return ir::Reduce(kind, x, Out(102, {1}));
   }
   return {};
 }

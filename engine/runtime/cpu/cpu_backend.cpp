@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "engine/core/check.h"
+#include "engine/ir/op_group.h"
 #include "engine/runtime/cpu/cpu_buffer.h"
 #include "engine/runtime/cpu/fused_plan_cache.h"
 #include "engine/runtime/cpu/fused_run.h"
@@ -45,83 +46,69 @@ void CpuBackend::Execute(const OperationIr& op, HandleContainer& handles) {
   const TensorIr& out = op.kind == OpKind::kDrop ? op.inputs[0] : op.outputs[0];
   ThreadPool& pool = pool_;
 
+  // The kernel of the op's fused op, over its inputs and then its scalars.
+  auto elementwise = [&] {
+    EMBER_DCHECK(in.size() + op.scalars.size() <= kMaxOperands, "{}: too many operands",
+                 OpName(op));
+    Operand operands[kMaxOperands];
+    size_t n = 0;
+    for (size_t i = 0; i < in.size(); ++i) operands[n++] = x(i);
+    for (size_t i = 0; i < op.scalars.size(); ++i) operands[n++] = s(i);
+    return Elementwise(FusedKindOf(op.kind), std::span(operands, n), out, pool);
+  };
+
   TensorHandle result;
-  switch (op.kind) {
-    case OpKind::kInit: return;  // registered before the op was queued
-    case OpKind::kDrop: handles.Free(op.inputs[0]); return;
-    case OpKind::kRandom: result = Random(op.distribution, out, generator_, pool); break;
-    case OpKind::kZeros: result = Fill(ScalarIr::Int(0), out, pool); break;
-    case OpKind::kOnes: result = Fill(ScalarIr::Int(1), out, pool); break;
-    case OpKind::kFull: result = Fill(op.scalars[0], out, pool); break;
-    case OpKind::kAdd:
-    case OpKind::kAddScalar:
-    case OpKind::kSub:
-    case OpKind::kSubScalar:
-    case OpKind::kMul:
-    case OpKind::kMulScalar:
-    case OpKind::kDiv:
-    case OpKind::kDivScalar:
-    case OpKind::kRem:
-    case OpKind::kRemScalar:
-    case OpKind::kPowf:
-    case OpKind::kPowfScalar:
-    case OpKind::kAbs:
-    case OpKind::kNeg:
-    case OpKind::kExp:
-    case OpKind::kLog:
-    case OpKind::kLog1p:
-    case OpKind::kSqrt:
-    case OpKind::kRecip:
-    case OpKind::kSin:
-    case OpKind::kCos:
-    case OpKind::kTanh:
-    case OpKind::kErf:
-    case OpKind::kEqual:
-    case OpKind::kEqualElem:
-    case OpKind::kLower:
-    case OpKind::kLowerElem:
-    case OpKind::kGreater:
-    case OpKind::kGreaterElem:
-    case OpKind::kLowerEqual:
-    case OpKind::kLowerEqualElem:
-    case OpKind::kGreaterEqual:
-    case OpKind::kGreaterEqualElem:
-    case OpKind::kClamp:
-    case OpKind::kMaskWhere:
-    case OpKind::kMaskFill: {
-      // The kernel of the op's fused op, over its inputs and then its scalars.
-      EMBER_DCHECK(in.size() + op.scalars.size() <= kMaxOperands, "{}: too many operands",
-                   OpName(op));
-      Operand operands[kMaxOperands];
-      size_t n = 0;
-      for (size_t i = 0; i < in.size(); ++i) operands[n++] = x(i);
-      for (size_t i = 0; i < op.scalars.size(); ++i) operands[n++] = s(i);
-      result = Elementwise(FusedKindOf(op.kind), std::span(operands, n), out, pool);
+  switch (GroupOf(op.kind)) {
+    // The generic groups are their fused op over their operands (op_list.def, Group column).
+    case OpGroup::kUnary:
+    case OpGroup::kBinary:
+    case OpGroup::kScalar: result = elementwise(); break;
+    case OpGroup::kSpecial:
+      switch (*SpecialOf(op.kind)) {
+        case SpecialOp::kInit: return;  // registered before the op was queued
+        case SpecialOp::kDrop: handles.Free(op.inputs[0]); return;
+        case SpecialOp::kRandom: result = Random(op.distribution, out, generator_, pool); break;
+        case SpecialOp::kZeros: result = Fill(ScalarIr::Int(0), out, pool); break;
+        case SpecialOp::kOnes: result = Fill(ScalarIr::Int(1), out, pool); break;
+        case SpecialOp::kFull: result = Fill(op.scalars[0], out, pool); break;
+        case SpecialOp::kClamp:
+        case SpecialOp::kMaskWhere:
+        case SpecialOp::kMaskFill: result = elementwise(); break;
+        case SpecialOp::kCast: result = Cast(x(0), out, pool); break;
+        case SpecialOp::kReshape: result = Reshape(in[0], out.shape, pool); break;
+        case SpecialOp::kSwapDims: result = SwapDims(in[0], op.dims[0], op.dims[1]); break;
+        case SpecialOp::kPermute: result = Permute(in[0], op.dims); break;
+        case SpecialOp::kSlice: result = SliceView(in[0], op.ranges); break;
+        case SpecialOp::kExpand: result = Expand(in[0], out.shape); break;
+        case SpecialOp::kCat: result = Cat(in, op.dims[0], out, pool); break;
+        case SpecialOp::kGather: result = Gather(in[0], op.dims[0], in[1], out, pool); break;
+        case SpecialOp::kSelect: result = Select(in[0], op.dims[0], in[1], out, pool); break;
+        case SpecialOp::kSumDim:
+          result = ReduceDim(ReduceOp::kSum, in[0], op.dims[0], out, pool);
+          break;
+        case SpecialOp::kMeanDim:
+          result = ReduceDim(ReduceOp::kMean, in[0], op.dims[0], out, pool);
+          break;
+        case SpecialOp::kProdDim:
+          result = ReduceDim(ReduceOp::kProd, in[0], op.dims[0], out, pool);
+          break;
+        case SpecialOp::kMaxDim:
+          result = ReduceDim(ReduceOp::kMax, in[0], op.dims[0], out, pool);
+          break;
+        case SpecialOp::kMinDim:
+          result = ReduceDim(ReduceOp::kMin, in[0], op.dims[0], out, pool);
+          break;
+        case SpecialOp::kArgMax:
+          result = ReduceDim(ReduceOp::kArgMax, in[0], op.dims[0], out, pool);
+          break;
+        case SpecialOp::kArgMin:
+          result = ReduceDim(ReduceOp::kArgMin, in[0], op.dims[0], out, pool);
+          break;
+        case SpecialOp::kSum: result = ReduceAll(ReduceOp::kSum, in[0], out, pool); break;
+        case SpecialOp::kMean: result = ReduceAll(ReduceOp::kMean, in[0], out, pool); break;
+        case SpecialOp::kMatmul: result = Matmul(in[0], in[1], out, pool); break;
+      }
       break;
-    }
-    case OpKind::kCast: result = Cast(x(0), out, pool); break;
-    case OpKind::kReshape: result = Reshape(in[0], out.shape, pool); break;
-    case OpKind::kSwapDims: result = SwapDims(in[0], op.dims[0], op.dims[1]); break;
-    case OpKind::kPermute: result = Permute(in[0], op.dims); break;
-    case OpKind::kSlice: result = SliceView(in[0], op.ranges); break;
-    case OpKind::kExpand: result = Expand(in[0], out.shape); break;
-    case OpKind::kCat: result = Cat(in, op.dims[0], out, pool); break;
-    case OpKind::kGather: result = Gather(in[0], op.dims[0], in[1], out, pool); break;
-    case OpKind::kSelect: result = Select(in[0], op.dims[0], in[1], out, pool); break;
-    case OpKind::kSumDim: result = ReduceDim(ReduceOp::kSum, in[0], op.dims[0], out, pool); break;
-    case OpKind::kMeanDim: result = ReduceDim(ReduceOp::kMean, in[0], op.dims[0], out, pool); break;
-    case OpKind::kProdDim: result = ReduceDim(ReduceOp::kProd, in[0], op.dims[0], out, pool); break;
-    case OpKind::kMaxDim: result = ReduceDim(ReduceOp::kMax, in[0], op.dims[0], out, pool); break;
-    case OpKind::kMinDim: result = ReduceDim(ReduceOp::kMin, in[0], op.dims[0], out, pool); break;
-    case OpKind::kArgMax:
-      result = ReduceDim(ReduceOp::kArgMax, in[0], op.dims[0], out, pool);
-      break;
-    case OpKind::kArgMin:
-      result = ReduceDim(ReduceOp::kArgMin, in[0], op.dims[0], out, pool);
-      break;
-    case OpKind::kSum: result = ReduceAll(ReduceOp::kSum, in[0], out, pool); break;
-    case OpKind::kMean: result = ReduceAll(ReduceOp::kMean, in[0], out, pool); break;
-    case OpKind::kMatmul: result = Matmul(in[0], in[1], out, pool); break;
   }
   EMBER_DCHECK(result.shape == out.shape && result.dtype == out.dtype,
                "{}: kernel output does not match the op's output tensor", OpName(op));

@@ -18,6 +18,7 @@
 
 #include <capnp/message.h>
 #include <capnp/serialize.h>
+#include <fmt/format.h>
 
 #include "engine/fuse/elementwise_fuser.h"
 #include "engine/fuse/optimization_factory.h"
@@ -485,7 +486,8 @@ TEST(PlanCodec, RefusesStoredNumbersThisBuildDoesNotKnow) {
       ExecutionStrategy::Composed({ExecutionStrategy::Operations({0, 1})}), {0, 1}};
   using B = schema::ExecutionPlan::Builder;
   const std::vector<std::pair<std::string, std::function<void(B)>>> edits = {
-      {"unknown op kind 61", [](B b) { b.getOperations()[0].setKind(kNumOpKinds); }},
+      {fmt::format("unknown op kind {}", kNumOpKinds),
+       [](B b) { b.getOperations()[0].setKind(kNumOpKinds); }},
       {"unknown dtype 6", [](B b) { b.getOperations()[0].setDtype(kNumDTypes); }},
       {"unknown tensor status 3", [](B b) { b.getOperations()[0].getInputs()[0].setStatus(3); }},
       {"unknown dtype 200", [](B b) { b.getOperations()[0].getOutputs()[0].setDtype(200); }},

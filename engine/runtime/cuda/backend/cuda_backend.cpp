@@ -13,6 +13,7 @@
 #include "engine/core/check.h"
 #include "engine/core/config.h"
 #include "engine/core/log.h"
+#include "engine/ir/op_group.h"
 #include "engine/runtime/cpu/fused_outputs.h"
 #include "engine/runtime/cpu/kernels.h"
 #include "engine/runtime/cuda/backend/cuda_ops.h"
@@ -171,73 +172,48 @@ void CudaBackend::ExecuteOp(const OperationIr& op, HandleContainer& handles) {
   for (const TensorHandle& input : in) ctx_.Use(input);
   const TensorIr& out = op.kind == OpKind::kDrop ? op.inputs[0] : op.outputs[0];
   TensorHandle result;
-  switch (op.kind) {
-    case OpKind::kInit: return;
-    case OpKind::kDrop: handles.Free(op.inputs[0]); return;
-    case OpKind::kRandom: result = ops_.Random(op.distribution, out); break;
-    case OpKind::kZeros:
-    case OpKind::kOnes:
-    case OpKind::kFull:
-    case OpKind::kAdd:
-    case OpKind::kAddScalar:
-    case OpKind::kSub:
-    case OpKind::kSubScalar:
-    case OpKind::kMul:
-    case OpKind::kMulScalar:
-    case OpKind::kDiv:
-    case OpKind::kDivScalar:
-    case OpKind::kRem:
-    case OpKind::kRemScalar:
-    case OpKind::kPowf:
-    case OpKind::kPowfScalar:
-    case OpKind::kAbs:
-    case OpKind::kNeg:
-    case OpKind::kExp:
-    case OpKind::kLog:
-    case OpKind::kLog1p:
-    case OpKind::kSqrt:
-    case OpKind::kRecip:
-    case OpKind::kSin:
-    case OpKind::kCos:
-    case OpKind::kTanh:
-    case OpKind::kErf:
-    case OpKind::kEqual:
-    case OpKind::kEqualElem:
-    case OpKind::kLower:
-    case OpKind::kLowerElem:
-    case OpKind::kGreater:
-    case OpKind::kGreaterElem:
-    case OpKind::kLowerEqual:
-    case OpKind::kLowerEqualElem:
-    case OpKind::kGreaterEqual:
-    case OpKind::kGreaterEqualElem:
-    case OpKind::kClamp:
-    case OpKind::kMaskWhere:
-    case OpKind::kMaskFill: result = ops_.Elementwise(op, in); break;
-    case OpKind::kCast:
-      // As the CPU: a cast to the same dtype shares the input's buffer.
-      result = in[0].dtype == out.dtype ? in[0] : ops_.Elementwise(op, in);
+  switch (GroupOf(op.kind)) {
+    // The generic groups are their fused op over their operands (op_list.def, Group column).
+    case OpGroup::kUnary:
+    case OpGroup::kBinary:
+    case OpGroup::kScalar: result = ops_.Elementwise(op, in); break;
+    case OpGroup::kSpecial:
+      switch (*SpecialOf(op.kind)) {
+        case SpecialOp::kInit: return;
+        case SpecialOp::kDrop: handles.Free(op.inputs[0]); return;
+        case SpecialOp::kRandom: result = ops_.Random(op.distribution, out); break;
+        case SpecialOp::kZeros:
+        case SpecialOp::kOnes:
+        case SpecialOp::kFull:
+        case SpecialOp::kClamp:
+        case SpecialOp::kMaskWhere:
+        case SpecialOp::kMaskFill: result = ops_.Elementwise(op, in); break;
+        case SpecialOp::kCast:
+          // As the CPU: a cast to the same dtype shares the input's buffer.
+          result = in[0].dtype == out.dtype ? in[0] : ops_.Elementwise(op, in);
+          break;
+        case SpecialOp::kReshape: result = ops_.Reshape(in[0], out.shape); break;
+        case SpecialOp::kSwapDims: result = cpu::SwapDims(in[0], op.dims[0], op.dims[1]); break;
+        case SpecialOp::kPermute: result = cpu::Permute(in[0], op.dims); break;
+        case SpecialOp::kSlice: result = cpu::SliceView(in[0], op.ranges); break;
+        case SpecialOp::kExpand: result = cpu::Expand(in[0], out.shape); break;
+        case SpecialOp::kCat: result = ops_.Cat(in, op.dims[0], out); break;
+        case SpecialOp::kGather: result = ops_.Index(false, in[0], op.dims[0], in[1], out); break;
+        case SpecialOp::kSelect: result = ops_.Index(true, in[0], op.dims[0], in[1], out); break;
+        case SpecialOp::kSumDim:
+        case SpecialOp::kMeanDim:
+        case SpecialOp::kProdDim:
+        case SpecialOp::kMaxDim:
+        case SpecialOp::kMinDim:
+        case SpecialOp::kArgMax:
+        case SpecialOp::kArgMin:
+          result = ops_.ReduceDim(ReduceKindOf(op.kind), in[0], op.dims[0], out);
+          break;
+        case SpecialOp::kSum:
+        case SpecialOp::kMean: result = ops_.ReduceAll(ReduceKindOf(op.kind), in[0], out); break;
+        case SpecialOp::kMatmul: result = ops_.Matmul(in[0], in[1], out); break;
+      }
       break;
-    case OpKind::kReshape: result = ops_.Reshape(in[0], out.shape); break;
-    case OpKind::kSwapDims: result = cpu::SwapDims(in[0], op.dims[0], op.dims[1]); break;
-    case OpKind::kPermute: result = cpu::Permute(in[0], op.dims); break;
-    case OpKind::kSlice: result = cpu::SliceView(in[0], op.ranges); break;
-    case OpKind::kExpand: result = cpu::Expand(in[0], out.shape); break;
-    case OpKind::kCat: result = ops_.Cat(in, op.dims[0], out); break;
-    case OpKind::kGather: result = ops_.Index(false, in[0], op.dims[0], in[1], out); break;
-    case OpKind::kSelect: result = ops_.Index(true, in[0], op.dims[0], in[1], out); break;
-    case OpKind::kSumDim:
-    case OpKind::kMeanDim:
-    case OpKind::kProdDim:
-    case OpKind::kMaxDim:
-    case OpKind::kMinDim:
-    case OpKind::kArgMax:
-    case OpKind::kArgMin:
-      result = ops_.ReduceDim(ReduceKindOf(op.kind), in[0], op.dims[0], out);
-      break;
-    case OpKind::kSum:
-    case OpKind::kMean: result = ops_.ReduceAll(ReduceKindOf(op.kind), in[0], out); break;
-    case OpKind::kMatmul: result = ops_.Matmul(in[0], in[1], out); break;
   }
   EMBER_DCHECK(result.shape == out.shape && result.dtype == out.dtype,
                "{}: kernel output does not match the op's output tensor", OpName(op));
