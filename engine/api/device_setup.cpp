@@ -13,10 +13,6 @@
 #include "engine/core/plan_db_location.h"
 #include "engine/core/printable.h"
 #include "engine/fuse/builtin_fusers.h"
-#include "engine/fuse/elementwise_fuser.h"
-#include "engine/fuse/matmul_fuser.h"
-#include "engine/fuse/reduce_broadcasted_fuser.h"
-#include "engine/fuse/reduce_fuser.h"
 #include "engine/runtime/cpu/cpu_backend.h"
 #ifdef EMBER_WITH_CUDA
 #include "engine/runtime/cuda/backend/cuda_backend.h"
@@ -31,10 +27,11 @@ namespace ember {
 namespace {
 
 std::vector<FuserVersion> BackendFuserVersions(Device) {
-  return {{std::string(ElementWiseFuser::kName), ElementWiseFuser::kVersion},
-          {std::string(MatmulFuser::kName), MatmulFuser::kVersion},
-          {std::string(ReduceFuser::kName), ReduceFuser::kVersion},
-          {std::string(ReduceBroadcastedFuser::kName), ReduceBroadcastedFuser::kVersion}};
+  std::vector<FuserVersion> versions;
+  for (const BuiltinFuserEntry& entry : BuiltinFuserTable()) {
+    versions.push_back({std::string(entry.name), entry.version});
+  }
+  return versions;
 }
 
 // Note [Environment fingerprint] (store/codec/environment_fingerprint.h): what a plan depends on.

@@ -7,21 +7,38 @@
 
 namespace ember {
 
+namespace {
+
+template <typename Fuser>
+std::unique_ptr<OperationFuser> Make(uint32_t max_bindings) {
+  return std::make_unique<Fuser>(max_bindings);
+}
+
+template <typename Fuser>
+constexpr BuiltinFuserEntry Row() {
+  return {Fuser::kName, Fuser::kVersion, &Make<Fuser>};
+}
+
+constexpr BuiltinFuserEntry kTable[] = {
+    Row<ElementWiseFuser>(),
+    Row<MatmulFuser>(),
+    Row<ReduceFuser>(),
+    Row<ReduceBroadcastedFuser>(),
+};
+
+}  // namespace
+
+std::span<const BuiltinFuserEntry> BuiltinFuserTable() { return kTable; }
+
 std::vector<std::unique_ptr<OperationFuser>> BuiltinFusers(uint32_t max_bindings) {
   std::vector<std::unique_ptr<OperationFuser>> fusers;
-  fusers.push_back(std::make_unique<ElementWiseFuser>(max_bindings));
-  fusers.push_back(std::make_unique<MatmulFuser>(max_bindings));
-  fusers.push_back(std::make_unique<ReduceFuser>(max_bindings));
-  fusers.push_back(std::make_unique<ReduceBroadcastedFuser>(max_bindings));
+  for (const BuiltinFuserEntry& entry : kTable) fusers.push_back(entry.make(max_bindings));
   return fusers;
 }
 
 std::unique_ptr<OperationFuser> BuiltinFuser(std::string_view name, uint32_t max_bindings) {
-  if (name == ElementWiseFuser::kName) return std::make_unique<ElementWiseFuser>(max_bindings);
-  if (name == MatmulFuser::kName) return std::make_unique<MatmulFuser>(max_bindings);
-  if (name == ReduceFuser::kName) return std::make_unique<ReduceFuser>(max_bindings);
-  if (name == ReduceBroadcastedFuser::kName) {
-    return std::make_unique<ReduceBroadcastedFuser>(max_bindings);
+  for (const BuiltinFuserEntry& entry : kTable) {
+    if (entry.name == name) return entry.make(max_bindings);
   }
   return nullptr;
 }

@@ -4,17 +4,17 @@
 
 #include <fmt/format.h>
 
-#include "engine/fuse/elementwise_fuser.h"
+#include "engine/fuse/builtin_fusers.h"
 #include "engine/fuse/matmul_fuser.h"
-#include "engine/fuse/reduce_broadcasted_fuser.h"
-#include "engine/fuse/reduce_fuser.h"
 #include "engine/fuse/trace_optimization.h"
 
 namespace ember {
 
 bool IsKnownOptimization(std::string_view name) {
-  return name == ElementWiseFuser::kName || name == MatmulFuser::kName ||
-         name == ReduceFuser::kName || name == ReduceBroadcastedFuser::kName;
+  for (const BuiltinFuserEntry& entry : BuiltinFuserTable()) {
+    if (entry.name == name) return true;
+  }
+  return false;
 }
 
 Status OptimizationFromState(const OptimizationState& state, std::shared_ptr<Optimization>* out) {
