@@ -8,6 +8,7 @@
 
 #include "codegen/kernel_plan.h"
 #include "codegen/launch_geometry.h"
+#include "engine/trace/reduce_layout.h"
 
 namespace ember::codegen {
 
@@ -26,17 +27,6 @@ struct Handover {
   int scratch = -1;  // kScratch: index into TracePlan::scratch
 };
 
-// The reduce layout of a trace with reduce stages (Note [CPU fused groups],
-// engine/runtime/cpu/fused_layout.h): full blocks over S = [outer..., length, inner...],
-// reduced blocks over S with the axis at 1.
-struct ReduceLayout {
-  int64_t units = 1;
-  int64_t length = 1;
-  int64_t inner = 1;
-  int64_t axis = -1;
-  std::vector<bool> full;  // per block
-};
-
 // Throws ember::Error (the caller runs the ops unfused) for a launch the generator cannot
 // serve: mismatched counts, shapes that do not broadcast, a layout outside Note [Kernel modes].
 TracePlan PlanTrace(const TraceLaunch& launch);
@@ -46,7 +36,8 @@ TracePlan PlanTrace(const TraceLaunch& launch);
 std::vector<Handover> FindHandovers(const FuseTrace& trace, KernelMode mode, bool shared,
                                     const std::vector<bool>& full);
 
-// REQUIRES: launch.trace has reduce stages. Throws ember::Error when they do not fit one layout.
+// REQUIRES: launch.trace has reduce stages. Its layout (engine/trace/reduce_layout.h), with the
+// stage arguments the kernels rely on; throws ember::Error when they do not fit one layout.
 ReduceLayout MakeReduceLayout(const TraceLaunch& launch);
 
 // The strides of `tensor` seen from reference `ref` (numpy broadcasting: missing leading dims

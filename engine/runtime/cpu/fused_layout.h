@@ -31,7 +31,8 @@ struct FusedLayout {
   std::vector<int64_t> unit_positions;  // per block: positions of one unit
 };
 
-// Throws ember::Error when the blocks' shapes and stages do not fit one of the layouts above.
+// Throws ember::Error when the blocks' shapes and stages do not fit one of the layouts above
+// (a trace with reduce stages: MakeReduceLayout, engine/trace/reduce_layout.h).
 FusedLayout MakeFusedLayout(const FusedLaunch& launch);
 
 // True when `from` broadcasts to `to` by numpy rules.
