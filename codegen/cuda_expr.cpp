@@ -22,26 +22,15 @@ const char* StorageType(DType dtype) {
   return "float";
 }
 
-const char* DTypeTag(DType dtype) {
-  switch (dtype) {
-    case DType::kF32: return "f32";
-    case DType::kF16: return "f16";
-    case DType::kBF16: return "bf16";
-    case DType::kI32: return "i32";
-    case DType::kI64: return "i64";
-    case DType::kBool: return "bool";
-  }
-  return "f32";
-}
-
 // A stored element of `dtype` (text `raw`) in its domain.
 std::string LoadExpr(DType dtype, const std::string& raw) {
   return fmt::format("{}({})", FloatDomain(dtype) ? "ember_f" : "ember_i", raw);
 }
 
-// A domain value (text `value`) stored as `dtype`.
+// A domain value (text `value`) stored as `dtype`: the prelude's ember_to_* stores are named by
+// DTypeName ("f32", "f16", ...).
 std::string StoreExpr(DType dtype, const std::string& value) {
-  return fmt::format("ember_to_{}({})", DTypeTag(dtype), value);
+  return fmt::format("ember_to_{}({})", DTypeName(dtype), value);
 }
 
 // The unary ops that always compute in f32 (kernels.h: Abs and Neg keep ints).

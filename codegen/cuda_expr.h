@@ -20,8 +20,6 @@ DType DomainDType(bool float_domain);
 const char* DomainType(bool float_domain);
 // The device type an element is stored as: float, __half, __nv_bfloat16, int, i64, u8.
 const char* StorageType(DType dtype);
-// "f32", "f16", ...: the suffix of the prelude's ember_to_* stores.
-const char* DTypeTag(DType dtype);
 // A stored element of `dtype` (text `raw`) in its domain.
 std::string LoadExpr(DType dtype, const std::string& raw);
 // A domain value (text `value`) stored as `dtype`.
