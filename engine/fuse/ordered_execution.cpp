@@ -61,7 +61,7 @@ void OrderedExecution::ExecuteOptimization(Optimization& optimization, Context& 
   running_ = std::string(optimization.name());
   // Inputs from outside the leaf must exist; those the leaf produces itself come later.
   // Inline up to a long chain's length: the check runs at every fused execution (issue 41).
-  boost::container::small_vector<TensorId, 32> produced_here;
+  boost::container::small_vector<TensorId, 64> produced_here;
   for (size_t position : ordering) {
     EMBER_CHECK(position < operations_.size(), "position {} of {} queued ops", position,
                 operations_.size());
