@@ -4,13 +4,14 @@
 # The output defines ember::EmbeddedMigrations() (store/database/migrations.h), or the function
 # -DFUNCTION=<name> names (the PostgreSQL set: store/postgres/), one entry per file, in version
 # order. The build fails on a badly named file, a gap in the numbering, or a file that
-# contains the raw-string delimiter.
+# contains the raw-string delimiter (RawString.cmake).
 if(NOT SQL_DIR OR NOT OUTPUT)
   message(FATAL_ERROR "EmbedMigrations.cmake needs -DSQL_DIR=... and -DOUTPUT=...")
 endif()
 if(NOT FUNCTION)
   set(FUNCTION "EmbeddedMigrations")
 endif()
+include(${CMAKE_CURRENT_LIST_DIR}/RawString.cmake)
 
 file(GLOB files RELATIVE "${SQL_DIR}" "${SQL_DIR}/*.sql")
 list(SORT files)
@@ -28,11 +29,8 @@ foreach(file IN LISTS files)
   endif()
   math(EXPR expected "${expected} + 1")
   file(READ "${SQL_DIR}/${file}" sql)
-  string(FIND "${sql}" ")${delimiter}\"" clash)
-  if(NOT clash EQUAL -1)
-    message(FATAL_ERROR "migrations/${file} contains ')${delimiter}\"', the embedding delimiter")
-  endif()
-  string(APPEND entries "    {${version}, \"${name}\", R\"${delimiter}(${sql})${delimiter}\"},\n")
+  ember_raw_string(literal "${sql}" "${delimiter}" "migrations/${file}")
+  string(APPEND entries "    {${version}, \"${name}\", ${literal}},\n")
 endforeach()
 if(entries STREQUAL "")
   message(FATAL_ERROR "no migrations in ${SQL_DIR}")

@@ -16,7 +16,7 @@ bool IsArg(ReduceStage::Kind kind) {
   return kind == ReduceStage::Kind::kArgMax || kind == ReduceStage::Kind::kArgMin;
 }
 // Max, Min and the arg ops fold a value with its position (Note [Reduce accumulators],
-// codegen/prelude.cpp); Sum, Mean and Prod the accumulator alone.
+// codegen/prelude.cuh); Sum, Mean and Prod the accumulator alone.
 bool IsExtreme(ReduceStage::Kind kind) {
   switch (kind) {
     case ReduceStage::Kind::kSum:

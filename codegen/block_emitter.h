@@ -44,7 +44,7 @@ class KernelContext {
 
   // The reduce stage whose input block `b` writes.
   std::optional<size_t> StageFrom(uint32_t b) const;
-  // The prelude type a stage folds in (Note [Reduce accumulators], codegen/prelude.cpp).
+  // The prelude type a stage folds in (Note [Reduce accumulators], codegen/prelude.cuh).
   std::string AccumulatorType(size_t stage) const;
   std::string StartAccumulator(size_t stage, int indent);
   // `row`: combine the partials of the row group's threads first (spec.group of them).

@@ -1,6 +1,6 @@
 // The pieces of CUDA C++ text every generator writes: the two compute domains, the storage type
 // of each dtype, domain loads and stores (the prelude's ember_f / ember_i / ember_to_*,
-// codegen/prelude.cpp), and each fused op as an expression over lane operands. Shared by the
+// codegen/prelude.cuh), and each fused op as an expression over lane operands. Shared by the
 // trace lowering (block_emitter.cpp) and the special kernels (special_kernels.cpp).
 #pragma once
 

@@ -13,7 +13,7 @@
 //            iterations (surplus groups redo the last row and store nothing), so barriers and
 //            shuffles stay legal. The group runs every block of the trace in order. Full
 //            blocks loop over the row in vectors; each reduce stage folds per thread in the
-//            op's own accumulator (Note [Reduce accumulators], prelude.cpp), then across the
+//            op's own accumulator (Note [Reduce accumulators], prelude.cuh), then across the
 //            group (shuffles, and shared memory past a warp); reduced blocks run on every
 //            thread of the group (their values are then registers each thread has) and only
 //            its first thread stores. Values full blocks hand over stay in shared memory, a
@@ -28,7 +28,7 @@
 //   kColumn  a reduce along another axis: one thread per column (outer x inner), looping
 //            along the axis in order, so the fold order is the CPU's. Full-block handovers go
 //            through scratch buffers.
-// Every op, load and store follows the CPU's rules (prelude.cpp); each op's result is rounded
+// Every op, load and store follows the CPU's rules (prelude.cuh); each op's result is rounded
 // to its local's dtype, so a chain computes what the unfused ops compute.
 #pragma once
 

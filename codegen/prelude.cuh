@@ -1,16 +1,4 @@
-#include "codegen/prelude.h"
-
-namespace ember::codegen {
-
-// The device code every generated kernel starts with. The rules are the CPU backend's, so a
-// GPU result differs from the CPU's only by the last bits of the math functions:
-//   Note [CPU compute domains] (engine/runtime/cpu/convert.h) for loads and stores;
-//   the kernel table (engine/runtime/cpu/kernels.h, ElementTile) for the ops;
-//   engine/runtime/cpu/reduce_fold.h for reductions (double / wrapping i64 sums and products,
-//   NaN wins in max/min, the first extreme's index; Note [Reduce accumulators] below).
-// Kept as one raw string so that the golden files show exactly what NVRTC compiles.
-std::string_view CudaPrelude() {
-  return R"cuda(#include <cuda_fp16.h>
+#include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
 typedef long long i64;
@@ -268,7 +256,3 @@ __device__ __forceinline__ void ember_get(ember_ext<i64, I>& a, const i64* v, co
   a.v = v[k];
   a.i = (I)ix[k];
 }
-)cuda";
-}
-
-}  // namespace ember::codegen
