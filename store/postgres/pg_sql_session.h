@@ -33,6 +33,7 @@ class PgSqlSession final : public SqlSession {
               int64_t* changes = nullptr) override;
   Status ReadTransaction(std::string_view what, const std::function<Status()>& body) override;
   Status WriteTransaction(std::string_view what, const std::function<Status()>& body) override;
+  std::string_view RowLockClause() const override { return " FOR UPDATE"; }
   // pg_total_relation_size of the plan store's tables in the current schema.
   Status StoredBytes(int64_t* out) override;
 

@@ -1,5 +1,6 @@
 // PostgresPlanRepository: opening, environments, loading, hits and quarantine. Publication and
-// kernels are in postgres_plan_repository_writes.cpp, workloads in _workloads.cpp.
+// kernels are in postgres_plan_repository_writes.cpp; the workload ledger is SqlPlanRepository's
+// (store/repository/sql_plan_repository_workloads.cpp).
 #include "store/postgres/postgres_plan_repository.h"
 #include "store/postgres/pg_change_feed.h"
 

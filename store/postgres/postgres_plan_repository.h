@@ -26,11 +26,11 @@
 
 #include "store/postgres/pg_connection.h"
 #include "store/postgres/pg_sql_session.h"
-#include "store/repository/plan_repository.h"
+#include "store/repository/sql_plan_repository.h"
 
 namespace ember {
 
-class PostgresPlanRepository final : public PlanRepository {
+class PostgresPlanRepository final : public SqlPlanRepository {
  public:
   // Connects to the server of `options.path` (a postgresql:// URI) and creates or migrates
   // ember's tables (unless options.read_only).
@@ -72,17 +72,6 @@ class PostgresPlanRepository final : public PlanRepository {
   Status RecordHitCounts(std::span<const std::pair<PlanRowId, int64_t>> counts,
                          std::optional<WorkloadRowId> workload) override;
   Status Quarantine(PlanRowId plan, std::string_view reason) override;
-  Status GetOrCreateWorkload(EnvironmentRowId environment, std::string_view name,
-                             WorkloadRow* out) override;
-  Status FindWorkload(EnvironmentRowId environment, std::string_view name, bool* found,
-                      WorkloadRow* out) override;
-  Status GetWorkload(WorkloadRowId workload, WorkloadRow* out) override;
-  Status AddExplorations(WorkloadRowId workload, int64_t n, int64_t* count) override;
-  Status TryReserveExploration(WorkloadRowId workload, std::optional<int64_t> cap_if_unset,
-                               bool* granted, int64_t* count) override;
-  Status SetCap(WorkloadRowId workload, std::optional<int64_t> max_explorations) override;
-  Status ResetExplorations(WorkloadRowId workload) override;
-  Status AddCounters(WorkloadRowId workload, const WorkloadCounters& counters) override;
   Status PutKernel(EnvironmentRowId environment, const NewKernel& kernel, KernelRowId* id,
                    bool* added = nullptr) override;
   Status GetKernel(EnvironmentRowId environment, const KernelKey& key, StoredKernel* out) override;
@@ -113,9 +102,6 @@ class PostgresPlanRepository final : public PlanRepository {
   // NOTIFYs a change (pg_change_feed.h) inside the caller's transaction; kind 'p' or 't'.
   Status Notify(char kind, EnvironmentRowId environment, uint64_t first_op_hash,
                 const Hash128& plan_key);
-  // One UPDATE of workload $1 (more parameters from `params`); NotFound when it has no row.
-  Status UpdateWorkload(WorkloadRowId workload, std::string_view what, std::string_view sql,
-                        pg::Params params);
   std::unique_ptr<pg::Connection> conn_;
   std::unique_ptr<PgSqlSession> sql_;  // on conn_, replaced with it
   std::string uri_;  // as configured, password included: for Reconnect only, never shown

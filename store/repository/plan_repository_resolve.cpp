@@ -15,7 +15,7 @@ namespace {
 // On a server the row is locked until the commit: a gc deleting it waits (and a gc that was
 // first has committed, so the row is not seen). A SQLite write transaction excludes gc already.
 std::string Locked(SqlSession& sql, std::string_view select) {
-  return sql.backend() == "postgresql" ? fmt::format("{} FOR UPDATE", select) : std::string(select);
+  return fmt::format("{}{}", select, sql.RowLockClause());
 }
 
 }  // namespace

@@ -8,7 +8,8 @@
 //     them as $1, $2, ... (a `?` inside a quoted literal is left alone);
 //   * integer results must be BIGINT on PostgreSQL: write CAST(SUM(x) AS BIGINT) and
 //     CAST(length(b) AS BIGINT), which SQLite accepts as well; the column "binary" is quoted;
-//   * INSERT ... ON CONFLICT (...) DO NOTHING and INSERT ... RETURNING id work on both.
+//   * INSERT ... ON CONFLICT (...) DO NOTHING and INSERT / UPDATE ... RETURNING work on both;
+//     an INSERT ... SELECT followed by ON CONFLICT needs a WHERE clause (SQLite's parser).
 // What differs (the size on disk, transactions) is a method of its own.
 //
 // Errors are Status values naming the database and `what`; nothing throws.
@@ -74,6 +75,24 @@ class SqlSession {
   // otherwise. The body may run more than once (a busy file, a serialization failure on a
   // server): it must reset its outputs first.
   virtual Status WriteTransaction(std::string_view what, const std::function<Status()>& body) = 0;
+  // Runs `body`, a read of one statement (or of several that need no common snapshot), outside
+  // any transaction: a SQLite file runs it again while another connection holds a lock (Note
+  // [Busy handling]); a server runs it once.
+  virtual Status ReadStatement(std::string_view what, const std::function<Status()>& body) {
+    (void)what;
+    return body();
+  }
+  // Runs `body`, a change made by one statement (and the reads that go with it): on a SQLite
+  // file in a write transaction (busy retries, the commit counter); a server commits the
+  // statement by itself.
+  virtual Status WriteStatement(std::string_view what, const std::function<Status()>& body) {
+    (void)what;
+    return body();
+  }
+  // What a SELECT inside a write transaction ends with to lock the rows it reads until the
+  // commit: " FOR UPDATE" on a server, where writers run side by side; "" on a SQLite file,
+  // whose write transaction already excludes every other writer.
+  virtual std::string_view RowLockClause() const { return ""; }
 
   // How much the database takes where it is stored: the SQLite file's pages (without its WAL),
   // or the server's tables of the plan store with their indexes and TOAST.

@@ -1,5 +1,6 @@
-// SqlitePlanRepository: opening, environments, hits and quarantine. Loading, publication, workloads
-// and kernels live in plan_repository_{load,publish,workloads,kernels}.cpp.
+// SqlitePlanRepository: opening, environments, hits and quarantine. Loading, publication and
+// kernels live in sqlite_plan_repository_{load,publish,kernels}.cpp; the workload ledger is
+// SqlPlanRepository's (sql_plan_repository_workloads.cpp).
 #include "store/repository/sqlite_plan_repository.h"
 
 #include <fmt/format.h>

@@ -22,14 +22,14 @@
 
 #include "engine/core/status.h"
 #include "store/database/plan_database.h"
-#include "store/repository/plan_repository.h"
+#include "store/repository/sql_plan_repository.h"
 #include "store/repository/sqlite_sql_session.h"
 
 namespace ember {
 
 class SqliteStatement;
 
-class SqlitePlanRepository final : public PlanRepository {
+class SqlitePlanRepository final : public SqlPlanRepository {
  public:
   // Opens (and creates or migrates) the database file of `options` (PlanDatabase::Open).
   static Status Open(const PlanDbOptions& options, std::unique_ptr<SqlitePlanRepository>* out);
@@ -68,17 +68,6 @@ class SqlitePlanRepository final : public PlanRepository {
   Status RecordHitCounts(std::span<const std::pair<PlanRowId, int64_t>> counts,
                          std::optional<WorkloadRowId> workload) override;
   Status Quarantine(PlanRowId plan, std::string_view reason) override;
-  Status GetOrCreateWorkload(EnvironmentRowId environment, std::string_view name,
-                             WorkloadRow* out) override;
-  Status FindWorkload(EnvironmentRowId environment, std::string_view name, bool* found,
-                      WorkloadRow* out) override;
-  Status GetWorkload(WorkloadRowId workload, WorkloadRow* out) override;
-  Status AddExplorations(WorkloadRowId workload, int64_t n, int64_t* count) override;
-  Status TryReserveExploration(WorkloadRowId workload, std::optional<int64_t> cap_if_unset,
-                               bool* granted, int64_t* count) override;
-  Status SetCap(WorkloadRowId workload, std::optional<int64_t> max_explorations) override;
-  Status ResetExplorations(WorkloadRowId workload) override;
-  Status AddCounters(WorkloadRowId workload, const WorkloadCounters& counters) override;
   Status PutKernel(EnvironmentRowId environment, const NewKernel& kernel, KernelRowId* id,
                    bool* added = nullptr) override;
   Status GetKernel(EnvironmentRowId environment, const KernelKey& key, StoredKernel* out) override;
@@ -98,8 +87,6 @@ class SqlitePlanRepository final : public PlanRepository {
       : database_(std::move(database)), sql_(database_->sqlite()) {}
 
   SqliteDatabase& db() { return database_->sqlite(); }
-  Status UpdateWorkload(WorkloadRowId workload, std::string_view what, std::string_view sql,
-                        const std::function<void(SqliteStatement&)>& bind);
   // In one write transaction: runs `insert_sql` (an INSERT … ON CONFLICT that keeps or updates
   // an existing row) with the values `bind` gives it, then `find`, which must see the row; a row
   // it does not see is Corruption naming `row` ("environment env-…", "workload 'train'").

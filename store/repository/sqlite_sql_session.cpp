@@ -81,6 +81,15 @@ Status SqliteSqlSession::WriteTransaction(std::string_view what,
   return RunTransaction(db_, TransactionKind::kWrite, what, body);
 }
 
+Status SqliteSqlSession::ReadStatement(std::string_view what, const std::function<Status()>& body) {
+  return RunWithBusyRetry(db_, what, body);
+}
+
+Status SqliteSqlSession::WriteStatement(std::string_view what,
+                                        const std::function<Status()>& body) {
+  return RunTransaction(db_, TransactionKind::kWrite, what, body);
+}
+
 Status SqliteSqlSession::StoredBytes(int64_t* out) {
   int64_t pages = 0;
   int64_t page_size = 0;

@@ -28,6 +28,10 @@ class SqliteSqlSession final : public SqlSession {
               int64_t* changes = nullptr) override;
   Status ReadTransaction(std::string_view what, const std::function<Status()>& body) override;
   Status WriteTransaction(std::string_view what, const std::function<Status()>& body) override;
+  // RunWithBusyRetry.
+  Status ReadStatement(std::string_view what, const std::function<Status()>& body) override;
+  // A write transaction (WriteTransaction).
+  Status WriteStatement(std::string_view what, const std::function<Status()>& body) override;
   // page_count × page_size.
   Status StoredBytes(int64_t* out) override;
 
