@@ -1,7 +1,7 @@
 // A workload name is UTF-8 text that every tool can show (issue 40, item 2). The configuration
-// refuses another (tests/core/config_test.cpp); a name set through the API, or the executable's
-// own, is stored escaped, so SQLite and PostgreSQL (whose text refuses invalid UTF-8) keep the
-// same name and the run stores its plans either way.
+// refuses another (tests/core/config_file_errors_test.cpp, config_environment_errors_test.cpp); a
+// name set through the API, or the executable's own, is stored escaped, so SQLite and PostgreSQL
+// (whose text refuses invalid UTF-8) keep the same name and the run stores its plans either way.
 #include <string>
 #include <vector>
 
