@@ -169,14 +169,16 @@ class PersistentPlans final : public PlanBacking {
   // Publishes the pending plan (shared tier, claim released, writer), if there is one.
   void PublishPending();
 
-  // The tiers, in the order a first op is looked up: the segment, then the database.
-  SharedTierClient shm_;
+  // The tiers (a first op is looked up in the segment, then in the database) and the writer.
+  // Destroyed in reverse: the shared tier before the writer, so that this process's claims are
+  // released at once, not after the writer has applied what is queued; the reader last.
   DatabaseReader db_;
   std::unique_ptr<PlanWriter> writer_;
   // PlanRepository::SyncWaitsForWrites of the writer's database.
   bool sync_waits_ = true;
   ExplorationBudget budget_;
   MissCandidateCache misses_;
+  SharedTierClient shm_;
 
   // Every plan in the in-memory store by key: a tier's plans join only when it lacks them.
   struct KeyHash {
