@@ -1,6 +1,9 @@
 // PostgresPlanRepository: the plan repository (store/repository/plan_repository.h, whose rules
 // it keeps) on a PostgreSQL server, so that every host of a fleet reads what any host found.
-// The schema is migrations/postgres/, the SQLite schema version for version.
+// The schema is migrations/postgres/, the SQLite schema version for version. Its SQL is
+// SqlPlanRepository's (store/repository/sql_plan_repository.h); what is the server's own is
+// here: the connection and its reconnection, migrations and privileges, transient errors, the
+// change feed, and the hooks where its SQL differs (hits as arrays, NOTIFY).
 //
 // How the rules hold across hosts, where SQLite had one writer at a time:
 //   * "existing plan wins": INSERT … ON CONFLICT DO NOTHING waits for a concurrent insert of
@@ -21,8 +24,9 @@
 
 #include <memory>
 #include <optional>
-#include <set>
+#include <span>
 #include <string>
+#include <utility>
 
 #include "store/postgres/pg_connection.h"
 #include "store/postgres/pg_sql_session.h"
@@ -56,35 +60,16 @@ class PostgresPlanRepository final : public SqlPlanRepository {
   Status Reconnect() override;
   // LISTEN/NOTIFY (pg_change_feed.h): every publication NOTIFYs at commit.
   Status OpenChangeFeed(std::unique_ptr<PlanChangeFeed>* out) override;
-  Status EnsureEnvironmentText(std::string_view stable_id, std::string_view description,
-                               EnvironmentRowId* id) override;
-  Status ListEnvironments(std::vector<EnvironmentRow>* out) override;
-  Status LoadAllPlans(EnvironmentRowId environment, LoadedPlans* out) override;
-  Status LoadPlansByFirstOp(EnvironmentRowId environment, uint64_t first_op_hash, LoadedPlans* out,
-                            size_t limit = kAllRows) override;
-  Status FindPlanByKey(EnvironmentRowId environment, const Hash128& plan_key,
-                       std::optional<PlanRowId>* id) override;
-  Status InsertPlan(EnvironmentRowId environment, const NewPlan& plan,
-                    InsertResult* result) override;
-  Status AppendTriggers(PlanRowId plan, std::span<const TriggerRow> triggers,
-                        size_t* added = nullptr) override;
-  Status Publish(const PublishBatch& batch, PublishResult* result) override;
-  Status RecordHitCounts(std::span<const std::pair<PlanRowId, int64_t>> counts,
-                         std::optional<WorkloadRowId> workload) override;
-  Status Quarantine(PlanRowId plan, std::string_view reason) override;
-  Status PutKernel(EnvironmentRowId environment, const NewKernel& kernel, KernelRowId* id,
-                   bool* added = nullptr) override;
-  Status GetKernel(EnvironmentRowId environment, const KernelKey& key, StoredKernel* out) override;
 
-  Status WritePlanRow(EnvironmentRowId environment, const NewPlan& plan, int64_t now,
-                      InsertResult* result) override;
-  Status WriteTriggerRows(PlanRowId plan, std::span<const TriggerRow> triggers,
-                          size_t* added) override;
-  Status WriteKernelRow(EnvironmentRowId environment, const NewKernel& kernel,
-                        std::optional<PlanRowId> plan_id, int64_t now, KernelRowId* id,
-                        bool* added) override;
-  Status WriteKernelLink(EnvironmentRowId environment, const KernelKey& key, PlanRowId plan,
-                         bool* linked) override;
+ protected:
+  // Two statements for the whole batch: ids and counts travel as arrays.
+  Status WriteHitCounts(std::span<const std::pair<PlanRowId, int64_t>> counts,
+                        std::optional<WorkloadRowId> workload, int64_t now) override;
+  // The insert and a NOTIFY of the row it inserted, in one round trip.
+  std::string AnnouncingPlanInsert(std::string insert) const override;
+  // NOTIFY ember_plans (pg_change_feed.h), delivered when the transaction commits.
+  Status Announce(char kind, PlanRowId plan, EnvironmentRowId environment, uint64_t first_op_hash,
+                  std::span<const uint8_t> plan_key) override;
 
  private:
   PostgresPlanRepository(std::unique_ptr<pg::Connection> conn, std::string uri)
@@ -95,13 +80,6 @@ class PostgresPlanRepository final : public SqlPlanRepository {
   Status Migrate(bool read_only);
   // Sets read_only_reason_ when the role lacks a privilege a write needs.
   Status CheckWritePrivileges();
-  // The 'ok' plans of `environment` (of one first-op hash, or all) with their triggers: at most
-  // `limit` plan rows (kAllRows: every one), each with all its triggers.
-  Status LoadPlans(EnvironmentRowId environment, std::optional<uint64_t> first_op_hash,
-                   size_t limit, LoadedPlans* out);
-  // NOTIFYs a change (pg_change_feed.h) inside the caller's transaction; kind 'p' or 't'.
-  Status Notify(char kind, EnvironmentRowId environment, uint64_t first_op_hash,
-                const Hash128& plan_key);
   std::unique_ptr<pg::Connection> conn_;
   std::unique_ptr<PgSqlSession> sql_;  // on conn_, replaced with it
   std::string uri_;  // as configured, password included: for Reconnect only, never shown

@@ -12,8 +12,8 @@
 
 #include "engine/core/clock.h"
 #include "store/codec/plan_codec.h"
-#include "store/codec/row_checksum.h"
 #include "store/repository/plan_repository.h"
+#include "store/repository/plan_row_check.h"
 #include "store/repository/saturating_sql.h"
 #include "store/sqlite/column_encoding.h"
 
@@ -76,31 +76,20 @@ Status PlanRepository::LoadPlansByFirstKind(EnvironmentRowId environment, int fi
     *out = LoadedPlans();
     bad.clear();
     Status q = sql().Query(
-        "SELECT id, plan_key, ops_blob, plan_blob, checksum, num_ops, origin, first_op_hash, "
-        "explore_ms, found_dims FROM plans WHERE environment_id = ?1 AND first_op_kind = ?2 AND "
-        "status = 'ok' ORDER BY id DESC LIMIT ?3",
+        fmt::format("SELECT {}, p.found_dims FROM plans p WHERE p.environment_id = ?1 AND "
+                    "p.first_op_kind = ?2 AND p.status = 'ok' ORDER BY p.id DESC LIMIT ?3",
+                    kLoadedPlanColumns),
         {SqlValue(int64_t{environment}), SqlValue(int64_t{first_op_kind}),
          SqlValue(static_cast<int64_t>(limit))},
         "loading the plans of a first op kind", [&](const SqlRow& row) {
           StoredPlan plan;
-          plan.id = row.Int64(0);
-          const std::optional<Hash128> key = PlanKeyFromBytes(row.Blob(1));
-          plan.ops_blob = row.Blob(2);
-          plan.plan_blob = row.Blob(3);
-          plan.checksum = FromColumn(row.Int64(4));
-          plan.num_ops = static_cast<uint32_t>(row.Int64(5));
-          plan.origin = row.Text(6);
-          plan.first_op_hash = FromColumn(row.Int64(7));
-          plan.explore_ms = row.Double(8);
-          plan.found_dims = ParseNumbers(row.Text(9));
-          if (!key.has_value()) {
-            bad.push_back({plan.id, "plan_key is not 16 bytes"});
-          } else if (PlanChecksum(plan.ops_blob, plan.plan_blob) != plan.checksum) {
-            bad.push_back({plan.id, "checksum mismatch"});
-          } else {
-            plan.plan_key = *key;
-            out->plans.push_back(std::move(plan));
+          BadPlanRow problem;
+          if (!ReadLoadedPlan(row, &plan, &problem)) {
+            bad.push_back(std::move(problem));
+            return;
           }
+          plan.found_dims = ParseNumbers(row.Text(kLoadedPlanColumnCount));
+          out->plans.push_back(std::move(plan));
         });
     if (!q.ok()) return q;
     for (StoredPlan& plan : out->plans) {

@@ -103,11 +103,9 @@ Status CheckPlanRecord(const PlanRecord& record, ExecutionPlan* plan) {
   if (!key.has_value()) {
     return Status::Corruption(fmt::format("plan_key has {} bytes, not 16", record.plan_key.size()));
   }
-  const uint64_t computed = PlanChecksum(record.ops_blob, record.plan_blob);
-  if (computed != FromColumn(record.checksum)) {
-    return Status::Corruption(
-        fmt::format("checksum mismatch (stored 0x{:016x}, computed 0x{:016x})",
-                    FromColumn(record.checksum), computed));
+  if (std::optional<std::string> mismatch =
+          ChecksumMismatch(record.ops_blob, record.plan_blob, FromColumn(record.checksum))) {
+    return Status::Corruption(*mismatch);
   }
   ExecutionPlan decoded;
   if (Status s = DecodePlanParts(record.ops_blob, record.plan_blob, record.triggers, &decoded);
@@ -127,6 +125,36 @@ Status CheckPlanRecord(const PlanRecord& record, ExecutionPlan* plan) {
   }
   if (plan != nullptr) *plan = std::move(decoded);
   return Status::Ok();
+}
+
+std::optional<std::string> ChecksumMismatch(std::span<const uint8_t> ops_blob,
+                                            std::span<const uint8_t> plan_blob, uint64_t stored) {
+  const uint64_t computed = PlanChecksum(ops_blob, plan_blob);
+  if (computed == stored) return std::nullopt;
+  return fmt::format("checksum mismatch (stored 0x{:016x}, computed 0x{:016x})", stored, computed);
+}
+
+bool ReadLoadedPlan(const SqlRow& row, StoredPlan* plan, BadPlanRow* bad) {
+  plan->id = row.Int64(0);
+  const std::optional<Hash128> key = PlanKeyFromBytes(row.Blob(1));
+  plan->ops_blob = row.Blob(2);
+  plan->plan_blob = row.Blob(3);
+  plan->checksum = FromColumn(row.Int64(4));
+  plan->num_ops = static_cast<uint32_t>(row.Int64(5));
+  plan->origin = row.Text(6);
+  plan->first_op_hash = FromColumn(row.Int64(7));
+  plan->explore_ms = row.Double(8);
+  if (!key.has_value()) {
+    *bad = {plan->id, "plan_key is not 16 bytes"};
+    return false;
+  }
+  if (std::optional<std::string> mismatch =
+          ChecksumMismatch(plan->ops_blob, plan->plan_blob, plan->checksum)) {
+    *bad = {plan->id, std::move(*mismatch)};
+    return false;
+  }
+  plan->plan_key = *key;
+  return true;
 }
 
 }  // namespace ember

@@ -6,11 +6,14 @@
 // they accept the engine would load. Pure functions; callable from any thread.
 #pragma once
 
+#include <optional>
 #include <span>
+#include <string>
 
 #include "engine/core/status.h"
 #include "engine/stream/plan.h"
 #include "store/repository/plan_rows.h"
+#include "store/repository/sql_session.h"
 
 namespace ember {
 
@@ -38,5 +41,22 @@ Status DecodeStoredPlan(const StoredPlan& row, ExecutionPlan* out);
 // Every check above on `record` (whose blobs and triggers must have been read); *plan (may be
 // null) gets the decoded plan. Corruption with the first problem found.
 Status CheckPlanRecord(const PlanRecord& record, ExecutionPlan* plan);
+
+// The columns every load of plans reads, from a table or subquery named p, in this order: what
+// ReadLoadedPlan reads; a query adds its own columns after them, from kLoadedPlanColumnCount.
+inline constexpr char kLoadedPlanColumns[] =
+    "p.id, p.plan_key, p.ops_blob, p.plan_blob, p.checksum, p.num_ops, p.origin, p.first_op_hash, "
+    "p.explore_ms";
+inline constexpr int kLoadedPlanColumnCount = 9;
+
+// A loaded row (kLoadedPlanColumns) checked as every load checks it before returning it (Note
+// [Row checksums]): a 16-byte plan_key and the checksum of its blobs. True with *plan filled
+// (no triggers yet); false with *bad saying why.
+bool ReadLoadedPlan(const SqlRow& row, StoredPlan* plan, BadPlanRow* bad);
+
+// "checksum mismatch (stored 0x…, computed 0x…)" when the blobs' checksum is not `stored`;
+// nullopt when it is.
+std::optional<std::string> ChecksumMismatch(std::span<const uint8_t> ops_blob,
+                                            std::span<const uint8_t> plan_blob, uint64_t stored);
 
 }  // namespace ember
