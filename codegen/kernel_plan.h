@@ -146,4 +146,8 @@ struct TracePlan {
 // The positions of a shape (1 for rank 0).
 int64_t Positions(const Shape& shape);
 
+// The strides of `tensor` seen from reference `ref` (numpy broadcasting: missing leading dims
+// and size-1 dims get 0). Throws ember::Error when it does not broadcast to `ref`.
+std::vector<int64_t> StridesOver(const BoundTensor& tensor, const Shape& ref);
+
 }  // namespace ember::codegen

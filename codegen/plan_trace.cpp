@@ -97,16 +97,6 @@ void CheckLaunch(const TraceLaunch& launch) {
   }
 }
 
-template <typename Fn>
-void ForEachArg(const FuseBlock& block, Fn&& fn) {
-  for (const auto* ops : {&block.reads, &block.ops, &block.writes}) {
-    for (const FuseOp& op : *ops) {
-      for (int k = 0; k < FuseOpArity(op.kind); ++k) fn(op.args[k], false);
-      fn(op.out, true);
-    }
-  }
-}
-
 class Planner {
  public:
   explicit Planner(const TraceLaunch& launch)
@@ -478,56 +468,6 @@ class Planner {
 };
 
 }  // namespace
-
-int64_t Positions(const Shape& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
-
-std::vector<int64_t> StridesOver(const BoundTensor& tensor, const Shape& ref) {
-  const Shape& shape = tensor.shape;
-  if (shape.size() > ref.size()) {
-    throw Error(fmt::format("a tensor of shape {} does not broadcast to {}", shape, ref));
-  }
-  std::vector<int64_t> strides(ref.size(), 0);
-  const size_t lead = ref.size() - shape.size();
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == ref[lead + d] && shape[d] != 1) {
-      strides[lead + d] = tensor.strides[d];
-    } else if (shape[d] != 1) {
-      throw Error(fmt::format("a tensor of shape {} does not broadcast to {}", shape, ref));
-    }
-  }
-  return strides;
-}
-
-std::vector<Handover> FindHandovers(const FuseTrace& trace, KernelMode mode, bool shared,
-                                    const std::vector<bool>& full) {
-  std::vector<Handover> found;
-  int scratch = 0;
-  auto add = [&](const FuseArg& arg) {
-    for (const Handover& h : found) {
-      if (h.block == arg.block && h.pos == arg.pos) return;
-    }
-    if (arg.block >= trace.blocks.size()) throw Error("a handover from a missing block");
-    Handover h{.block = arg.block, .pos = arg.pos, .dtype = arg.dtype};
-    const bool from_full = full.at(arg.block);
-    if (mode == KernelMode::kBlock || (from_full && !(mode == KernelMode::kRow && shared))) {
-      h.storage = Handover::Storage::kScratch;
-      h.scratch = scratch++;
-    } else {
-      h.storage = from_full ? Handover::Storage::kShared : Handover::Storage::kRegister;
-    }
-    found.push_back(h);
-  };
-  for (const FuseBlock& block : trace.blocks) {
-    ForEachArg(block, [&](const FuseArg& arg, bool is_out) {
-      if (!is_out && arg.kind == FuseArgKind::kMultiBlockLocal) add(arg);
-    });
-  }
-  return found;
-}
 
 ReduceLayout MakeReduceLayout(const TraceLaunch& launch) {
   return ember::MakeReduceLayout(*launch.trace, launch.block_shapes,

@@ -135,6 +135,18 @@ struct FuseBlock {
   bool operator==(const FuseBlock&) const = default;
 };
 
+// Calls fn(arg, is_output) for every operand and then the output of every op of `block`, in
+// the order its kernel runs them: the reads, the ops, the writes.
+template <typename Fn>
+void ForEachArg(const FuseBlock& block, Fn&& fn) {
+  for (const std::vector<FuseOp>* ops : {&block.reads, &block.ops, &block.writes}) {
+    for (const FuseOp& op : *ops) {
+      for (int k = 0; k < FuseOpArity(op.kind); ++k) fn(op.args[k], false);
+      fn(op.out, true);
+    }
+  }
+}
+
 struct FuseResources {
   std::vector<TensorIr> inputs;
   std::vector<TensorIr> outputs;

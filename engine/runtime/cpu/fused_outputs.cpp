@@ -35,18 +35,14 @@ std::vector<int> ChooseInPlace(const FusedLaunch& launch) {
   }
   for (size_t b = 0; b < trace.blocks.size(); ++b) {
     const FuseBlock& block = trace.blocks[b];
-    for (const auto* ops : {&block.reads, &block.ops, &block.writes}) {
-      for (const FuseOp& op : *ops) {
-        for (int k = 0; k < FuseOpArity(op.kind); ++k) {
-          const FuseArg& arg = op.args[k];
-          if (arg.kind == FuseArgKind::kInput && arg.pos < inputs) See(reader[arg.pos], b);
-          if (arg.kind == FuseArgKind::kOutput && arg.pos < reread.size()) reread[arg.pos] = true;
-        }
-        if (op.out.kind == FuseArgKind::kOutput && op.out.pos < writer.size()) {
-          See(writer[op.out.pos], b);
-        }
+    ForEachArg(block, [&](const FuseArg& arg, bool is_out) {
+      if (is_out) {
+        if (arg.kind == FuseArgKind::kOutput && arg.pos < writer.size()) See(writer[arg.pos], b);
+        return;
       }
-    }
+      if (arg.kind == FuseArgKind::kInput && arg.pos < inputs) See(reader[arg.pos], b);
+      if (arg.kind == FuseArgKind::kOutput && arg.pos < reread.size()) reread[arg.pos] = true;
+    });
   }
   std::vector<int> chosen(launch.outputs.size(), kNone);
   std::vector<bool> taken(inputs, false);

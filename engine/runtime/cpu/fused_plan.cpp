@@ -126,14 +126,9 @@ class Planner {
       plan_.buffers.push_back({.block = static_cast<int>(block)});
     };
     for (const FuseBlock& block : trace_.blocks) {
-      for (const auto* ops : {&block.reads, &block.ops, &block.writes}) {
-        for (const FuseOp& op : *ops) {
-          for (int k = 0; k < FuseOpArity(op.kind); ++k) {
-            const FuseArg& arg = op.args[k];
-            if (arg.kind == FuseArgKind::kMultiBlockLocal) need(arg.block, arg.pos);
-          }
-        }
-      }
+      ForEachArg(block, [&](const FuseArg& arg, bool is_out) {
+        if (!is_out && arg.kind == FuseArgKind::kMultiBlockLocal) need(arg.block, arg.pos);
+      });
     }
     for (const ReduceStage& stage : trace_.reduces) {
       if (stage.input.kind != FuseArgKind::kMultiBlockLocal || stage.input.block != stage.from ||
