@@ -43,9 +43,9 @@
 #include "store/repository/plan_repository.h"
 #include "store/repository/plan_row_check.h"
 #include "store/repository/sql_session.h"
-#include "store/repository/sqlite_plan_repository.h"
 #include "store/shm/shared_plan_tier.h"
 #include "store/sqlite/sqlite_database.h"
+#include "store/sqlite/sqlite_plan_repository.h"
 #include "store/sqlite/sqlite_statement.h"
 
 namespace {

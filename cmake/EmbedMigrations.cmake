@@ -1,7 +1,7 @@
 # Embeds migrations/NNNN_name.sql into a C++ source file, so that ember binaries need no files
 # at run time (migrations/README.md). Run as a script:
 #   cmake -DSQL_DIR=<migrations dir> -DOUTPUT=<file.cpp> -P EmbedMigrations.cmake
-# The output defines ember::EmbeddedMigrations() (store/database/migrations.h), or the function
+# The output defines ember::EmbeddedMigrations() (store/sqlite/migrations.h), or the function
 # -DFUNCTION=<name> names (the PostgreSQL set: store/postgres/), one entry per file, in version
 # order. The build fails on a badly named file, a gap in the numbering, or a file that
 # contains the raw-string delimiter (RawString.cmake).
@@ -37,7 +37,9 @@ if(entries STREQUAL "")
 endif()
 
 set(source "// Generated from migrations/*.sql by cmake/EmbedMigrations.cmake. Do not edit.
-#include \"store/database/migrations.h\"
+#include <span>
+
+#include \"store/repository/migration.h\"
 
 namespace ember {
 namespace {

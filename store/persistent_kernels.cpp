@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include "engine/core/log.h"
-#include "store/database/file_trust.h"
-#include "store/sqlite/column_encoding.h"
+#include "store/repository/column_encoding.h"
+#include "store/sqlite/file_trust.h"
 
 namespace ember {
 namespace {

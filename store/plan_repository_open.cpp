@@ -3,7 +3,7 @@
 #include "engine/core/plan_db_location.h"
 #include "store/postgres/postgres_plan_repository.h"
 #include "store/repository/plan_repository.h"
-#include "store/repository/sqlite_plan_repository.h"
+#include "store/sqlite/sqlite_plan_repository.h"
 
 namespace ember {
 

@@ -8,7 +8,7 @@
 #include "codegen/kernel_source.h"
 #include "engine/fuse/trace_optimization.h"
 #include "engine/runtime/kernel_key.h"
-#include "store/sqlite/column_encoding.h"
+#include "store/repository/column_encoding.h"
 
 namespace ember {
 namespace {

@@ -6,7 +6,6 @@
 #include <string>
 
 #include "store/admin/bundle_kernel_check.h"
-#include "store/repository/row_writes.h"
 #include "store/sqlite/sqlite_statement.h"
 
 namespace ember {

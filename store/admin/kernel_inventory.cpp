@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "store/codec/row_checksum.h"
-#include "store/repository/sqlite_sql_session.h"
-#include "store/sqlite/column_encoding.h"
+#include "store/repository/column_encoding.h"
+#include "store/sqlite/sqlite_sql_session.h"
 
 namespace ember {
 

@@ -31,8 +31,8 @@
 #include <vector>
 
 #include "engine/core/status.h"
-#include "store/database/plan_database.h"
 #include "store/repository/plan_repository.h"
+#include "store/sqlite/plan_database.h"
 
 namespace ember {
 

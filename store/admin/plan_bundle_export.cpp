@@ -12,12 +12,12 @@
 #include "store/admin/bundle_contents.h"
 #include "store/admin/bundle_kernels.h"
 #include "store/admin/plan_bundle.h"
-#include "store/database/migrations.h"
-#include "store/database/wal_companions.h"
 #include "store/repository/plan_row_check.h"
-#include "store/repository/row_writes.h"
+#include "store/sqlite/migrations.h"
+#include "store/sqlite/row_writes.h"
 #include "store/sqlite/sqlite_statement.h"
 #include "store/sqlite/sqlite_transaction.h"
+#include "store/sqlite/wal_companions.h"
 
 namespace ember {
 

@@ -16,11 +16,10 @@
 #include "store/admin/bundle_kernels.h"
 #include "store/admin/plan_bundle.h"
 #include "store/codec/environment_fingerprint.h"
-#include "store/database/migrations.h"
+#include "store/repository/column_encoding.h"
 #include "store/repository/plan_row_check.h"
-#include "store/repository/row_writes.h"
-#include "store/repository/sqlite_sql_session.h"
-#include "store/sqlite/column_encoding.h"
+#include "store/sqlite/migrations.h"
+#include "store/sqlite/sqlite_sql_session.h"
 #include "store/sqlite/sqlite_statement.h"
 #include "store/sqlite/sqlite_transaction.h"
 
@@ -29,7 +28,7 @@ namespace ember {
 namespace {
 
 // A bundle that PlanDatabase::Open refused, named as what it is. The opener is the plan
-// database's (store/database/plan_database.h), so its messages call the file a plan database and
+// database's (store/sqlite/plan_database.h), so its messages call the file a plan database and
 // advise configuring another database path; the reason itself (missing, empty, truncated, not
 // SQLite, untrusted) is kept. issue 13, part 7.
 Status UnreadableBundle(const std::string& path, const Status& opened) {

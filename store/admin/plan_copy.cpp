@@ -8,9 +8,9 @@
 
 #include "store/admin/bundle_kernel_check.h"
 #include "store/admin/kernel_inventory.h"
-#include "store/database/file_trust.h"
+#include "store/repository/column_encoding.h"
 #include "store/repository/plan_row_check.h"
-#include "store/sqlite/column_encoding.h"
+#include "store/sqlite/file_trust.h"
 
 namespace ember {
 namespace {

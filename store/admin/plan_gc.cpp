@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "engine/core/clock.h"
-#include "store/sqlite/column_encoding.h"
+#include "store/repository/column_encoding.h"
 
 namespace ember {
 

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "store/repository/saturating_sql.h"
-#include "store/repository/sqlite_sql_session.h"
+#include "store/sqlite/sqlite_sql_session.h"
 
 namespace ember {
 

@@ -18,8 +18,8 @@
 
 #include "engine/core/status.h"
 #include "store/admin/kernel_inventory.h"
-#include "store/database/plan_database.h"
 #include "store/repository/plan_rows.h"
+#include "store/sqlite/plan_database.h"
 #include "store/sqlite/sqlite_database.h"
 
 namespace ember {

@@ -8,8 +8,8 @@
 #include <cstdint>
 
 #include "engine/core/status.h"
-#include "store/database/plan_database.h"
 #include "store/repository/plan_repository.h"
+#include "store/sqlite/plan_database.h"
 
 namespace ember {
 

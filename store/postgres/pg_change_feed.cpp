@@ -11,7 +11,7 @@
 #include <random>
 
 #include "engine/core/plan_db_location.h"
-#include "store/sqlite/column_encoding.h"
+#include "store/repository/column_encoding.h"
 
 namespace ember {
 namespace {

@@ -1,6 +1,6 @@
 // PostgresChangeFeed: the plan change feed (store/repository/plan_change_feed.h) of a PostgreSQL
 // plan database: its own connection LISTENs on kPlanChannel, and every transaction that stores a
-// plan or appends triggers sends a NOTIFY there (postgres_plan_repository_writes.cpp), which the
+// plan or appends triggers sends a NOTIFY there (postgres_plan_repository.cpp), which the
 // server delivers at commit and never for a rolled-back one. The payload is the change in text:
 //
 //   <p|t> <environment id> <first-op hash as signed BIGINT> <plan key, 32 hex digits> <process>

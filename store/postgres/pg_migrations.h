@@ -7,11 +7,12 @@
 #include <span>
 
 #include "engine/core/status.h"
-#include "store/database/migrations.h"
 #include "store/postgres/pg_connection.h"
+#include "store/repository/migration.h"
 
 namespace ember {
-// Generated beside store/database's EmbeddedMigrations, in namespace ember.
+// Generated beside store/sqlite's EmbeddedMigrations (store/sqlite/migrations.h), in namespace
+// ember.
 std::span<const Migration> EmbeddedPostgresMigrations();
 }  // namespace ember
 

@@ -8,8 +8,8 @@
 
 #include "engine/core/log.h"
 #include "store/postgres/pg_migrations.h"
+#include "store/repository/column_encoding.h"
 #include "store/repository/saturating_sql.h"
-#include "store/sqlite/column_encoding.h"
 
 namespace ember {
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "store/codec/row_checksum.h"
-#include "store/sqlite/column_encoding.h"
+#include "store/repository/column_encoding.h"
 
 namespace ember {
 

@@ -1,10 +1,12 @@
 // PlanRepository: the durable tier of the plan store — environments, plans and their triggers,
 // workloads and their exploration ledger, plan use per workload, compiled kernels
 // (docs/PLAN_DATABASE.md). One interface, one implementation per database: SQLite
-// (sqlite_plan_repository.h, a file) and PostgreSQL (store/postgres/, a server shared across
-// hosts). PlanRepository::Open picks one from the location (store/plan_repository_open.cpp); the
+// (store/sqlite/, a file) and PostgreSQL (store/postgres/, a server shared across hosts), both
+// SqlPlanRepository (sql_plan_repository.h: the SQL written once) with what is their own.
+// PlanRepository::Open picks one from the location (store/plan_repository_open.cpp); the
 // engine, the writer, the shared tier and the tools see only this interface, so a third
-// database joins by implementing it and naming its scheme there.
+// database joins by implementing it and naming its scheme there (docs/ARCHITECTURE.md, "Adding
+// a plan-database backend").
 //
 // Every method returns a Status and never throws or aborts on a database problem: the engine
 // then degrades to memory-only. Writes run in short transactions, retried when the database is
@@ -46,7 +48,7 @@
 
 #include "engine/core/status.h"
 #include "store/codec/environment_fingerprint.h"
-#include "store/database/open_options.h"
+#include "store/repository/open_options.h"
 #include "store/repository/plan_change_feed.h"
 #include "store/repository/plan_rows.h"
 #include "store/repository/sql_session.h"

@@ -12,10 +12,10 @@
 
 #include "engine/core/clock.h"
 #include "store/codec/plan_codec.h"
+#include "store/repository/column_encoding.h"
 #include "store/repository/plan_repository.h"
 #include "store/repository/plan_row_check.h"
 #include "store/repository/saturating_sql.h"
-#include "store/sqlite/column_encoding.h"
 
 namespace ember {
 

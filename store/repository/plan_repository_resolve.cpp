@@ -4,9 +4,9 @@
 // (sql_session.h's shared dialect), for every database.
 #include <fmt/format.h>
 
+#include "store/repository/column_encoding.h"
 #include "store/repository/plan_repository.h"
 #include "store/repository/plan_row_check.h"
-#include "store/sqlite/column_encoding.h"
 
 namespace ember {
 

@@ -7,7 +7,7 @@
 
 #include "store/codec/plan_codec.h"
 #include "store/codec/row_checksum.h"
-#include "store/sqlite/column_encoding.h"
+#include "store/repository/column_encoding.h"
 
 namespace ember {
 

@@ -6,9 +6,9 @@
 #include <limits>
 
 #include "engine/core/log.h"
+#include "store/repository/column_encoding.h"
 #include "store/repository/plan_row_check.h"
 #include "store/repository/sql_plan_repository.h"
-#include "store/sqlite/column_encoding.h"
 
 namespace ember {
 

@@ -5,9 +5,9 @@
 
 #include "engine/core/log.h"
 #include "store/codec/row_checksum.h"
+#include "store/repository/column_encoding.h"
 #include "store/repository/plan_columns.h"
 #include "store/repository/sql_plan_repository.h"
-#include "store/sqlite/column_encoding.h"
 
 namespace ember {
 

@@ -1,6 +1,6 @@
 // The commit counter: every write transaction of ember's that changes rows adds one to the
 // header's user_version, so that each commit rewrites page 1. Note [Write-ahead log binding]
-// (store/database/wal_companions.h) uses it to tell whether a stale write-ahead log was written
+// (wal_companions.h) uses it to tell whether a stale write-ahead log was written
 // for the file beside it.
 #pragma once
 

@@ -1,6 +1,6 @@
 // SqliteDatabase: one owned SQLite connection (RAII), the thin layer every store query goes
 // through. It opens existing files only: creating a plan database (mode 0600, trusted
-// directory) is the job of store/database/file_trust.h (PrepareDatabaseFile), so SQLite never
+// directory) is the job of file_trust.h (PrepareDatabaseFile), so SQLite never
 // creates one with the umask's permissions.
 //
 // Each connection is configured the same way: extended result codes, a busy timeout, foreign

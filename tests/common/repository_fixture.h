@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "store/codec/environment_fingerprint.h"
-#include "store/repository/sqlite_plan_repository.h"
+#include "store/sqlite/sqlite_plan_repository.h"
 #include "tests/common/temp_dir.h"
 
 namespace ember::test {

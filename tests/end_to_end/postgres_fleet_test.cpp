@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "store/database/migrations.h"
 #include "store/postgres/pg_connection.h"
 #include "store/shm/shared_segment.h"
+#include "store/sqlite/migrations.h"
 #include "tests/common/postgres_server.h"
 #include "tests/common/process.h"
 #include "tests/end_to_end/engine_child.h"

@@ -1,5 +1,5 @@
 // Issue 13's first recipe end to end (Note [Write-ahead log binding],
-// store/database/wal_companions.h): real engine processes (tests/end_to_end/engine_child.h) exit
+// store/sqlite/wal_companions.h): real engine processes (tests/end_to_end/engine_child.h) exit
 // cleanly and leave no write-ahead log, so a database file replaced afterwards — by another
 // program's database or by a backup being restored — is what the next run finds, untouched.
 #include <filesystem>

@@ -6,8 +6,8 @@
 
 #include "store/admin/plan_bundle.h"
 #include "store/admin/plan_verification.h"
-#include "store/database/wal_companions.h"
 #include "store/repository/plan_repository.h"
+#include "store/sqlite/wal_companions.h"
 #include "tests/fuzz/fuzz_target.h"
 
 EMBER_FUZZ_TARGET(bundle_import) {

@@ -20,7 +20,7 @@
 #include <span>
 #include <string>
 
-#include "store/database/wal_companions.h"
+#include "store/sqlite/wal_companions.h"
 
 namespace ember::fuzz {
 

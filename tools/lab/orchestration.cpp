@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "store/database/wal_companions.h"
+#include "store/sqlite/wal_companions.h"
 #include "tools/lab/child_process.h"
 
 namespace ember::lab {

@@ -4,7 +4,7 @@
 
 #include "engine/core/printable.h"
 #include "store/codec/row_checksum.h"
-#include "store/sqlite/column_encoding.h"
+#include "store/repository/column_encoding.h"
 #include "tools/plans/human_units.h"
 #include "tools/plans/plan_description.h"
 #include "tools/plans/text_table.h"

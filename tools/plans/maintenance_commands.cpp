@@ -9,7 +9,7 @@
 #include "engine/core/plan_db_location.h"
 #include "store/admin/plan_inventory.h"
 #include "store/admin/plan_maintenance.h"
-#include "store/database/migrations.h"
+#include "store/sqlite/migrations.h"
 #include "tools/plans/commands.h"
 #include "tools/plans/human_units.h"
 #include "tools/plans/json_output.h"

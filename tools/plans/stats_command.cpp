@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "store/admin/plan_inventory.h"
-#include "store/database/migrations.h"
+#include "store/sqlite/migrations.h"
 #include "tools/plans/commands.h"
 #include "tools/plans/human_units.h"
 #include "tools/plans/json_output.h"

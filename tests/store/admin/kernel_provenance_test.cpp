@@ -15,7 +15,7 @@
 #include "store/admin/kernel_inventory.h"
 #include "store/admin/plan_bundle.h"
 #include "store/admin/plan_copy.h"
-#include "store/repository/sqlite_plan_repository.h"
+#include "store/sqlite/sqlite_plan_repository.h"
 #include "tests/common/repository_fixture.h"
 #include "tests/store/admin/generated_kernels.h"
 

@@ -12,7 +12,7 @@
 #include "store/admin/plan_gc.h"
 #include "store/admin/plan_inventory.h"
 #include "store/admin/plan_verification.h"
-#include "store/repository/sqlite_plan_repository.h"
+#include "store/sqlite/sqlite_plan_repository.h"
 #include "tests/store/admin/generated_kernels.h"
 #include "tests/store/real_plans.h"
 #include "tests/store/repository_backends.h"

@@ -103,7 +103,7 @@ TEST(EnvironmentFingerprint, RepositoryGivesOneRowPerEnvironmentAcrossReopens) {
 }
 
 // The reselect after the insert must find the row; one the file's own trigger deletes is
-// corruption, named (PlanRepository::InsertThenFind).
+// corruption, named (SqlPlanRepository::EnsureEnvironmentText).
 TEST(EnvironmentFingerprint, AnEnvironmentThatVanishesAfterItsInsertIsCorruption) {
   TempDir dir;
   const std::string path = dir.File("plans.db");

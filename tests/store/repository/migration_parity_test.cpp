@@ -14,9 +14,9 @@
 #include <string>
 #include <tuple>
 
-#include "store/database/migrations.h"
 #include "store/postgres/pg_connection.h"
 #include "store/postgres/pg_migrations.h"
+#include "store/sqlite/migrations.h"
 #include "store/sqlite/sqlite_database.h"
 #include "store/sqlite/sqlite_statement.h"
 #include "tests/common/temp_dir.h"

@@ -3,9 +3,9 @@
 // bundles from a newer schema.
 #include <gtest/gtest.h>
 
-#include "store/database/migrations.h"
 #include "store/shm/shared_plan_tier.h"
 #include "store/shm/shared_segment.h"
+#include "store/sqlite/migrations.h"
 #include "tests/tools/plans/plans_test_util.h"
 
 namespace ember::plans_test {

@@ -4,8 +4,8 @@
 
 #include "engine/stream/trace.h"
 #include "store/admin/plan_inventory.h"
-#include "store/database/plan_database.h"
 #include "store/repository/plan_row_check.h"
+#include "store/sqlite/plan_database.h"
 #include "tests/tools/plans/plans_test_util.h"
 
 namespace ember::plans_test {

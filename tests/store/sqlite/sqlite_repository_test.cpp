@@ -6,7 +6,7 @@
 
 #include "engine/core/log.h"
 #include "store/codec/row_checksum.h"
-#include "store/sqlite/column_encoding.h"
+#include "store/repository/column_encoding.h"
 #include "store/sqlite/sqlite_database.h"
 #include "tests/store/sqlite_test_util.h"
 
@@ -131,7 +131,7 @@ TEST_F(SqliteRepository, QuarantinedPlanIsHiddenAndRepairedByAFreshPublication) 
 }
 
 // The repair writes, in place, every column a fresh insert of the new publication would
-// (PlanColumns in store/repository/row_writes.h); the row keeps its id, environment and key.
+// (PlanColumns in store/repository/plan_columns.h); the row keeps its id, environment and key.
 TEST_F(SqliteRepository, RepairedRowHoldsEveryColumnOfTheNewPublication) {
   const InsertResult first = Insert(SamplePlan(1));
   ASSERT_TRUE(repo_->Quarantine(first.plan_id, "decode failed").ok());

@@ -11,8 +11,8 @@
 #include <fmt/format.h>
 
 #include "engine/core/log.h"
-#include "store/database/migrations.h"
-#include "store/database/plan_database.h"
+#include "store/sqlite/migrations.h"
+#include "store/sqlite/plan_database.h"
 #include "tests/store/sqlite_test_util.h"
 
 namespace ember {

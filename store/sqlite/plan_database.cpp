@@ -1,4 +1,4 @@
-#include "store/database/plan_database.h"
+#include "store/sqlite/plan_database.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -14,14 +14,14 @@
 #include <vector>
 
 #include "engine/core/log.h"
-#include "store/database/database_header.h"
-#include "store/database/file_trust.h"
-#include "store/database/migrations.h"
-#include "store/database/network_filesystem.h"
-#include "store/database/wal_companions.h"
+#include "store/sqlite/database_header.h"
+#include "store/sqlite/file_trust.h"
+#include "store/sqlite/migrations.h"
+#include "store/sqlite/network_filesystem.h"
 #include "store/sqlite/sqlite_error.h"
 #include "store/sqlite/sqlite_statement.h"
 #include "store/sqlite/sqlite_transaction.h"
+#include "store/sqlite/wal_companions.h"
 
 namespace ember {
 

@@ -1,6 +1,6 @@
 // SqlitePlanRepository: opening, the file's checks and upkeep, and hits. Everything else is
 // SqlPlanRepository's (sql_plan_repository*.cpp).
-#include "store/repository/sqlite_plan_repository.h"
+#include "store/sqlite/sqlite_plan_repository.h"
 
 #include <fmt/format.h>
 

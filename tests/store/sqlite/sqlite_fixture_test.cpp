@@ -14,7 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "store/database/migrations.h"
+#include "store/sqlite/migrations.h"
 #include "tests/store/sqlite_test_util.h"
 
 namespace ember {

@@ -1,4 +1,4 @@
-#include "store/database/migrations.h"
+#include "store/sqlite/migrations.h"
 
 #include <fmt/format.h>
 

@@ -21,9 +21,9 @@
 #include <utility>
 
 #include "engine/core/status.h"
-#include "store/database/plan_database.h"
 #include "store/repository/sql_plan_repository.h"
-#include "store/repository/sqlite_sql_session.h"
+#include "store/sqlite/plan_database.h"
+#include "store/sqlite/sqlite_sql_session.h"
 
 namespace ember {
 

@@ -1,4 +1,4 @@
-#include "store/database/wal_companions.h"
+#include "store/sqlite/wal_companions.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

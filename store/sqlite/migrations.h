@@ -14,15 +14,10 @@
 #include <vector>
 
 #include "engine/core/status.h"
+#include "store/repository/migration.h"
 #include "store/sqlite/sqlite_database.h"
 
 namespace ember {
-
-struct Migration {
-  int version = 0;        // NNNN of the file name; 1, 2, ... without gaps.
-  std::string_view name;  // The rest of the file name, without ".sql".
-  std::string_view sql;   // The file's contents.
-};
 
 // The migrations compiled into this binary from migrations/*.sql, in version order (generated
 // by cmake/EmbedMigrations.cmake).

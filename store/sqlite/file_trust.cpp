@@ -1,4 +1,4 @@
-#include "store/database/file_trust.h"
+#include "store/sqlite/file_trust.h"
 
 #include "engine/core/plan_db_location.h"
 

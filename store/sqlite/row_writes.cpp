@@ -1,4 +1,4 @@
-#include "store/repository/row_writes.h"
+#include "store/sqlite/row_writes.h"
 
 namespace ember {
 

@@ -1,4 +1,4 @@
-// Note [Write-ahead log binding] (store/database/wal_companions.h): no log is left behind to be
+// Note [Write-ahead log binding] (store/sqlite/wal_companions.h): no log is left behind to be
 // replayed onto another file, and a log that a killed writer left is replayed only onto the
 // database it belongs to. Real files, real forked writers killed with SIGKILL, and the "other
 // program" as a plain SQLite connection.
@@ -15,9 +15,9 @@
 #include <gtest/gtest.h>
 
 #include "engine/core/log.h"
-#include "store/database/plan_database.h"
-#include "store/database/wal_companions.h"
-#include "store/repository/sqlite_plan_repository.h"
+#include "store/sqlite/plan_database.h"
+#include "store/sqlite/sqlite_plan_repository.h"
+#include "store/sqlite/wal_companions.h"
 #include "tests/store/sqlite_test_util.h"
 
 namespace ember {

@@ -1,4 +1,4 @@
-#include "store/database/open_database_files.h"
+#include "store/sqlite/open_database_files.h"
 
 #include <sys/stat.h>
 

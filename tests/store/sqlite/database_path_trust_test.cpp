@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <string>
 
-#include "store/database/plan_database.h"
+#include "store/sqlite/plan_database.h"
 #include "tests/store/shm_test_util.h"
 #include "tests/store/sqlite_test_util.h"
 

@@ -122,7 +122,7 @@ TEST_F(SqliteWorkloads, UnknownWorkloadIsNotFound) {
 }
 
 // The reselect after the upsert must find the row; one the file's own trigger deletes is
-// corruption, named (PlanRepository::InsertThenFind).
+// corruption, named (SqlPlanRepository::GetOrCreateWorkload).
 TEST_F(SqliteWorkloads, AWorkloadThatVanishesAfterItsInsertIsCorruption) {
   sqlite_test::RawDb(path_).Exec(
       "CREATE TRIGGER vanish AFTER INSERT ON workloads BEGIN "

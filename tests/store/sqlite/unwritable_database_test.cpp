@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "engine/core/log.h"
-#include "store/database/plan_database.h"
 #include "store/persistent_plans.h"
+#include "store/sqlite/plan_database.h"
 #include "tests/store/one_op_plans.h"
 #include "tests/store/shm_test_util.h"
 #include "tests/store/sqlite_test_util.h"

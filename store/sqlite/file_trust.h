@@ -6,7 +6,7 @@
 #include <string>
 
 #include "engine/core/status.h"
-#include "store/database/open_options.h"
+#include "store/repository/open_options.h"
 
 namespace ember {
 

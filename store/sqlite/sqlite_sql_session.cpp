@@ -1,4 +1,4 @@
-#include "store/repository/sqlite_sql_session.h"
+#include "store/sqlite/sqlite_sql_session.h"
 
 #include <type_traits>
 

@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "store/database/plan_database.h"
+#include "store/sqlite/plan_database.h"
 #include "tests/store/sqlite_test_util.h"
 
 namespace ember {

@@ -37,11 +37,11 @@
 #include <string>
 
 #include "engine/core/status.h"
-#include "store/database/file_trust.h"
-#include "store/database/open_database_files.h"
-#include "store/database/open_options.h"
-#include "store/database/wal_companions.h"
+#include "store/repository/open_options.h"
+#include "store/sqlite/file_trust.h"
+#include "store/sqlite/open_database_files.h"
 #include "store/sqlite/sqlite_database.h"
+#include "store/sqlite/wal_companions.h"
 
 namespace ember {
 

@@ -10,9 +10,9 @@
 #include <filesystem>
 
 #include "engine/core/log.h"
-#include "store/database/file_trust.h"
-#include "store/database/network_filesystem.h"
-#include "store/database/plan_database.h"
+#include "store/sqlite/file_trust.h"
+#include "store/sqlite/network_filesystem.h"
+#include "store/sqlite/plan_database.h"
 #include "tests/store/sqlite_test_util.h"
 
 namespace ember {

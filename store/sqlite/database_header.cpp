@@ -1,4 +1,4 @@
-#include "store/database/database_header.h"
+#include "store/sqlite/database_header.h"
 
 #include <sys/stat.h>
 

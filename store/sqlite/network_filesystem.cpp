@@ -1,4 +1,4 @@
-#include "store/database/network_filesystem.h"
+#include "store/sqlite/network_filesystem.h"
 
 #include <sys/vfs.h>
 

@@ -12,7 +12,7 @@
 #include <random>
 #include <thread>
 
-#include "store/database/migrations.h"
+#include "store/sqlite/migrations.h"
 #include "tests/store/sqlite_test_util.h"
 
 namespace ember {
