@@ -7,17 +7,12 @@
 namespace ember {
 namespace {
 
-constexpr std::array<OpGroup, kNumOpKinds> kGroups = {
-#define EMBER_OP(name, number, cls, fused, group) OpGroup::k##group,
-#include "engine/ir/op_list.def"
-};
-
 // Each op's SpecialOp, by op number: the count of Special ops before it.
 constexpr std::array<std::optional<SpecialOp>, kNumOpKinds> SpecialColumn() {
   std::array<std::optional<SpecialOp>, kNumOpKinds> column{};
   int specials = 0;
   for (size_t k = 0; k < column.size(); ++k) {
-    if (kGroups[k] == OpGroup::kSpecial) column[k] = static_cast<SpecialOp>(specials++);
+    if (kOpGroups[k] == OpGroup::kSpecial) column[k] = static_cast<SpecialOp>(specials++);
   }
   return column;
 }
@@ -39,13 +34,13 @@ constexpr std::array<std::optional<SpecialOp>, kNumOpKinds> kSpecials = SpecialC
 
 size_t Index(OpKind kind) {
   const auto k = static_cast<size_t>(kind);
-  EMBER_CHECK(k < kGroups.size(), "op kind {} out of range", k);
+  EMBER_CHECK(k < kOpGroups.size(), "op kind {} out of range", k);
   return k;
 }
 
 }  // namespace
 
-OpGroup GroupOf(OpKind kind) { return kGroups[Index(kind)]; }
+OpGroup GroupOf(OpKind kind) { return kOpGroups[Index(kind)]; }
 
 std::optional<SpecialOp> SpecialOf(OpKind kind) { return kSpecials[Index(kind)]; }
 

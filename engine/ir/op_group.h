@@ -7,6 +7,7 @@
 // build names what a new special op still lacks (docs/ARCHITECTURE.md, "Adding an op").
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 
@@ -33,6 +34,12 @@ enum class SpecialOp : uint8_t {
 #undef EMBER_OP_GROUP_Binary
 #undef EMBER_OP_GROUP_Scalar
 #undef EMBER_OP_GROUP_Special
+};
+
+// op_list.def's Group column by op number (compile-time checks read it; code calls GroupOf).
+inline constexpr std::array<OpGroup, kNumOpKinds> kOpGroups = {
+#define EMBER_OP(name, number, cls, fused, group) OpGroup::k##group,
+#include "engine/ir/op_list.def"
 };
 
 // REQUIRES: kind < kNumOpKinds (ops that passed CheckOperationLayout, or built by the API).

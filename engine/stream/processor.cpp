@@ -165,8 +165,12 @@ void Processor::Reset(ExecutionPlanStore& store, std::span<const OperationIr> op
   explorer_.Reset(ops);
   exploring_ = {};
   policy_.Reset();
-  if (!ops.empty()) store.LoadStartingWith(ops.front());
-  for (const OperationIr& op : ops) policy_.Update(store, op);
+  if (ops.empty()) return;
+  // The new head is hashed once, for the database and the policy alike (as in Process).
+  const uint64_t first_hash = HashOp(ops.front());
+  store.LoadStartingWith(ops.front(), first_hash);
+  policy_.Update(store, ops.front(), first_hash);
+  for (const OperationIr& op : ops.subspan(1)) policy_.Update(store, op);
 }
 
 PlanId Processor::OnExplorationCompleted(std::span<const OperationIr> ops,

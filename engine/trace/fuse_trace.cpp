@@ -63,12 +63,8 @@ static_assert(EveryFusedOpIsSomeOpsFused(),
 // An op of the Unary, Binary or Scalar group is its Fused op over its operands (op_group.h):
 // the fusers and the backends' unfused paths take it by that alone.
 constexpr bool GenericGroupsHaveFusedOps() {
-  constexpr std::array<OpGroup, kNumOpKinds> groups = {
-#define EMBER_OP(name, number, cls, fused, group) OpGroup::k##group,
-#include "engine/ir/op_list.def"
-  };
-  for (size_t k = 0; k < groups.size(); ++k) {
-    if (groups[k] != OpGroup::kSpecial && !kFused[k].has_value()) return false;
+  for (size_t k = 0; k < kOpGroups.size(); ++k) {
+    if (kOpGroups[k] != OpGroup::kSpecial && !kFused[k].has_value()) return false;
   }
   return true;
 }
