@@ -85,6 +85,7 @@ std::shared_ptr<DeviceServer> ServerFor(Device device) {
     if (backing != nullptr && backend->compiles_kernels()) {
       backend->UseKernelStore(backing->AttachKernels());
     }
+    if (backing != nullptr) backend->UseFactStore(backing->AttachFacts());
     slot = std::make_shared<DeviceServer>(device, std::move(backend), std::move(fusers),
                                           SettingsFromConfig(), std::move(backing));
   }

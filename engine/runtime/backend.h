@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/ir/operation_ir.h"
+#include "engine/runtime/device_facts.h"
 #include "engine/runtime/fused_launch.h"
 #include "engine/runtime/handle_container.h"
 #include "engine/runtime/kernel_store.h"
@@ -85,6 +86,9 @@ class Backend {
   // hands it the plan database's store before the first op. `store` must outlive the backend
   // or be replaced first.
   virtual void UseKernelStore(KernelStore* /*store*/) {}
+  // Keeps what it measures about the device (DeviceFactStore) in `store` from now on (null: in
+  // memory only); handed over like the kernel store, with the same lifetime rule.
+  virtual void UseFactStore(DeviceFactStore* /*store*/) {}
 
   // Waits for all work submitted from the current stream (a no-op for synchronous backends),
   // including the work of other streams it waits for.

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 
+#include "engine/runtime/device_facts.h"
 #include "engine/runtime/kernel_store.h"
 #include "engine/stream/miss_explanation.h"
 #include "engine/stream/plan.h"
@@ -72,6 +73,9 @@ class PlanBacking {
   // published (to the shared tier and the database) when its first run ends, with the kernels
   // that run compiled, in one transaction.
   virtual KernelStore* AttachKernels() { return nullptr; }
+  // The store of what the backend measured about the device (Backend::UseFactStore), scoped
+  // to this environment, or null.
+  virtual DeviceFactStore* AttachFacts() { return nullptr; }
   // Plan `id` starts / ended a run (also one that threw); kernels compiled in between were
   // compiled for it.
   virtual void OnPlanRunning(PlanId /*id*/) {}
