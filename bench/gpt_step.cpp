@@ -20,7 +20,10 @@
 // report: the first step's time (exploration, and on CUDA kernel compilation, unless the plan
 // database is warm), the median of the later steps, the first and last losses, and the device's
 // engine counters for the whole run (ember::GetStats). Fusion and the plan database follow the
-// usual environment (EMBER_FUSION, EMBER_PLAN_DB, ...).
+// usual environment (EMBER_FUSION, EMBER_PLAN_DB, ...). With --json, also ember-lab's start
+// figures, timed from the top of main: engine_start_ms (the device's engine up) and
+// time_to_first_result_ms (the weights made and uploaded, then the first step), and
+// main_unix_ns, the system clock there, from which bench/gpu/first-result.sh counts exec -> main.
 //
 // Why a plain main and not Google Benchmark (as most of bench/): the figure is a per-step time
 // over a fixed sequence of steps whose inputs change each step, set beside PyTorch's taken the
@@ -335,13 +338,24 @@ double Median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-int Run(const Options& o) {
+// Milliseconds from `origin` to now.
+double MsSince(Clock::time_point origin) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - origin).count();
+}
+
+// origin: the top of main; main_unix_ns: the system clock there.
+int Run(const Options& o, Clock::time_point origin, int64_t main_unix_ns) {
   const Device device = o.device == "cuda" ? Device::Cuda(0) : Device::Cpu();
+  // A Sync of the empty stream starts the device's engine (configuration, plan database, on
+  // CUDA the context and libraries), as ember-lab does, so that it is shown on its own.
+  ember::Sync(device);
+  const double engine_start_ms = MsSince(origin);
   const GptWeights weights = MakeWeights(device);
   // The weights' uploads belong to setup, not to the first step.
   ember::Sync(device);
 
   std::vector<double> step_ms;
+  double time_to_first_result_ms = 0;
   float first_loss = 0, last_loss = 0;
   for (int step = 0; step < o.steps; ++step) {
     // The host vectors are the user's data, ready before the step; uploading them is timed.
@@ -351,8 +365,11 @@ int Run(const Options& o) {
     Tensor tok = Tensor::FromVector(std::move(tokens), {kTokens}, device);
     Tensor tgt = Tensor::FromVector(std::move(targets), {kTokens, 1}, device);
     const float loss = Forward(weights, std::move(tok), std::move(tgt)).ToVector<float>()[0];
-    step_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
-    if (step == 0) first_loss = loss;
+    step_ms.push_back(MsSince(start));
+    if (step == 0) {
+      time_to_first_result_ms = MsSince(origin);
+      first_loss = loss;
+    }
     last_loss = loss;
   }
 
@@ -362,6 +379,9 @@ int Run(const Options& o) {
   if (o.json) {
     nlohmann::json r = {{"device", device.ToString()},
                         {"steps", o.steps},
+                        {"main_unix_ns", main_unix_ns},
+                        {"engine_start_ms", engine_start_ms},
+                        {"time_to_first_result_ms", time_to_first_result_ms},
                         {"first_step_ms", first_ms},
                         // null for a single step: there is no steady state to report.
                         {"steady_ms_per_step", nullptr},
@@ -372,6 +392,13 @@ int Run(const Options& o) {
                         {"unfused_operations", s.unfused_operations},
                         {"cache_hits", s.cache_hits},
                         {"explorations", s.explorations},
+                        {"plans_loaded_from_db", s.plans_loaded_from_db},
+                        {"plans_loaded_from_shm", s.plans_loaded_from_shm},
+                        {"plan_load_ms", s.plan_load_ms},
+                        {"kernels_compiled", s.kernels_compiled},
+                        {"compile_ms", s.compile_ms},
+                        {"kernels_loaded_from_db", s.kernels_loaded_from_db},
+                        {"kernels_loaded_from_shm", s.kernels_loaded_from_shm},
                         {"launch_record_hits", s.launch_record_hits},
                         {"launch_record_misses", s.launch_record_misses}};
     if (!later.empty()) r["steady_ms_per_step"] = Median(later);
@@ -393,10 +420,14 @@ int Run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const Clock::time_point origin = Clock::now();
+  const int64_t main_unix_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count();
   Options options;
   if (!ParseOptions(argc, argv, options)) return Usage();
   try {
-    return Run(options);
+    return Run(options, origin, main_unix_ns);
   } catch (const ember::Error& e) {
     // No CUDA device, or a mistake in the model above: ember says which.
     std::fprintf(stderr, "ember-bench-gpt: %s\n", e.what());

@@ -2,11 +2,12 @@
 # The GPU suite on the lent GPU machine (docs/BENCHMARKS.md, "The GPU suite"), in two halves:
 #
 #   bash bench/gpu/device-suite.sh build   here (the CPU machine): a Release build in build-gpu/
-#       (Ninja, EMBER_WITH_CUDA=ON, tests on) of the GPU test binary, ember-lab, ember-plans and
-#       ember-bench-gpu, and build-gpu/bundle/: those binaries, stripped, and every shared
-#       library they need that the GPU machine's image (Ubuntu 24.04 with CUDA) may lack. The
-#       C and C++ runtimes stay out (the image's are newer than this machine's, and compatible)
-#       and so do the CUDA driver, NVRTC and cuBLAS(Lt): the machine has its own.
+#       (Ninja, EMBER_WITH_CUDA=ON, tests on) of the GPU test binary, ember-lab, ember-plans,
+#       ember-bench-gpu, ember-bench-gpt and ember-floor-probe, and build-gpu/bundle/: those
+#       binaries, stripped, and every shared library they need that the GPU machine's image
+#       (Ubuntu 24.04 with CUDA) may lack. The C and C++ runtimes stay out (the image's are
+#       newer than this machine's, and compatible) and so do the CUDA driver, NVRTC and
+#       cuBLAS(Lt): the machine has its own.
 #   bash bench/gpu/device-suite.sh run     there, from the repository root, with build-gpu/bundle
 #       carried: nvidia-smi -L, the GPU tests (gtest XML and logs), ember-bench-gpu,
 #       torch_peer.py, report.py; writes $OUT/results.md and at most 7 other files to $OUT.
@@ -26,7 +27,7 @@ repo="$(pwd)"
 build="$repo/build-gpu"
 bundle="$build/bundle"
 binaries=(tests/ember_gpu_tests tests/ember_cuda_runtime_tests tests/ember_codegen_tests
-  bin/ember-lab bin/ember-plans bin/ember-bench-gpu bin/ember-bench-gpt)
+  bin/ember-lab bin/ember-plans bin/ember-bench-gpu bin/ember-bench-gpt bin/ember-floor-probe)
 
 build_suite() {
   set -e
@@ -35,7 +36,7 @@ build_suite() {
   cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBER_WITH_CUDA=ON \
     -DEMBER_BUILD_TESTS=ON "${launcher[@]}"
   cmake --build "$build" -j"${JOBS:-2}" --target ember_gpu_tests ember_cuda_runtime_tests \
-    ember_codegen_tests ember-lab ember-plans ember-bench-gpu
+    ember_codegen_tests ember-lab ember-plans ember-bench-gpu ember-bench-gpt ember-floor-probe
   rm -rf "$bundle"
   mkdir -p "$bundle/bin" "$bundle/lib"
   # The tree the bundle was built from (the GPU machine's copy of the tree has no history).

@@ -2,15 +2,16 @@
 
 One process per run, as ember-lab's cold and warm runs are one process each:
     python3 torch_first_result.py transformer|mlp eager|compile|reduce-overhead|graph STEPS
-prints one JSON line: import_ms (import torch), start_ms (CUDA context and inputs ready, from
-process start), first_result_ms (from process start to the first step's result on the host),
-total_ms, steady_ms_per_step (the median of the last steps). `compile` uses torch.compile with
-its default mode; with TORCHINDUCTOR_CACHE_DIR pointing at the same directory, a second process
-is torch's warm start (its FX graph and Triton caches). `reduce-overhead` is torch.compile's
-CUDA-graph mode; `graph` captures one eager step by hand in a torch.cuda.CUDAGraph (three
-warm-up steps on a side stream first) and replays it per step after copying the step's inputs
-into the captured ones: the host cost of a step at its floor, the peer of ember's step time
-(issue 41). The block: pre-norm, layernorm, 4-head
+prints one JSON line: main_unix_ns (the system clock at process start, from which
+bench/gpu/first-result.sh counts exec -> script), import_ms (import torch), start_ms (CUDA
+context and inputs ready, from process start), first_result_ms (from process start to the first
+step's result on the host), total_ms, steady_ms_per_step (the median of the last steps).
+`compile` uses torch.compile with its default mode; with TORCHINDUCTOR_CACHE_DIR pointing at the
+same directory, a second process is torch's warm start (its FX graph and Triton caches).
+`reduce-overhead` is torch.compile's CUDA-graph mode; `graph` captures one eager step by hand
+in a torch.cuda.CUDAGraph (three warm-up steps on a side stream first) and replays it per step
+after copying the step's inputs into the captured ones: the host cost of a step at its floor, the
+peer of ember's step time (issue 41). The block: pre-norm, layernorm, 4-head
 attention with softmax, erf GELU, seq 64, width 64, ff 256 (tools/lab/scenario_transformer.cpp);
 the MLP: 32x64 -> tanh 128 -> 32, MSE loss, hand-written backward, SGD (scenario_mlp.cpp).
 """
@@ -20,6 +21,7 @@ import sys
 import time
 
 T0 = time.perf_counter()
+MAIN_UNIX_NS = time.time_ns()
 import torch  # noqa: E402
 
 T_IMPORT = time.perf_counter()
@@ -163,8 +165,9 @@ def main():
     times.sort()
     tail = times[len(times) // 2:] if times else [0.0]
     print(json.dumps({"scenario": scenario, "mode": mode, "steps": steps,
-                      "import_ms": ms(T_IMPORT), "start_ms": ms(t_start),
-                      "first_result_ms": ms(t_first), "total_ms": ms(t_end),
+                      "main_unix_ns": MAIN_UNIX_NS, "import_ms": ms(T_IMPORT),
+                      "start_ms": ms(t_start), "first_result_ms": ms(t_first),
+                      "total_ms": ms(t_end),
                       "steady_ms_per_step": tail[len(tail) // 2],
                       "first_value": float(first.flatten()[0])}))
 

@@ -12,7 +12,11 @@ MODE:
                      steps on a side stream; each step copies its tokens into the captured input
                      tensors and replays: a step's host cost at its floor (CUDA only).
 Prints one JSON line: mode, device, steps, first_step_ms, steady_ms_per_step (the median of the
-steps after the first), first_loss, last_loss.
+steps after the first), first_loss, last_loss; and the first-result figures named as
+torch_first_result.py's, counted from the top of this script: import_ms (import torch), start_ms
+(the model on the device, before the first step), first_result_ms (the first step's loss on the
+host), total_ms, with main_unix_ns, the system clock at the top, from which
+bench/gpu/first-result.sh counts exec -> script.
 
 A step, as ember-bench-gpt's: the step's tokens and targets (CPU tensors, made before the step)
 go to the device, the model runs, and the loss comes back to the host (.item(), a sync); the
@@ -35,10 +39,16 @@ import statistics
 import sys
 import time
 
-import torch
+# The clocks before `import torch`, as torch_first_result.py's.
+T0 = time.perf_counter()
+MAIN_UNIX_NS = time.time_ns()
+
+import torch  # noqa: E402
 
 # The same torch.compile modes and hand capture as the ember-lab peers (this directory).
-from torch_first_result import captured, compiled
+from torch_first_result import captured, compiled  # noqa: E402
+
+T_IMPORT = time.perf_counter()
 
 VOCAB = 96
 WIDTH = 64
@@ -190,6 +200,10 @@ class Gpt(torch.nn.Module):
         return -log_prob.gather(1, targets).mean()
 
 
+def since_t0(t):
+    return (t - T0) * 1000.0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("mode", choices=["eager", "compile", "reduce-overhead", "graph"])
@@ -237,13 +251,20 @@ def main():
 
     if args.device == "cuda":
         torch.cuda.synchronize()
+    t_start = time.perf_counter()
     times = []
     losses = []
     for i in range(args.steps):
         start = time.perf_counter()
         losses.append(step(i))
         times.append((time.perf_counter() - start) * 1000.0)
+        if i == 0:
+            t_first = time.perf_counter()
+    t_end = time.perf_counter()
     print(json.dumps({"mode": args.mode, "device": args.device, "steps": args.steps,
+                      "main_unix_ns": MAIN_UNIX_NS, "import_ms": since_t0(T_IMPORT),
+                      "start_ms": since_t0(t_start), "first_result_ms": since_t0(t_first),
+                      "total_ms": since_t0(t_end),
                       "first_step_ms": times[0],
                       "steady_ms_per_step": statistics.median(times[1:]) if len(times) > 1
                       else None,

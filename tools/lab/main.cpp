@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -73,11 +75,19 @@ int CheckDevice(const LabOptions& options, DeviceChoice* choice) {
   }
 }
 
-int RunSingle(const LabOptions& options, Clock::time_point origin) {
+// The system clock in ns since the Unix epoch: RunResult::main_unix_ns.
+int64_t UnixNanosNow() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+int RunSingle(const LabOptions& options, Clock::time_point origin, int64_t origin_unix_ns) {
   ApplyEngineEnvironment(options);
   DeviceChoice choice;
   if (const int rc = CheckDevice(options, &choice); rc != kExitOk) return rc;
   RunResult result = RunScenario(options, choice.device, origin);
+  result.main_unix_ns = origin_unix_ns;
   result.device_note = choice.note;
   if (options.json) {
     PrintJson(ToJson(result));
@@ -151,6 +161,7 @@ int RunWorkerGroup(const LabOptions& options, int count) {
 
 int Main(int argc, char** argv) {
   Clock::time_point origin = Clock::now();
+  int64_t origin_unix_ns = UnixNanosNow();
   LabOptions options;
   std::vector<std::string> command;
   CLI::App app{kDescription, "ember-lab"};
@@ -217,8 +228,9 @@ int Main(int argc, char** argv) {
     if (options.start_fd >= 0) {
       WaitForStart(options.start_fd);
       origin = Clock::now();
+      origin_unix_ns = UnixNanosNow();
     }
-    return RunSingle(options, origin);
+    return RunSingle(options, origin, origin_unix_ns);
   } catch (const Error& e) {
     return Fail(kExitFailed, e.what());
   } catch (const std::exception& e) {

@@ -45,6 +45,7 @@ nlohmann::json ToJson(const RunResult& r) {
           {"workload", r.workload},
           {"device_note", r.device_note},
           {"steps", r.steps},
+          {"main_unix_ns", r.main_unix_ns},
           {"explorations", s.explorations},
           {"cache_hits", s.cache_hits},
           {"cache_hits_memory", r.MemoryHits()},
@@ -88,6 +89,7 @@ RunResult RunResultFromJson(const nlohmann::json& j) {
   r.workload = j.at("workload").get<std::string>();
   r.device_note = j.value("device_note", "");
   r.steps = j.at("steps").get<int>();
+  r.main_unix_ns = j.value("main_unix_ns", int64_t{0});
   Stats& s = r.stats;
   s.explorations = j.at("explorations").get<uint64_t>();
   s.cache_hits = j.at("cache_hits").get<uint64_t>();

@@ -34,6 +34,11 @@ struct RunResult {
   std::string workload;
   std::string device_note;  // why the CPU was chosen when a GPU was asked for by `auto`
   int steps = 0;
+  // The system clock (ns since the Unix epoch) when the clock of the times below started: the
+  // start of main(), or for a worker the opening of the start barrier. A script that reads the
+  // clock just before exec adds exec -> main to them (bench/gpu/first-result.sh). 0 in result
+  // files older than the field.
+  int64_t main_unix_ns = 0;
   Stats stats;  // ember::GetStats() at the end of the run (the process did nothing else)
   double engine_start_ms = 0;          // clock start -> the device's engine is up (its
                                        // configuration read, its plan database opened)
