@@ -1,7 +1,9 @@
 // The process-wide map Device -> DeviceServer, and the free functions of the public API that
 // act on a whole device (Sync, Seed, ReleaseDevice).
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <future>
 #include <map>
 #include <mutex>
 
@@ -46,6 +48,11 @@ void FlushPlanDatabasesAtExit() {
   for (const auto& server : servers) server->ClosePlans();
 }
 
+double MsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
 }  // namespace
 
 Device Device::Cuda(int ordinal) {
@@ -73,21 +80,41 @@ std::shared_ptr<DeviceServer> ServerFor(Device device) {
   std::lock_guard lock(r.mu);
   std::shared_ptr<DeviceServer>& slot = r.servers[KeyOf(device)];
   if (!slot) {
+    const auto start = std::chrono::steady_clock::now();
+    StartBreakdown started;
     FuserFactory fusers = r.test_fusers ? r.test_fusers : BackendFusers(device);
+    // A GPU's backend (the driver and the context: 100-200 ms, most of a warm start) is made
+    // on a thread of its own while the plan database opens here; neither needs the other
+    // (Note [One context per device], engine/runtime/cuda/cuda_device.cpp). The CPU's is made
+    // here, after the database, as it takes no time.
+    const auto policy =
+        device.kind() == Device::Kind::kCuda ? std::launch::async : std::launch::deferred;
+    std::future<std::unique_ptr<Backend>> made = std::async(policy, [device, &started] {
+      const auto begun = std::chrono::steady_clock::now();
+      std::unique_ptr<Backend> backend = MakeBackend(device);
+      started.context_ms = MsSince(begun);
+      return backend;
+    });
     // Test fusers build optimizations the plan database cannot store.
-    std::unique_ptr<PlanBacking> backing = r.test_fusers ? nullptr : OpenPlanDatabase(device);
+    std::unique_ptr<PlanBacking> backing;
+    if (!r.test_fusers) {
+      const auto begun = std::chrono::steady_clock::now();
+      backing = OpenPlanDatabase(device);
+      if (backing != nullptr) started.plan_db_open_ms = MsSince(begun);
+    }
     if (backing != nullptr) {
       static std::once_flag registered;
       std::call_once(registered, [] { std::atexit(FlushPlanDatabasesAtExit); });
     }
-    std::unique_ptr<Backend> backend = MakeBackend(device);
+    std::unique_ptr<Backend> backend = made.get();
     // Kernels compiled on this device are kept with its plans (Note [Stored kernels]).
     if (backing != nullptr && backend->compiles_kernels()) {
       backend->UseKernelStore(backing->AttachKernels());
     }
     if (backing != nullptr) backend->UseFactStore(backing->AttachFacts());
+    started.engine_ms = MsSince(start);
     slot = std::make_shared<DeviceServer>(device, std::move(backend), std::move(fusers),
-                                          SettingsFromConfig(), std::move(backing));
+                                          SettingsFromConfig(), std::move(backing), started);
   }
   return slot;
 }

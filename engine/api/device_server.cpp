@@ -11,10 +11,12 @@
 namespace ember {
 
 DeviceServer::DeviceServer(Device device, std::unique_ptr<Backend> backend, FuserFactory fusers,
-                           SearchSettings settings, std::unique_ptr<PlanBacking> backing)
+                           SearchSettings settings, std::unique_ptr<PlanBacking> backing,
+                           StartBreakdown started)
     : device_(device),
       backend_(std::move(backend)),
       backing_(std::move(backing)),
+      started_(started),
       streams_(*backend_, std::move(fusers), settings) {
   streams_.SetPlanBacking(backing_.get());
 }
@@ -184,6 +186,10 @@ Stats DeviceServer::GetStats() {
   stats.launch_record_hits = kernels.record_hits;
   stats.launch_record_misses = kernels.record_misses;
   stats.launch_record_evictions = kernels.record_evictions;
+  stats.start = started_;
+  stats.start.kernel_load_ms = kernels.kernel_load_ms;
+  stats.start.libraries_ms = kernels.libraries_ms;
+  stats.start.first_op_ms = kernels.first_op_ms;
   if (backing_ != nullptr) {
     const BackingCounters stored = backing_->counters();
     stats.plans_loaded_from_db = stored.plans_loaded - stored.plans_loaded_from_shm;

@@ -25,7 +25,8 @@ class DeviceServer {
  public:
   // `backing`: the plan database behind the device's plans, or null (memory only).
   DeviceServer(Device device, std::unique_ptr<Backend> backend, FuserFactory fusers,
-               SearchSettings settings, std::unique_ptr<PlanBacking> backing = nullptr);
+               SearchSettings settings, std::unique_ptr<PlanBacking> backing = nullptr,
+               StartBreakdown started = {});
   ~DeviceServer();
 
   Device device() const { return device_; }
@@ -86,6 +87,7 @@ class DeviceServer {
   std::unique_ptr<Backend> backend_;
   // Declared before streams_: the plan store keeps a pointer to it until it is destroyed.
   std::unique_ptr<PlanBacking> backing_;
+  const StartBreakdown started_;  // what the registry measured; the backend adds the rest
   HandleContainer handles_;
   MultiStream streams_;
 };

@@ -49,10 +49,10 @@ EnvironmentFingerprint FingerprintOf(Device device, const Config& config) {
                             .max_blocks = config.max_blocks};
 #ifdef EMBER_WITH_CUDA
   if (device.kind() == Device::Kind::kCuda) {
-    const auto gpu = cuda::CudaDevice::Open(device.ordinal());
-    fp.device_model = gpu->name();
-    fp.compute_capability =
-        fmt::format("{}.{}", gpu->compute_capability().major, gpu->compute_capability().minor);
+    // No context: Note [One context per device] (engine/runtime/cuda/cuda_device.cpp).
+    const cuda::CudaDevice::Identity gpu = cuda::CudaDevice::Identify(device.ordinal());
+    fp.device_model = gpu.name;
+    fp.compute_capability = fmt::format("{}.{}", gpu.capability.major, gpu.capability.minor);
     fp.compiler = cuda::NvrtcCompilerId();
   }
 #endif
@@ -79,12 +79,7 @@ std::string CudaUnavailableReason(int ordinal) {
 #ifdef EMBER_WITH_CUDA
   std::string why = cuda::CudaDevice::Probe(ordinal);
   if (!why.empty()) return why;
-  try {
-    cuda::Nvrtc();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
+  return cuda::NvrtcMissing();
 #else
   (void)ordinal;
   return "this build of ember has no CUDA backend";

@@ -37,6 +37,11 @@ struct KernelCounters {
   uint64_t record_hits = 0;
   uint64_t record_misses = 0;
   uint64_t record_evictions = 0;
+  // The start (ember::StartBreakdown): stored kernels looked up and loaded, the libraries
+  // readied beside the start, and backend made -> the first op or trace queued.
+  double kernel_load_ms = 0;
+  double libraries_ms = 0;
+  double first_op_ms = 0;
 };
 
 class Backend {

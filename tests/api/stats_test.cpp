@@ -46,6 +46,24 @@ TEST(Stats, AReleasedDeviceStartsFromZero) {
   });
 }
 
+TEST(Stats, TheStartIsBrokenDown) {
+  testing::OnFreshStream([] {
+    ReleaseDevice(Device::Cpu());
+    EXPECT_EQ(GetStats().start.engine_ms, 0.0) << "a device never started has no start";
+    (void)Tensor::Ones({2}, DType::kF32).ToVector<float>();
+    const StartBreakdown start = GetStats().start;
+    EXPECT_GT(start.engine_ms, 0.0);
+    EXPECT_GE(start.engine_ms, start.context_ms);
+    EXPECT_GE(start.engine_ms, start.plan_db_open_ms);
+    // The CPU loads no library and no kernel: only a GPU reports those parts.
+    EXPECT_EQ(start.libraries_ms, 0.0);
+    EXPECT_EQ(start.kernel_load_ms, 0.0);
+    // The start is the engine's: later work does not change it.
+    (void)Tensor::Ones({3}, DType::kF32).ToVector<float>();
+    EXPECT_EQ(GetStats().start.engine_ms, start.engine_ms);
+  });
+}
+
 }  // namespace
 }  // namespace ember
 

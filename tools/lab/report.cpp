@@ -92,6 +92,22 @@ std::string KernelsLoaded(const RunResult& r) {
 }
 
 // The summary rows, figure name first; shared by the single and the side-by-side tables.
+// The engine's start in parts (ember::StartBreakdown), those that took time; they overlap.
+std::string StartParts(const StartBreakdown& start) {
+  std::string text;
+  auto part = [&](const char* name, double ms) {
+    if (ms <= 0) return;
+    if (!text.empty()) text += ", ";
+    text += std::string(name) + " " + FormatMs(ms);
+  };
+  part("context", start.context_ms);
+  part("plan db", start.plan_db_open_ms);
+  part("libraries (beside)", start.libraries_ms);
+  part("kernel loads", start.kernel_load_ms);
+  part("first op queued at", start.first_op_ms);
+  return text.empty() ? "-" : text;
+}
+
 std::vector<std::pair<std::string, std::string>> SummaryRows(const RunResult& r,
                                                              const Style& style) {
   return {
@@ -107,6 +123,7 @@ std::vector<std::pair<std::string, std::string>> SummaryRows(const RunResult& r,
        Count(r.stats.kernels_compiled) + " (" + FormatMs(r.stats.compile_ms) + ")"},
       {"kernels loaded", KernelsLoaded(r)},
       {"engine start", FormatMs(r.engine_start_ms)},
+      {"  of which", StartParts(r.stats.start)},
       {"plan load time", FormatMs(r.stats.plan_load_ms)},
       {"time to first result", FormatMs(r.time_to_first_result_ms)},
       {"steady state per step", FormatMs(r.steady_ms_per_step)},

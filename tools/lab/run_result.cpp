@@ -71,6 +71,13 @@ nlohmann::json ToJson(const RunResult& r) {
           {"launch_record_misses", s.launch_record_misses},
           {"launch_record_evictions", s.launch_record_evictions},
           {"engine_start_ms", r.engine_start_ms},
+          // ember::StartBreakdown: the parts overlap (stats.h).
+          {"start_engine_ms", s.start.engine_ms},
+          {"start_context_ms", s.start.context_ms},
+          {"start_plan_db_open_ms", s.start.plan_db_open_ms},
+          {"start_libraries_ms", s.start.libraries_ms},
+          {"start_kernel_load_ms", s.start.kernel_load_ms},
+          {"start_first_op_ms", s.start.first_op_ms},
           {"time_to_first_result_ms", r.time_to_first_result_ms},
           {"total_ms", r.total_ms},
           {"steady_ms_per_step", r.steady_ms_per_step},
@@ -91,6 +98,12 @@ RunResult RunResultFromJson(const nlohmann::json& j) {
   r.steps = j.at("steps").get<int>();
   r.main_unix_ns = j.value("main_unix_ns", int64_t{0});
   Stats& s = r.stats;
+  s.start = {.engine_ms = j.value("start_engine_ms", 0.0),
+             .context_ms = j.value("start_context_ms", 0.0),
+             .plan_db_open_ms = j.value("start_plan_db_open_ms", 0.0),
+             .libraries_ms = j.value("start_libraries_ms", 0.0),
+             .kernel_load_ms = j.value("start_kernel_load_ms", 0.0),
+             .first_op_ms = j.value("start_first_op_ms", 0.0)};
   s.explorations = j.at("explorations").get<uint64_t>();
   s.cache_hits = j.at("cache_hits").get<uint64_t>();
   s.cache_hits_from_shm = j.at("cache_hits_from_shm").get<uint64_t>();

@@ -1,5 +1,8 @@
 #include "engine/runtime/cuda/cuda_device.h"
 
+#include <map>
+#include <mutex>
+
 #include <fmt/format.h>
 
 #include "ember/error.h"
@@ -54,17 +57,40 @@ int CudaDevice::Count() {
   return count;
 }
 
+// Note [One context per device]
+// Retaining a primary context that nobody holds creates it (90-120 ms on an H100), and
+// releasing the last reference destroys it (50-60 ms), so two Opens in a row that do not
+// overlap pay twice: the plan database's fingerprint and the backend each opened the device,
+// one after the other. Open hands out the device that is already open while anyone holds it,
+// so every user in the process shares one CudaDevice and one retain.
 std::shared_ptr<CudaDevice> CudaDevice::Open(int ordinal) {
+  static std::mutex mutex;
+  static std::map<int, std::weak_ptr<CudaDevice>> open;
+  std::lock_guard lock(mutex);
+  std::weak_ptr<CudaDevice>& slot = open[ordinal];
+  if (std::shared_ptr<CudaDevice> held = slot.lock()) return held;
+  std::shared_ptr<CudaDevice> opened = OpenNew(ordinal);
+  slot = opened;
+  return opened;
+}
+
+CudaDevice::Identity CudaDevice::Identify(int ordinal) {
+  const CUdevice device = GetDevice(ordinal);
+  char name[256] = {};
+  EMBER_CU(cuDeviceGetName, name, static_cast<int>(sizeof(name)), device);
+  return {.name = name,
+          .capability = {.major = Attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+                         .minor = Attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)}};
+}
+
+std::shared_ptr<CudaDevice> CudaDevice::OpenNew(int ordinal) {
+  Identity identity = Identify(ordinal);
   const CUdevice device = GetDevice(ordinal);
   std::shared_ptr<CudaDevice> opened(new CudaDevice());
   opened->ordinal_ = ordinal;
   opened->device_ = device;
-
-  char name[256] = {};
-  EMBER_CU(cuDeviceGetName, name, static_cast<int>(sizeof(name)), device);
-  opened->name_ = name;
-  opened->capability_ = {.major = Attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
-                         .minor = Attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)};
+  opened->name_ = std::move(identity.name);
+  opened->capability_ = identity.capability;
   opened->multiprocessors_ = Attribute(device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
   opened->shared_per_block_ =
       static_cast<size_t>(Attribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK));

@@ -29,12 +29,22 @@ class CudaDevice {
   // Opens cuda:<ordinal> and retains its primary context. Throws ember::Error saying why it
   // cannot: no driver, the driver failed to initialize ("no CUDA device on this machine" for
   // CUDA_ERROR_NO_DEVICE), or the ordinal is out of range ("cuda:3 requested but this machine
-  // has 1 CUDA device (cuda:0)").
+  // has 1 CUDA device (cuda:0)"). While an opened device is alive, Open(ordinal) returns that
+  // one (Note [One context per device], cuda_device.cpp).
   static std::shared_ptr<CudaDevice> Open(int ordinal);
 
   // Why cuda:<ordinal> cannot be opened, or "" when it can; never throws. Cheaper than Open (no
   // context is created), for `--device auto` to fall back to the CPU and say why.
   static std::string Probe(int ordinal);
+
+  // What cuda:<ordinal> is (name and compute capability), read from the driver without
+  // creating a context (what the plan database's environment needs, so that opening the
+  // database does not wait for the context). Throws like Open.
+  struct Identity {
+    std::string name;
+    ComputeCapability capability;
+  };
+  static Identity Identify(int ordinal);
 
   // The number of devices the driver sees. Throws like Open when there is no usable driver.
   static int Count();
@@ -65,6 +75,7 @@ class CudaDevice {
 
  private:
   CudaDevice() = default;
+  static std::shared_ptr<CudaDevice> OpenNew(int ordinal);
 
   int ordinal_ = 0;
   CUdevice device_ = 0;

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 namespace ember::cuda {
 
@@ -34,6 +36,40 @@ std::optional<DynamicLibrary> DynamicLibrary::Open(std::span<const std::string> 
 }
 
 void* DynamicLibrary::Symbol(const char* name) const { return dlsym(handle_, name); }
+
+bool LibraryFileFound(const std::string& candidate) {
+  std::error_code ec;
+  if (candidate.find('/') != std::string::npos) {
+    return std::filesystem::is_regular_file(candidate, ec);
+  }
+  std::vector<std::string> dirs;
+  if (const char* path = std::getenv("LD_LIBRARY_PATH"); path != nullptr) {
+    std::string list = path;
+    for (size_t start = 0; start <= list.size();) {
+      const size_t end = std::min(list.find(':', start), list.size());
+      if (end > start) dirs.push_back(list.substr(start, end - start));
+      start = end + 1;
+    }
+  }
+  for (const std::string& dir : dirs) {
+    if (std::filesystem::is_regular_file(std::filesystem::path(dir) / candidate, ec)) return true;
+  }
+  // The cache lists every library it knows by name, NUL-terminated.
+  if (std::ifstream cache("/etc/ld.so.cache", std::ios::binary); cache) {
+    const std::string text((std::istreambuf_iterator<char>(cache)), {});
+    const std::string needle = std::string(1, '\0') + candidate + std::string(1, '\0');
+    const std::string bare = candidate + std::string(1, '\0');
+    if (text.find(needle) != std::string::npos || text.find("/" + bare) != std::string::npos) {
+      return true;
+    }
+  }
+  for (const char* dir :
+       {"/lib", "/usr/lib", "/lib64", "/usr/lib64", "/lib/x86_64-linux-gnu",
+        "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu"}) {
+    if (std::filesystem::is_regular_file(std::filesystem::path(dir) / candidate, ec)) return true;
+  }
+  return false;
+}
 
 ToolkitRootList ToolkitRoots() {
   std::vector<std::string> seen;

@@ -34,6 +34,13 @@ class DynamicLibrary {
   std::string path_;
 };
 
+// Whether dlopen(candidate) would find a file, without loading it (loading a toolkit library
+// costs milliseconds; finding one, microseconds): a path names the file itself; a bare name is
+// looked for as the dynamic linker would, in LD_LIBRARY_PATH's folders, its cache
+// (/etc/ld.so.cache, by the name's presence) and the default folders. A file that is found
+// may still fail to load (damaged, another architecture): Open says so.
+bool LibraryFileFound(const std::string& candidate);
+
 // The CUDA toolkit roots named by the environment, $CUDA_HOME then $CUDA_PATH, and then the
 // fixed ones: the toolkit ember was built against (usually /usr/local/cuda) and
 // /usr/local/cuda. Only roots that exist, each once.

@@ -122,6 +122,15 @@ CUfunction KernelCache::Get(const KernelSource& kernel) {
   ScopedContext scoped(*device_);
   bool replace = false;
   if (store_ != nullptr) {
+    const auto start = std::chrono::steady_clock::now();
+    struct AddTime {
+      std::chrono::steady_clock::time_point start;
+      double& total;
+      ~AddTime() {
+        total += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                     .count();
+      }
+    } add_time{start, stats_.load_ms};
     KernelStore::Lookup found = store_->Load(key);
     switch (found.outcome) {
       case KernelStore::Lookup::Outcome::kMissing: break;

@@ -46,6 +46,7 @@ class KernelCache {
     uint64_t rebuilt = 0;
     uint64_t memory_hits = 0;  // Get calls answered from memory.
     double compile_ms = 0;     // Wall time in NVRTC.
+    double load_ms = 0;        // Wall time asking the store and loading what it returned.
   };
 
   // Kernels for `device`'s arch, compiled with CompileOptions(arch, extra_options). `store` may

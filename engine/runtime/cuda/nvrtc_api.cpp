@@ -40,10 +40,13 @@ std::string FindIncludeDir(const std::string& library_path) {
   return "";
 }
 
-LoadedNvrtc LoadNvrtc() {
+std::vector<std::string> NvrtcCandidates() {
   const std::string major = std::to_string(CUDA_VERSION / 1000);
-  const std::vector<std::string> candidates =
-      ToolkitLibraryCandidates("libnvrtc.so." + major, "libnvrtc.so");
+  return ToolkitLibraryCandidates("libnvrtc.so." + major, "libnvrtc.so");
+}
+
+LoadedNvrtc LoadNvrtc() {
+  const std::vector<std::string> candidates = NvrtcCandidates();
   std::string why;
   std::optional<DynamicLibrary> library = DynamicLibrary::Open(candidates, &why);
   if (!library) return {.error = fmt::format("NVRTC not found: {}", why)};
@@ -87,6 +90,14 @@ const NvrtcApi& Nvrtc() {
   static const LoadedNvrtc loaded = LoadNvrtc();
   if (!loaded.api) throw Error(loaded.error);
   return *loaded.api;
+}
+
+std::string NvrtcMissing() {
+  const std::vector<std::string> candidates = NvrtcCandidates();
+  for (const std::string& candidate : candidates) {
+    if (LibraryFileFound(candidate)) return "";
+  }
+  return fmt::format("NVRTC not found: looked for {}", fmt::join(candidates, ", "));
 }
 
 std::string NvrtcVersion() {

@@ -53,6 +53,12 @@ struct NvrtcApi {
 // absent, or naming the missing functions of a too-old NVRTC; later calls throw the same.
 const NvrtcApi& Nvrtc();
 
+// Why NVRTC cannot be found, without loading it: "NVRTC not found: looked for <names>", or ""
+// when a file that Nvrtc() would try exists (LibraryFileFound, dynamic_library.h). What
+// Device::Cuda checks, so that a missing compiler is said at once while loading it (5-7 ms)
+// waits for the plan database's environment, which runs beside the context's creation.
+std::string NvrtcMissing();
+
 // "13.0".
 std::string NvrtcVersion();
 // The compiler part of a kernel cache key: "nvrtc-13.0".

@@ -43,6 +43,12 @@ RunResult SampleResult() {
   r.stats.launch_record_hits = 19;
   r.stats.launch_record_misses = 21;
   r.stats.launch_record_evictions = 22;
+  r.stats.start = {.engine_ms = 31.5,
+                   .context_ms = 32.5,
+                   .plan_db_open_ms = 33.5,
+                   .libraries_ms = 34.5,
+                   .kernel_load_ms = 35.5,
+                   .first_op_ms = 36.5};
   r.engine_start_ms = 3.5;
   r.time_to_first_result_ms = 4.5;
   r.total_ms = 5.5;
@@ -60,6 +66,8 @@ TEST(RunResultJson, ReadingBackWhatWasWrittenKeepsEveryField) {
   EXPECT_EQ(ToJson(read), written);
   EXPECT_EQ(read.main_unix_ns, int64_t{1'796'611'104'104'223'882});
   EXPECT_EQ(written["main_unix_ns"].get<int64_t>(), int64_t{1'796'611'104'104'223'882});
+  EXPECT_EQ(read.stats.start.kernel_load_ms, 35.5);
+  EXPECT_EQ(written["start_first_op_ms"].get<double>(), 36.5);
 }
 
 TEST(RunResultJson, AResultWithoutMainUnixNsReadsAsZero) {

@@ -31,6 +31,20 @@ struct MissCauses {
   }
 };
 
+// How the device's engine started: wall milliseconds, zero where there was nothing to do
+// (docs/OBSERVABILITY.md, "The start"). The parts run side by side, so they do not add up:
+// the backend is made on a thread of its own while the plan database opens, and on a GPU
+// cuBLASLt loads on a third (engine/runtime/cuda/backend/blas_warm_up.h).
+struct StartBreakdown {
+  double engine_ms = 0;        // the first call that needed the device -> its engine is up
+  double context_ms = 0;       // the backend made: on a GPU, the driver and the device's context
+  double plan_db_open_ms = 0;  // the plan database opened (on a GPU, its environment reads
+                               // NVRTC's version); 0 when it is off
+  double libraries_ms = 0;     // cuBLASLt loaded, its handle made and its relu probed (GPU)
+  double kernel_load_ms = 0;   // stored kernels looked up and loaded on the device
+  double first_op_ms = 0;      // engine start -> the first op or fused trace was queued
+};
+
 struct Stats {
   uint64_t explorations = 0;        // optimizations built by the fusion search
   uint64_t cache_hits = 0;          // stored plans executed without exploring
@@ -71,6 +85,7 @@ struct Stats {
   uint64_t launch_record_hits = 0;
   uint64_t launch_record_misses = 0;
   uint64_t launch_record_evictions = 0;
+  StartBreakdown start;
 };
 
 // Counters of `device` (all threads). A device that was never used reports zeros; a released

@@ -1,5 +1,7 @@
 #include "engine/runtime/cuda/backend/cuda_backend.h"
 
+#include <algorithm>
+#include <chrono>
 #include <optional>
 #include <string>
 #include <utility>
@@ -48,16 +50,20 @@ constexpr uint64_t kNoStream = 0;
 
 class CudaBackend final : public Backend {
  public:
-  explicit CudaBackend(int ordinal) {
+  explicit CudaBackend(int ordinal) : start_(std::chrono::steady_clock::now()) {
+    // cuBLASLt loads while the context is created (blas_warm_up.h).
+    auto warm_up = std::make_unique<BlasWarmUp>();
     ctx_.device = CudaDevice::Open(ordinal);
     ScopedContext scope(*ctx_.device);
-    NvrtcVersion();  // says now, not at the first kernel, when NVRTC is missing
     ctx_.streams = std::make_unique<StreamSet>(ctx_.device);
     ctx_.stream = &ctx_.streams->Get(kNoStream);
     ctx_.order = std::make_unique<StreamOrder>(ctx_.device);
     ctx_.allocator = std::make_shared<DeviceAllocator>(ctx_.device);
     ctx_.staging = std::make_unique<PinnedStaging>(ctx_.device);
+    // Loads NVRTC for its version when the plan database's environment has not already.
     ctx_.kernels = std::make_unique<KernelCache>(ctx_.device);
+    warm_up->Begin(ctx_.allocator, ctx_.stream->get());
+    ctx_.blas_warm_up = std::move(warm_up);
   }
 
   ~CudaBackend() override {
@@ -73,9 +79,12 @@ class CudaBackend final : public Backend {
   // Each entry point that reaches the driver runs under Guarded (Note [Lost context]).
   void Execute(const OperationIr& op, HandleContainer& handles) override {
     Guarded([&] { ExecuteOp(op, handles); });
+    if (first_op_ms_ == 0 && op.kind != OpKind::kInit && op.kind != OpKind::kDrop) NoteFirstOp();
   }
   std::vector<TensorHandle> ExecuteFused(const FusedLaunch& launch) override {
-    return Guarded([&] { return ExecuteTrace(launch); });
+    std::vector<TensorHandle> outputs = Guarded([&] { return ExecuteTrace(launch); });
+    if (first_op_ms_ == 0) NoteFirstOp();
+    return outputs;
   }
   TensorHandle FromHost(std::span<const std::byte> bytes, const Shape& shape,
                         DType dtype) override {
@@ -99,10 +108,14 @@ class CudaBackend final : public Backend {
             .rebuilt = k.rebuilt,
             .record_hits = records.hits,
             .record_misses = records.misses,
-            .record_evictions = records.evictions};
+            .record_evictions = records.evictions,
+            .kernel_load_ms = k.load_ms,
+            .libraries_ms = ctx_.blas_warm_up != nullptr ? ctx_.blas_warm_up->work_ms() : 0,
+            .first_op_ms = first_op_ms_};
   }
   bool compiles_kernels() const override { return true; }
   void UseKernelStore(KernelStore* store) override { ctx_.kernels->SetStore(store); }
+  void UseFactStore(DeviceFactStore* store) override { epilogues_.UseFacts(store); }
   void Synchronize() override {
     Guarded([&] {
       ScopedContext scope(*ctx_.device);
@@ -143,6 +156,17 @@ class CudaBackend final : public Backend {
   void UseStream(uint64_t stream);
   TensorHandle ViewOf(const FuseView& view, const TensorHandle& input, const Shape& shape);
 
+  // The start, for KernelCounters: when the constructor began, and how long after it the
+  // first op or trace other than Init and Drop was queued (0 until then).
+  void NoteFirstOp() {
+    first_op_ms_ = std::max(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_)
+            .count(),
+        1e-6);
+  }
+
+  const std::chrono::steady_clock::time_point start_;
+  double first_op_ms_ = 0;
   DeviceContext ctx_;
   std::optional<uint64_t> current_ = kNoStream;  // the ember stream ctx_.stream serves
   std::string lost_;  // Note [Lost context]: why the context is unusable, once it is

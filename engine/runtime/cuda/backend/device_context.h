@@ -6,6 +6,7 @@
 
 #include <memory>
 
+#include "engine/runtime/cuda/backend/blas_warm_up.h"
 #include "engine/runtime/cuda/backend/stream_set.h"
 #include "engine/runtime/cuda/cublaslt_api.h"
 #include "engine/runtime/cuda/cuda_buffer.h"
@@ -29,7 +30,9 @@ struct DeviceContext {
   std::shared_ptr<DeviceAllocator> allocator;
   std::unique_ptr<PinnedStaging> staging;
   std::unique_ptr<KernelCache> kernels;
-  std::unique_ptr<BlasLt> blas;  // created on the first float matmul
+  std::unique_ptr<BlasLt> blas;  // taken from blas_warm_up (or created) at the first matmul
+  // Last, so that its thread is joined before anything it was given goes.
+  std::unique_ptr<BlasWarmUp> blas_warm_up;
 
   // A new contiguous tensor on the device, for the current stream.
   TensorHandle NewHandle(const Shape& shape, DType dtype) const {
@@ -42,6 +45,7 @@ struct DeviceContext {
     static_cast<CudaBuffer*>(handle.buffer.get())->Use(stream->get(), *order);
   }
   BlasLt& Blas() {
+    if (blas == nullptr && blas_warm_up != nullptr) blas = blas_warm_up->TakeBlas();
     if (blas == nullptr) blas = std::make_unique<BlasLt>(allocator);
     return *blas;
   }

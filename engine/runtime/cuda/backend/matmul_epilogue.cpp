@@ -81,41 +81,6 @@ double ElapsedMs(const Event& from, const Event& to) {
 
 }  // namespace
 
-std::string_view EpilogueVariantName(EpilogueVariant variant) {
-  return variant == EpilogueVariant::kCublasLt ? "cublaslt" : "kernel";
-}
-
-int CeilLog2(int64_t x) {
-  int log = 0;
-  while ((int64_t{1} << log) < x && log < 62) ++log;
-  return log;
-}
-
-std::string EpilogueShapeClass::ToString() const {
-  return fmt::format("{} {} {}{} m<=2^{} n<=2^{} k<=2^{} batch<=2^{}", device, DTypeName(dtype),
-                     codegen::BlasEpilogueKindName(kind), alpha ? "+alpha" : "", m_log2, n_log2,
-                     k_log2, batch_log2);
-}
-
-std::optional<EpilogueChoice> InMemoryEpilogueChoiceStore::Find(
-    const EpilogueShapeClass& shape_class) {
-  std::lock_guard lock(mutex_);
-  auto it = choices_.find(shape_class);
-  if (it == choices_.end()) return std::nullopt;
-  return it->second;
-}
-
-void InMemoryEpilogueChoiceStore::Remember(const EpilogueShapeClass& shape_class,
-                                           const EpilogueChoice& choice) {
-  std::lock_guard lock(mutex_);
-  choices_[shape_class] = choice;
-}
-
-size_t InMemoryEpilogueChoiceStore::size() const {
-  std::lock_guard lock(mutex_);
-  return choices_.size();
-}
-
 void SetMatmulEpilogueModeForTesting(std::optional<EpilogueMode> mode) {
   g_mode_override.store(mode ? static_cast<int>(*mode) : kNoOverride);
 }
@@ -205,32 +170,12 @@ EpilogueChoice MatmulEpilogues::Measure(const FusedLaunch& launch,
 
 codegen::ReluRule MatmulEpilogues::BlasReluRule(CUstream stream) {
   if (blas_relu_) return *blas_relu_;
-  // relu(alpha * (a x b)) for a = [1] (1x1), b = [NaN, 2, -3, 0] (1x4): alpha 1 gives relu(NaN),
-  // relu(2), relu(-3); alpha -1 over b = 0 gives alpha * (+0) = -0, so relu(-0).
-  const TensorHandle a = ctx_.NewHandle({1, 1}, DType::kF32);
-  const TensorHandle b = ctx_.NewHandle({1, 4}, DType::kF32);
-  const TensorHandle zeros = ctx_.NewHandle({1, 4}, DType::kF32);
-  const TensorHandle c = ctx_.NewHandle({1, 4}, DType::kF32);
-  const TensorHandle d = ctx_.NewHandle({1, 4}, DType::kF32);
-  const float one = 1.0f;
-  const float values[4] = {std::nanf(""), 2.0f, -3.0f, 0.0f};
-  const float zero[4] = {0, 0, 0, 0};
-  EMBER_CU(cuMemcpyHtoDAsync, AddressOf(a), &one, sizeof(one), stream);
-  EMBER_CU(cuMemcpyHtoDAsync, AddressOf(b), values, sizeof(values), stream);
-  EMBER_CU(cuMemcpyHtoDAsync, AddressOf(zeros), zero, sizeof(zero), stream);
-  MatmulArgs args{.m = 1, .n = 4, .k = 1, .a = AddressOf(a), .lda = 1, .ldb = 4, .ldc = 4};
-  args.epilogue = MatmulEpilogue::kRelu;
-  args.b = AddressOf(b);
-  args.c = AddressOf(c);
-  ctx_.Blas().Matmul(args, stream);
-  args.b = AddressOf(zeros);
-  args.c = AddressOf(d);
-  args.alpha = -1.0f;
-  ctx_.Blas().Matmul(args, stream);
-  float got[4] = {}, got_zero[4] = {};
-  EMBER_CU(cuMemcpyDtoHAsync, got, AddressOf(c), sizeof(got), stream);
-  EMBER_CU(cuMemcpyDtoHAsync, got_zero, AddressOf(d), sizeof(got_zero), stream);
-  EMBER_CU(cuStreamSynchronize, stream);
+  // Probed beside the device's start (blas_warm_up.h), else now.
+  std::optional<ReluProbeReadings> probed;
+  if (ctx_.blas_warm_up != nullptr) probed = ctx_.blas_warm_up->Relu();
+  if (!probed) probed = ProbeBlasRelu(ctx_.Blas(), *ctx_.allocator, stream);
+  const float got[3] = {probed->nan_in, probed->two, probed->minus_three};
+  const float got_zero[1] = {probed->minus_zero};
   ReluRule rule{.keeps_nan = std::isnan(got[0]), .keeps_negative_zero = std::signbit(got_zero[0])};
   const bool plain = (std::isnan(got[0]) || got[0] == 0.0f) && got[1] == 2.0f && got[2] == 0.0f &&
                      !std::signbit(got[2]) && got_zero[0] == 0.0f;
@@ -328,7 +273,23 @@ void MatmulEpilogues::Run(const FusedLaunch& launch, std::span<const TensorHandl
 
   const EpilogueShapeClass shape_class = ClassOf(launch, match);
   if (const std::optional<EpilogueChoice> known = store_->Find(shape_class)) {
-    return known->variant == EpilogueVariant::kCublasLt ? cublaslt() : kernel();
+    if (known->variant == EpilogueVariant::kKernel) return kernel();
+    try {
+      return cublaslt();
+    } catch (const CudaError&) {
+      throw;  // the driver's, not cuBLASLt's refusal (Note [Lost context], cuda_backend.cpp)
+    } catch (const Error& e) {
+      // A choice another process stored (or a forged one) that cuBLASLt refuses here, before
+      // queuing anything: the kernel variant runs, and is what is remembered from now on.
+      store_->Remember(shape_class, {.variant = EpilogueVariant::kKernel});
+      LogFusion(LogLevel::kMedium, [&] {
+        return fmt::format(
+            "[cuda] matmul epilogue {}: the stored cublaslt choice failed ({}); "
+            "kernel from now on",
+            shape_class.ToString(), e.what());
+      });
+      return kernel();
+    }
   }
   std::string failure;
   const EpilogueChoice choice =

@@ -39,62 +39,11 @@
 #include "codegen/blas_epilogue.h"
 #include "engine/runtime/cuda/backend/cuda_ops.h"
 #include "engine/runtime/cuda/backend/device_context.h"
+#include "engine/runtime/cuda/backend/epilogue_choice_facts.h"
 #include "engine/runtime/cuda/backend/trace_launcher.h"
 #include "engine/runtime/fused_launch.h"
 
 namespace ember::cuda {
-
-// Stored numbers (the plan database keeps them): never renumber.
-enum class EpilogueVariant : uint8_t { kCublasLt = 0, kKernel = 1 };
-std::string_view EpilogueVariantName(EpilogueVariant variant);  // "cublaslt", "kernel"
-
-struct EpilogueShapeClass {
-  std::string device;  // "NVIDIA H200/sm_90/cublasLt-13.1.0"
-  DType dtype = DType::kF32;
-  codegen::BlasEpilogueKind kind = codegen::BlasEpilogueKind::kNone;
-  bool alpha = false;
-  int m_log2 = 0, n_log2 = 0, k_log2 = 0, batch_log2 = 0;  // ceil(log2(x))
-
-  auto operator<=>(const EpilogueShapeClass&) const = default;
-  // "NVIDIA H200/sm_90/cublasLt-13.1.0 f32 bias+relu m<=2^13 n<=2^12 k<=2^12 batch<=2^0".
-  std::string ToString() const;
-};
-
-// ceil(log2(max(x, 1))).
-int CeilLog2(int64_t x);
-
-struct EpilogueChoice {
-  EpilogueVariant variant = EpilogueVariant::kKernel;
-  double cublaslt_ms = 0;  // the timed runs (0: not run, as after a cublaslt failure)
-  double kernel_ms = 0;
-};
-
-// Where choices outlive the launch: in memory here; the plan database backs it in the next
-// issue. A plug-in interface like KernelStore (kernel_cache.h), called under the backend's
-// lock. How the database will implement it: one row per shape class in the environment's scope
-// (the plan database already scopes plans by engine version, backend and device model), the
-// class's fields as the key, the variant (EpilogueVariant's stored number) and both timings
-// as the value; Find reads it (a row that does not decode is "nothing", the class is measured
-// again), Remember writes it through the background writer. The `device` field carries the
-// arch and the cuBLASLt version so a database shared by machines never hands one GPU's choice
-// to another.
-class EpilogueChoiceStore {
- public:
-  virtual ~EpilogueChoiceStore() = default;
-  virtual std::optional<EpilogueChoice> Find(const EpilogueShapeClass& shape_class) = 0;
-  virtual void Remember(const EpilogueShapeClass& shape_class, const EpilogueChoice& choice) = 0;
-};
-
-class InMemoryEpilogueChoiceStore final : public EpilogueChoiceStore {
- public:
-  std::optional<EpilogueChoice> Find(const EpilogueShapeClass& shape_class) override;
-  void Remember(const EpilogueShapeClass& shape_class, const EpilogueChoice& choice) override;
-  size_t size() const;
-
- private:
-  mutable std::mutex mutex_;
-  std::map<EpilogueShapeClass, EpilogueChoice> choices_;  // Guarded by mutex_.
-};
 
 enum class EpilogueMode : uint8_t { kAuto, kCublasLt, kKernel };
 
@@ -126,6 +75,10 @@ class MatmulEpilogues {
   // the product for the kernel variant, or -1), queued on `stream`. Throws ember::Error without
   // having written any input, like Backend::ExecuteFused; may replace an in-place output by a
   // new handle (when cuBLASLt would write over an operand).
+  // Keeps choices as device facts too from now on (null: memory only), when this object keeps
+  // its own (no `store` was given).
+  void UseFacts(DeviceFactStore* facts) { own_store_.UseFacts(facts); }
+
   void Run(const FusedLaunch& launch, std::span<const TensorHandle> views,
            std::vector<TensorHandle>& outputs, std::span<const int> in_place, int matmul_output,
            CUstream stream);
@@ -147,7 +100,7 @@ class MatmulEpilogues {
   DeviceContext& ctx_;
   CudaOps& ops_;
   TraceLauncher& launcher_;
-  InMemoryEpilogueChoiceStore own_store_;
+  FactEpilogueChoiceStore own_store_;
   EpilogueChoiceStore* store_;
   std::optional<codegen::ReluRule> blas_relu_;  // set by the probe
   bool relu_usable_ = true;                     // false: the probe saw no relu at all
