@@ -188,6 +188,7 @@ Stats DeviceServer::GetStats() {
   stats.launch_record_evictions = kernels.record_evictions;
   stats.start = started_;
   stats.start.kernel_load_ms = kernels.kernel_load_ms;
+  stats.start.kernel_source_ms = kernels.kernel_source_ms;
   stats.start.libraries_ms = kernels.libraries_ms;
   stats.start.first_op_ms = kernels.first_op_ms;
   if (backing_ != nullptr) {

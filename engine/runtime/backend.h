@@ -40,6 +40,7 @@ struct KernelCounters {
   // The start (ember::StartBreakdown): stored kernels looked up and loaded, the libraries
   // readied beside the start, and backend made -> the first op or trace queued.
   double kernel_load_ms = 0;
+  double kernel_source_ms = 0;
   double libraries_ms = 0;
   double first_op_ms = 0;
 };

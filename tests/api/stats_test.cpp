@@ -58,6 +58,7 @@ TEST(Stats, TheStartIsBrokenDown) {
     // The CPU loads no library and no kernel: only a GPU reports those parts.
     EXPECT_EQ(start.libraries_ms, 0.0);
     EXPECT_EQ(start.kernel_load_ms, 0.0);
+    EXPECT_EQ(start.kernel_source_ms, 0.0);
     // The start is the engine's: later work does not change it.
     (void)Tensor::Ones({3}, DType::kF32).ToVector<float>();
     EXPECT_EQ(GetStats().start.engine_ms, start.engine_ms);

@@ -104,6 +104,7 @@ std::string StartParts(const StartBreakdown& start) {
   part("plan db", start.plan_db_open_ms);
   part("libraries (beside)", start.libraries_ms);
   part("kernel loads", start.kernel_load_ms);
+  part("kernel sources", start.kernel_source_ms);
   part("first op queued at", start.first_op_ms);
   return text.empty() ? "-" : text;
 }

@@ -77,6 +77,7 @@ nlohmann::json ToJson(const RunResult& r) {
           {"start_plan_db_open_ms", s.start.plan_db_open_ms},
           {"start_libraries_ms", s.start.libraries_ms},
           {"start_kernel_load_ms", s.start.kernel_load_ms},
+          {"start_kernel_source_ms", s.start.kernel_source_ms},
           {"start_first_op_ms", s.start.first_op_ms},
           {"time_to_first_result_ms", r.time_to_first_result_ms},
           {"total_ms", r.total_ms},
@@ -103,6 +104,7 @@ RunResult RunResultFromJson(const nlohmann::json& j) {
              .plan_db_open_ms = j.value("start_plan_db_open_ms", 0.0),
              .libraries_ms = j.value("start_libraries_ms", 0.0),
              .kernel_load_ms = j.value("start_kernel_load_ms", 0.0),
+             .kernel_source_ms = j.value("start_kernel_source_ms", 0.0),
              .first_op_ms = j.value("start_first_op_ms", 0.0)};
   s.explorations = j.at("explorations").get<uint64_t>();
   s.cache_hits = j.at("cache_hits").get<uint64_t>();

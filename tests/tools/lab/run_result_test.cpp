@@ -48,6 +48,7 @@ RunResult SampleResult() {
                    .plan_db_open_ms = 33.5,
                    .libraries_ms = 34.5,
                    .kernel_load_ms = 35.5,
+                   .kernel_source_ms = 37.5,
                    .first_op_ms = 36.5};
   r.engine_start_ms = 3.5;
   r.time_to_first_result_ms = 4.5;

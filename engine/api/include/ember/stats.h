@@ -36,13 +36,14 @@ struct MissCauses {
 // the backend is made on a thread of its own while the plan database opens, and on a GPU
 // cuBLASLt loads on a third (engine/runtime/cuda/backend/blas_warm_up.h).
 struct StartBreakdown {
-  double engine_ms = 0;        // the first call that needed the device -> its engine is up
-  double context_ms = 0;       // the backend made: on a GPU, the driver and the device's context
-  double plan_db_open_ms = 0;  // the plan database opened (on a GPU, its environment reads
-                               // NVRTC's version); 0 when it is off
-  double libraries_ms = 0;     // cuBLASLt loaded, its handle made and its relu probed (GPU)
-  double kernel_load_ms = 0;   // stored kernels looked up and loaded on the device
-  double first_op_ms = 0;      // engine start -> the first op or fused trace was queued
+  double engine_ms = 0;         // the first call that needed the device -> its engine is up
+  double context_ms = 0;        // the backend made: on a GPU, the driver and the device's context
+  double plan_db_open_ms = 0;   // the plan database opened (on a GPU, its environment reads
+                                // NVRTC's version); 0 when it is off
+  double libraries_ms = 0;      // cuBLASLt loaded, its handle made and its relu probed (GPU)
+  double kernel_load_ms = 0;    // stored kernels looked up and loaded on the device
+  double kernel_source_ms = 0;  // fused kernels' source generated, for their keys (GPU)
+  double first_op_ms = 0;       // engine start -> the first op or fused trace was queued
 };
 
 struct Stats {

@@ -110,6 +110,7 @@ class CudaBackend final : public Backend {
             .record_misses = records.misses,
             .record_evictions = records.evictions,
             .kernel_load_ms = k.load_ms,
+            .kernel_source_ms = launcher_.source_ms(),
             .libraries_ms = ctx_.blas_warm_up != nullptr ? ctx_.blas_warm_up->work_ms() : 0,
             .first_op_ms = first_op_ms_};
   }

@@ -1,5 +1,7 @@
 #include "engine/runtime/cuda/backend/trace_launcher.h"
 
+#include <chrono>
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -80,7 +82,11 @@ const TraceLauncher::Compiled& TraceLauncher::Find(const FuseTrace& trace,
   }
   Compiled compiled{.trace = trace, .signature = spec.signature};
   try {
+    const auto generating = std::chrono::steady_clock::now();
     const codegen::GeneratedKernel kernel = codegen::GenerateKernel(trace, spec);
+    source_ms_ +=
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - generating)
+            .count();
     compiled.slots = kernel.slots;
     compiled.function = ctx_.kernels->Get({.name = kernel.name, .source = kernel.source});
   } catch (const Error& e) {

@@ -56,6 +56,9 @@ class TraceLauncher {
   void RunSpecial(const codegen::GeneratedKernel& kernel, std::vector<uint64_t> args, int64_t work);
 
   uint64_t launches() const { return launches_; }
+  // Wall time generating fused kernels' source (once per trace and kernel signature: what a
+  // kernel's key is computed from, so a warm start pays it too).
+  double source_ms() const { return source_ms_; }
   LaunchRecords::Counters record_counters() const { return records_.counters(); }
 
  private:
@@ -93,6 +96,7 @@ class TraceLauncher {
   codegen::LaunchBinding binding_;  // the current launch's; kept to reuse its storage
   std::vector<uint64_t> args_;      // the argument block being patched, likewise
   uint64_t launches_ = 0;
+  double source_ms_ = 0;
 };
 
 // A structural hash of everything a trace's kernels depend on.
