@@ -32,7 +32,7 @@ struct MissCauses {
 };
 
 // How the device's engine started: wall milliseconds, zero where there was nothing to do
-// (docs/OBSERVABILITY.md, "The start"). The parts run side by side, so they do not add up:
+// (docs/ARCHITECTURE.md, "The start"). The parts run side by side, so they do not add up:
 // the backend is made on a thread of its own while the plan database opens, and on a GPU
 // cuBLASLt loads on a third (engine/runtime/cuda/backend/blas_warm_up.h).
 struct StartBreakdown {
