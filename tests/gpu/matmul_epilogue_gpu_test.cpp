@@ -11,6 +11,7 @@
 
 #include <ember/ember.h>
 
+#include "tests/common/temp_dir.h"
 #include "tests/gpu/gpu_test_util.h"
 
 #ifdef EMBER_WITH_CUDA
@@ -128,6 +129,44 @@ TEST_P(MatmulEpilogueGpu, MatchesTheCpu) {
   } else {
     EXPECT_GT(after.measured - before.measured, 0u);
   }
+#else
+  GTEST_SKIP() << "built without CUDA";
+#endif
+}
+
+// Issue 43: a shape class measured by one engine is not measured by the next one on the same
+// plan database (a new engine is what a new process starts with), and it runs what was chosen.
+TEST(MatmulEpilogueFactsGpu, AStoredChoiceIsRunWithoutMeasuringAgain) {
+  EMBER_CUDA_OR_SKIP(cuda);
+#ifdef EMBER_WITH_CUDA
+  if (cuda == Device::Cpu()) GTEST_SKIP() << "the GPU's epilogue choice";
+  test::TempDir dir;
+  Config config;
+  config.plan_db = dir.File("plans.db");
+  config.shm = false;
+  SetGlobalConfigForTesting(config);
+  cuda::SetMatmulEpilogueModeForTesting(cuda::EpilogueMode::kAuto);
+  const Inputs in = MakeInputs(7, {96, 64}, 64, 80, false);
+  const ProgramOutput want = RunOn(Device::Cpu(), in, Bias);
+  std::vector<uint64_t> measured;
+  std::vector<uint64_t> ran;  // cublaslt + kernel runs
+  for (int engine = 0; engine < 3; ++engine) {
+    ReleaseDevice(cuda);  // the next op starts a new engine: nothing measured in memory
+    const cuda::EpilogueCounters before = cuda::MatmulEpilogueCounters();
+    EXPECT_EQ(Compare(want, RunOn(cuda, in, Bias)), "") << "engine " << engine;
+    FlushPlans(cuda);
+    const cuda::EpilogueCounters after = cuda::MatmulEpilogueCounters();
+    measured.push_back(after.measured - before.measured);
+    ran.push_back(after.runs_cublaslt + after.runs_kernel - before.runs_cublaslt -
+                  before.runs_kernel);
+  }
+  cuda::SetMatmulEpilogueModeForTesting(std::nullopt);
+  UseFusion(true);
+  EXPECT_EQ(measured[0], 1u) << "the first engine measures the class";
+  EXPECT_EQ(measured[1], 0u) << "the second runs the stored choice";
+  EXPECT_EQ(measured[2], 0u);
+  EXPECT_EQ(ran[1], 1u);
+  EXPECT_EQ(ran[2], 1u);
 #else
   GTEST_SKIP() << "built without CUDA";
 #endif
