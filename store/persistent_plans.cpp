@@ -110,6 +110,7 @@ Status PersistentPlans::Open(const PersistentPlansOptions& options,
       [self, shm_kernels] { return shm_kernels ? self->shm_.tier() : nullptr; },
       [self](NewKernel kernel) { self->KeepKernel(std::move(kernel)); },
       [self](const KernelBinaryKey& key) { self->LinkKernel(key); });
+  plans->facts_ = std::make_unique<PersistentFacts>(plans->db_, plans->shm_, *plans->writer_);
   *out = std::move(plans);
   return Status::Ok();
 }
@@ -171,6 +172,8 @@ void PersistentPlans::OnHit(PlanId id) {
   }
   writer_->Hit(id);
 }
+
+DeviceFactStore* PersistentPlans::AttachFacts() { return facts_.get(); }
 
 bool PersistentPlans::ExplorationAllowed() { return budget_.Allowed(db_); }
 

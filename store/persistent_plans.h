@@ -22,7 +22,8 @@
 // persistent_plans_publish.cpp. Each tier is a class of its own: SharedTierClient
 // (shared_tier_client.h: the segment, reopened when it breaks), DatabaseReader
 // (database_reader.h: the reading connection, its backoff and the change listener); beside them
-// ExplorationBudget (exploration_budget.h) and MissCandidateCache (miss_candidate_cache.h).
+// ExplorationBudget (exploration_budget.h) and MissCandidateCache (miss_candidate_cache.h); the
+// backend's stores beside the plans are PersistentKernels and PersistentFacts.
 //
 // Threading: the PlanBacking methods run under the device server's lock; the writer has its
 // own thread and its own connection.
@@ -46,6 +47,7 @@
 #include "store/database_reader.h"
 #include "store/exploration_budget.h"
 #include "store/miss_candidate_cache.h"
+#include "store/persistent_facts.h"
 #include "store/persistent_kernels.h"
 #include "store/repository/plan_repository.h"
 #include "store/repository/plan_writer.h"
@@ -98,6 +100,7 @@ class PersistentPlans final : public PlanBacking {
                       const ExecutionTrigger& trigger) override;
   void OnHit(PlanId id) override;
   KernelStore* AttachKernels() override;
+  DeviceFactStore* AttachFacts() override;
   void OnPlanRunning(PlanId id) override;
   void OnPlanRan(PlanId id) override;
   bool ExplorationAllowed() override;
@@ -219,6 +222,9 @@ class PersistentPlans final : public PlanBacking {
   };
   std::optional<PendingPlan> pending_;
   std::optional<PlanId> running_;
+
+  // What the backend measured about the device (Note [Device facts], persistent_facts.h).
+  std::unique_ptr<PersistentFacts> facts_;
 };
 
 // The executable's file name (the default workload name, EMBER_WORKLOAD unset).

@@ -99,6 +99,7 @@ PersistentPlans* ReconnectingPlans::Inner() {
     }
   }
   held_.clear();
+  facts_.HandOver(*opened);
   Warn("plan-db-reconnected:" + options_.path,
        fmt::format("plan database {}: reachable; storing the {} plan(s) found while it was out "
                    "of reach{}",
@@ -211,6 +212,26 @@ void ReconnectingPlans::Close() {
                          "were not stored",
                          ShownLocation(options_.path), plans));
   }
+}
+
+std::optional<std::string> ReconnectingPlans::Facts::Find(std::string_view name) {
+  if (PersistentPlans* inner = owner_.Inner()) return inner->AttachFacts()->Find(name);
+  const auto it = meanwhile_.find(name);
+  if (it == meanwhile_.end()) return std::nullopt;
+  return it->second;
+}
+
+void ReconnectingPlans::Facts::Remember(std::string_view name, std::string_view value) {
+  if (PersistentPlans* inner = owner_.Inner()) return inner->AttachFacts()->Remember(name, value);
+  // What the store would refuse is not kept either; past kMaxHeld names, new ones are not.
+  if (!PlanRepository::CheckDeviceFact(name, value).ok()) return;
+  if (meanwhile_.size() >= kMaxHeld && !meanwhile_.contains(name)) return;
+  meanwhile_.insert_or_assign(std::string(name), std::string(value));
+}
+
+void ReconnectingPlans::Facts::HandOver(PersistentPlans& inner) {
+  for (const auto& [name, value] : meanwhile_) inner.AttachFacts()->Remember(name, value);
+  meanwhile_.clear();
 }
 
 BackingCounters ReconnectingPlans::counters() const {

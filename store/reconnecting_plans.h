@@ -13,7 +13,8 @@
 // are dropped and counted, and said once). A process that exits before the server is back
 // stores nothing, and says how much. Kernels are not kept: a backend asks for the kernel store
 // when the device starts, before the server was there, so such a process's compiled kernels
-// stay in memory (the next process compiles them again and stores them).
+// stay in memory (the next process compiles them again and stores them). Device facts are kept:
+// remembered in memory meanwhile, then handed to the opened backing's store.
 //
 // Threading: the PlanBacking methods run under the device server's lock, like every backing
 // (Flush and FlushForSync may run without it, as for PersistentPlans); the connecting thread
@@ -24,8 +25,13 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <thread>
 #include <variant>
 #include <vector>
@@ -51,6 +57,7 @@ class ReconnectingPlans final : public PlanBacking {
   void OnTriggerAdded(PlanId id, const ExecutionPlan& plan,
                       const ExecutionTrigger& trigger) override;
   void OnHit(PlanId id) override;
+  DeviceFactStore* AttachFacts() override { return &facts_; }
   void OnPlanRunning(PlanId id) override;
   void OnPlanRan(PlanId id) override;
   bool ExplorationAllowed() override;
@@ -77,6 +84,22 @@ class ReconnectingPlans final : public PlanBacking {
   };
   struct Explored {};
   using Event = std::variant<PlanFound, TriggerFound, Explored>;
+
+  // The fact store the backend gets: memory while the server is out of reach, the opened
+  // backing's (PersistentFacts) once it took over, which is then given what was remembered
+  // meanwhile. Unlike kernels, facts need nothing at the device's start.
+  class Facts final : public DeviceFactStore {
+   public:
+    explicit Facts(ReconnectingPlans& owner) : owner_(owner) {}
+    std::optional<std::string> Find(std::string_view name) override;
+    void Remember(std::string_view name, std::string_view value) override;
+    // Hands what was remembered meanwhile to `inner`'s store.
+    void HandOver(PersistentPlans& inner);
+
+   private:
+    ReconnectingPlans& owner_;
+    std::map<std::string, std::string, std::less<>> meanwhile_;
+  };
 
   // The connecting thread's state, shared with it: at exit the thread may still be inside a
   // connection attempt, and is then left to finish on its own.
@@ -110,6 +133,7 @@ class ReconnectingPlans final : public PlanBacking {
   std::vector<OperationIr> not_loaded_;
   int64_t explored_meanwhile_ = 0;
   bool closed_ = false;
+  Facts facts_{*this};
 };
 
 }  // namespace ember

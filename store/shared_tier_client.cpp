@@ -64,8 +64,25 @@ void SharedTierClient::Publish(uint64_t hash, const Hash128& key, const Executio
 
 void SharedTierClient::Publish(uint64_t hash, const Hash128& key,
                                std::span<const uint8_t> encoded) {
-  if (tier_ == nullptr) return;
-  switch (tier_->Publish(hash, key, encoded)) {
+  if (tier_ != nullptr) Published(tier_->Publish(hash, key, encoded));
+}
+
+void SharedTierClient::PublishFact(std::string_view name, std::string_view value) {
+  if (tier_ != nullptr) Published(tier_->PublishFact(name, value));
+}
+
+bool SharedTierClient::LookupFact(std::string_view name, std::string* value) {
+  if (tier_ == nullptr) return false;
+  bool found = false;
+  if (Status s = tier_->LookupFact(name, value, &found); !s.ok()) {
+    OnFailure(s);
+    return false;
+  }
+  return found;
+}
+
+void SharedTierClient::Published(SharedPlanTier::PublishOutcome outcome) {
+  switch (outcome) {
     case SharedPlanTier::PublishOutcome::kPublished: return;
     case SharedPlanTier::PublishOutcome::kFull:
       skipped_.fetch_add(1);
@@ -73,8 +90,8 @@ void SharedTierClient::Publish(uint64_t hash, const Hash128& key,
         full_said_ = true;
         LogFusion(LogLevel::kBasic, [&] {
           return fmt::format(
-              "[store] shared plan segment {} is full ({} bytes); new plans go "
-              "to the database only ([store] shm_bytes sets its size)",
+              "[store] shared plan segment {} is full ({} bytes); new plans and device "
+              "facts go to the database only ([store] shm_bytes sets its size)",
               tier_->segment().name(), tier_->segment().size());
         });
       }

@@ -15,6 +15,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -53,6 +54,11 @@ class SharedTierClient {
   void Publish(uint64_t hash, const Hash128& key, const ExecutionPlan& plan);
   void Publish(uint64_t hash, const Hash128& key, std::span<const uint8_t> encoded);
 
+  // A device fact (Note [Shared facts]): published like a plan; looked up by its name, true
+  // with *value set when the segment has it.
+  void PublishFact(std::string_view name, std::string_view value);
+  bool LookupFact(std::string_view name, std::string* value);
+
   // Claims `hash` for this process before it explores. True when a sibling holds the claim and
   // this process waited for its plan ([store] shm_wait_ms): look again, and Claim when nothing
   // came (the sibling died, gave up or is slow).
@@ -65,6 +71,9 @@ class SharedTierClient {
   uint64_t skipped() const { return skipped_.load(); }
 
  private:
+  // Counts a publication the segment could not take (a full one said once, a broken one
+  // reopened).
+  void Published(SharedPlanTier::PublishOutcome outcome);
   // The segment failed with `status`: reopen it (a bounded number of times), else go on
   // without it.
   void OnFailure(const Status& status);

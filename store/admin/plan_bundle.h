@@ -5,8 +5,9 @@
 // same embedded migrations, in journal mode DELETE so that it is one file — holding the
 // exported plans with their triggers, the environments they belong to, and the compiled
 // kernels those plans use (plan_kernels, Note [Kernel links]) with their name, source, options
-// and links; no workloads and no plan usage (budgets and hit counts belong to the
-// machine that earned them). It also has a table of its own,
+// and links; no workloads, no plan usage and no device facts (budgets and hit counts belong to
+// the machine that earned them; facts are measured again where they are needed). It also has
+// a table of its own,
 //     bundle_manifest(key TEXT PRIMARY KEY, value TEXT NOT NULL)
 // with the keys: format ("ember-plan-bundle"), format_version ("1"), engine_version,
 // schema_version, created (Unix ms), workload (the export filter; "" for every plan), plans,

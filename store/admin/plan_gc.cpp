@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "engine/core/clock.h"
+#include "store/admin/plan_inventory.h"
 #include "store/repository/column_encoding.h"
 
 namespace ember {
@@ -165,6 +166,21 @@ Status DeleteRows(SqlSession& sql, std::string_view table, const std::vector<int
   return Status::Ok();
 }
 
+// The device facts whose environment row is gone: counted into *report, and deleted unless
+// `dry_run`. Nothing before schema 5 (no such table).
+Status RemoveOrphanFacts(SqlSession& sql, int schema_version, bool dry_run, GcReport* report) {
+  if (schema_version < kDeviceFactsSchema) return Status::Ok();
+  constexpr char kOrphans[] =
+      "FROM device_facts WHERE NOT EXISTS (SELECT 1 FROM environments e WHERE e.id = "
+      "device_facts.environment_id)";
+  if (dry_run) {
+    return QueryInt64(sql, fmt::format("SELECT COUNT(*) {}", kOrphans), {},
+                      "counting orphan device facts", &report->facts_removed);
+  }
+  return sql.Exec(fmt::format("DELETE {}", kOrphans), {}, "removing orphan device facts",
+                  &report->facts_removed);
+}
+
 }  // namespace
 
 Status CollectGarbage(PlanRepository& repo, const GcOptions& options, GcReport* report) {
@@ -177,13 +193,14 @@ Status CollectGarbage(PlanRepository& repo, const GcOptions& options, GcReport* 
     if (Status s = ReadCandidates(sql, options, &candidates); !s.ok()) return s;
     *report = SelectPlansToEvict(std::move(candidates), options, NowUnixMillis());
     if (Status s = SelectKernels(sql, options, report); !s.ok()) return s;
-    if (options.dry_run) return Status::Ok();
+    if (options.dry_run) return RemoveOrphanFacts(sql, repo.schema_version(), true, report);
     std::vector<int64_t> plans;
     for (const GcEviction& e : report->evicted) plans.push_back(e.plan.id);
     if (Status s = DeleteRows(sql, "plans", plans); !s.ok()) return s;
     std::vector<int64_t> kernels;
     for (const GcKernelRemoval& k : report->kernels_removed) kernels.push_back(k.id);
-    return DeleteRows(sql, "kernels", kernels);
+    if (Status s = DeleteRows(sql, "kernels", kernels); !s.ok()) return s;
+    return RemoveOrphanFacts(sql, repo.schema_version(), options.dry_run, report);
   };
   return options.dry_run ? sql.ReadTransaction("collecting garbage", body)
                          : sql.WriteTransaction("collecting garbage", body);

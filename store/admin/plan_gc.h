@@ -101,6 +101,10 @@ struct GcReport {
   std::vector<GcEviction> evicted;               // in the order chosen
   std::vector<GcKernelRemoval> kernels_removed;  // by id
   int64_t kernel_bytes_removed = 0;
+  // Device facts whose environment row is gone (Note [Device facts]): removed whatever the
+  // options, like orphan kernels. Deleting an environment deletes its facts (ON DELETE
+  // CASCADE); these are left by a session that ran with foreign keys off.
+  int64_t facts_removed = 0;
   int64_t candidates = 0;       // plans considered
   int64_t protected_plans = 0;  // candidates kept because a live segment holds them
   int64_t bytes_before = 0;     // the candidates' total bytes
@@ -122,8 +126,9 @@ std::vector<GcKernelRemoval> SelectKernelsToRemove(const std::vector<KernelRecor
 
 // Reads the candidates, asks options.protected_plan_keys (its error is returned and nothing is
 // evicted), selects the plans and then the kernels, and (unless dry_run) deletes the chosen
-// plans — their triggers, plan usage and kernel links go with them (ON DELETE CASCADE) — and
-// the chosen kernels, all in one write transaction, so a plan or kernel published meanwhile is
+// plans — their triggers, plan usage and kernel links go with them (ON DELETE CASCADE) — the
+// chosen kernels and the device facts of environments that are gone, all in one write
+// transaction, so a plan or kernel published meanwhile is
 // either seen or untouched. On a SQLite file or a PostgreSQL server alike (repo.sql()); on a
 // server, options.protected_plan_keys can only speak for the segments of the host gc runs on
 // (docs/PLAN_DATABASE.md). REQUIRES: `repo` writable unless options.dry_run.

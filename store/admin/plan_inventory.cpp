@@ -8,6 +8,8 @@
 #include <string>
 #include <utility>
 
+#include "store/codec/row_checksum.h"
+#include "store/repository/column_encoding.h"
 #include "store/repository/saturating_sql.h"
 #include "store/sqlite/sqlite_sql_session.h"
 
@@ -129,6 +131,13 @@ Status ReadSummary(SqlSession& sql, int schema_version, DatabaseSummary* out) {
         return s;
       }
     }
+    if (schema_version >= kDeviceFactsSchema) {
+      if (Status s = QueryInt64(sql, "SELECT COUNT(*) FROM device_facts", {},
+                                "summarizing the database", &out->device_facts);
+          !s.ok()) {
+        return s;
+      }
+    }
     if (Status s = sql.StoredBytes(&out->file_bytes); !s.ok()) return s;
     return ReadKernelsByArch(sql, &out->kernels_by_arch);
   });
@@ -225,6 +234,36 @@ Status ListWorkloads(SqlSession& sql, std::optional<EnvironmentRowId> environmen
           r.plans_used = row.Int64(10);
           out->push_back(std::move(r));
         });
+  });
+}
+
+Status ListDeviceFacts(SqlSession& sql, std::optional<EnvironmentRowId> environment,
+                       std::vector<DeviceFactRecord>* out) {
+  std::vector<SqlValue> args;
+  if (environment.has_value()) args.emplace_back(int64_t{*environment});
+  // Sorted here too: a server's collation may order names otherwise than a file's bytes.
+  const auto by_name = [](const DeviceFactRecord& a, const DeviceFactRecord& b) {
+    return a.environment_id != b.environment_id ? a.environment_id < b.environment_id
+                                                : a.name < b.name;
+  };
+  return sql.ReadTransaction("listing device facts", [&]() -> Status {
+    out->clear();
+    Status s = sql.Query(
+        fmt::format("SELECT f.environment_id, COALESCE(e.fingerprint, ''), f.name, f.value, "
+                    "f.checksum, f.updated FROM device_facts f LEFT JOIN environments e ON "
+                    "e.id = f.environment_id {} ORDER BY f.environment_id, f.name",
+                    environment.has_value() ? "WHERE f.environment_id = ?1" : ""),
+        args, "listing device facts", [&](const SqlRow& row) {
+          DeviceFactRecord r{.environment_id = row.Int64(0),
+                             .environment = row.Text(1),
+                             .name = row.Text(2),
+                             .value = row.Text(3),
+                             .updated = row.Int64(5)};
+          r.checksum_ok = DeviceFactChecksum(r.name, r.value) == FromColumn(row.Int64(4));
+          out->push_back(std::move(r));
+        });
+    std::sort(out->begin(), out->end(), by_name);
+    return s;
   });
 }
 

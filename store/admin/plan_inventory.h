@@ -1,7 +1,7 @@
 // Read-only queries over a whole plan database, for inspection tools (`ember-plans stats`, `ls`,
-// `show`, `workloads`, `quarantine ls`) and for the store's maintenance code (verification,
-// gc, bundles). The engine's own lookups stay in PlanRepository; these read everything, with
-// the blobs, so that a caller can decode and judge each row itself.
+// `show`, `workloads`, `facts`, `quarantine ls`) and for the store's maintenance code
+// (verification, gc, bundles). The engine's own lookups stay in PlanRepository; these read
+// everything, with the blobs, so that a caller can decode and judge each row itself.
 //
 // Every function reads inside one read transaction (a consistent snapshot, even while another
 // process writes through WAL), writes nothing, and returns a Status for every database problem
@@ -41,6 +41,7 @@ struct DatabaseSummary {
   int64_t workload_misses = 0;
   int64_t unfused_runs = 0;
   int64_t explorations = 0;                      // SUM(workloads.explorations)
+  int64_t device_facts = 0;                      // rows of device_facts (0 before schema 5)
   std::vector<KernelArchCount> kernels_by_arch;  // per (arch, compiler version)
 };
 
@@ -74,6 +75,15 @@ Status ListPlans(SqliteDatabase& db, const PlanFilter& filter, std::vector<PlanR
 // The plan with row id `id`, whatever its status. NotFound when there is none.
 Status ReadPlan(SqlSession& sql, PlanRowId id, PlanRecord* out);
 Status ReadPlan(SqliteDatabase& db, PlanRowId id, PlanRecord* out);
+
+// The first schema version with device_facts (migrations/0005_device_facts.sql).
+inline constexpr int kDeviceFactsSchema = 5;
+
+// Device facts (Note [Device facts], store/persistent_facts.h) by environment id, then name,
+// damaged rows included (checksum_ok false); `environment` narrows to one. On either database.
+// REQUIRES: schema version >= kDeviceFactsSchema.
+Status ListDeviceFacts(SqlSession& sql, std::optional<EnvironmentRowId> environment,
+                       std::vector<DeviceFactRecord>* out);
 
 // Workloads by name, then environment id; `environment` narrows to one. On either database.
 Status ListWorkloads(SqlSession& sql, std::optional<EnvironmentRowId> environment,

@@ -10,6 +10,7 @@
 #include "store/admin/plan_inventory.h"
 #include "store/codec/environment_fingerprint.h"
 #include "store/repository/plan_row_check.h"
+#include "store/sqlite/migrations.h"
 
 namespace ember {
 
@@ -26,21 +27,25 @@ void CollectRows(SqlSession& sql, std::string_view statement, std::string_view w
   if (!s.ok()) report->problems.push_back({std::string(where), s.message()});
 }
 
-// Every foreign key of the schema (migrations/postgres/), as (child table, column, parent).
+// Every foreign key of the schema (migrations/postgres/), as (child table, column, parent), and
+// the schema version that added it.
 struct ForeignKey {
   const char* table;
   const char* column;
   const char* parent;
+  int since = 1;
 };
-constexpr ForeignKey kForeignKeys[] = {{"plans", "environment_id", "environments"},
-                                       {"triggers", "plan_id", "plans"},
-                                       {"workloads", "environment_id", "environments"},
-                                       {"plan_usage", "workload_id", "workloads"},
-                                       {"plan_usage", "plan_id", "plans"},
-                                       {"kernels", "environment_id", "environments"},
-                                       {"kernels", "plan_id", "plans"},
-                                       {"plan_kernels", "plan_id", "plans"},
-                                       {"plan_kernels", "kernel_id", "kernels"}};
+constexpr ForeignKey kForeignKeys[] = {
+    {"plans", "environment_id", "environments"},
+    {"triggers", "plan_id", "plans"},
+    {"workloads", "environment_id", "environments"},
+    {"plan_usage", "workload_id", "workloads"},
+    {"plan_usage", "plan_id", "plans"},
+    {"kernels", "environment_id", "environments"},
+    {"kernels", "plan_id", "plans"},
+    {"plan_kernels", "plan_id", "plans", 2},
+    {"plan_kernels", "kernel_id", "kernels", 2},
+    {"device_facts", "environment_id", "environments", kDeviceFactsSchema}};
 
 // SQLite's own checks of the file: its structure, then its foreign keys.
 void CheckSqliteStructure(SqlSession& sql, VerificationReport* report) {
@@ -62,9 +67,10 @@ void CheckSqliteStructure(SqlSession& sql, VerificationReport* report) {
 // On a server the pages are the server's to check (pg_amcheck); its foreign keys are enforced
 // as rows are written, except where a session turned the checks off (session_replication_role
 // = replica, as pg_restore --disable-triggers does), so each key is checked as a query.
-void CheckServerForeignKeys(SqlSession& sql, VerificationReport* report) {
+void CheckServerForeignKeys(SqlSession& sql, int schema_version, VerificationReport* report) {
   std::vector<std::string> orphans;
   for (const ForeignKey& key : kForeignKeys) {
+    if (key.since > schema_version) continue;
     std::vector<std::string> rows;
     CollectRows(sql,
                 fmt::format("SELECT '{0}.{1} = ' || CAST(c.{1} AS TEXT) || ' refers to a missing "
@@ -170,18 +176,37 @@ void CheckKernels(SqlSession& sql, VerificationReport* report) {
   if (!s.ok()) report->problems.push_back({"kernels", s.message()});
 }
 
+// Each device fact's checksum (Note [Row checksums]).
+void CheckFacts(SqlSession& sql, VerificationReport* report) {
+  std::vector<DeviceFactRecord> facts;
+  if (Status s = ListDeviceFacts(sql, std::nullopt, &facts); !s.ok()) {
+    report->problems.push_back({"device facts", s.message()});
+    return;
+  }
+  for (const DeviceFactRecord& fact : facts) {
+    ++report->facts_checked;
+    if (fact.checksum_ok) continue;
+    report->problems.push_back(
+        {fmt::format("device fact '{}' of environment {}", fact.name, fact.environment_id),
+         "checksum mismatch (the engine ignores the row and measures again)"});
+  }
+}
+
 }  // namespace
 
-Status VerifyPlanDatabase(SqlSession& sql, VerificationReport* report) {
+Status VerifyPlanDatabase(SqlSession& sql, VerificationReport* report,
+                          std::optional<int> schema_version) {
   *report = VerificationReport();
+  const int version = schema_version.value_or(LatestSchemaVersion());
   if (sql.backend() == "sqlite") {
     CheckSqliteStructure(sql, report);
   } else {
-    CheckServerForeignKeys(sql, report);
+    CheckServerForeignKeys(sql, version, report);
   }
   CheckEnvironments(sql, report);
   CheckPlans(sql, report);
   CheckKernels(sql, report);
+  if (version >= kDeviceFactsSchema) CheckFacts(sql, report);
   return Status::Ok();
 }
 

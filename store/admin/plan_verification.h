@@ -16,7 +16,9 @@
 //      environment (Note [Kernel links], store/admin/kernel_inventory.h); and whether any plan
 //      uses it. An orphan is listed, not a problem: the engine stores the kernels of an unfused
 //      run (exploration capped) linked to no plan, and a plan evicted by hand leaves its kernels
-//      behind; both are healthy files that `ember-plans gc` makes smaller.
+//      behind; both are healthy files that `ember-plans gc` makes smaller;
+//   6. from schema 5 on, each device fact: its checksum (the engine skips a fact that fails it
+//      and measures again, Note [Device facts]; verify names it).
 // Quarantined rows are counted, not reported as problems: the engine already set them aside
 // (`ember-plans quarantine ls` shows why).
 //
@@ -25,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +49,7 @@ struct VerificationReport {
   int64_t plans_checked = 0;
   int64_t triggers_checked = 0;
   int64_t kernels_checked = 0;
+  int64_t facts_checked = 0;
   int64_t quarantined = 0;
   std::vector<VerificationProblem> problems;
   std::vector<std::string> orphan_kernels;  // KernelLabel of each kernel no plan uses
@@ -56,6 +60,9 @@ struct VerificationReport {
 // Fills *report. Every problem found in the file goes to report->problems (even a step that
 // could not run at all, such as a table SQLite cannot read); the returned Status is only for
 // the caller's own mistakes and is OK otherwise.
-Status VerifyPlanDatabase(SqlSession& sql, VerificationReport* report);
+// `schema_version`: the database's (PlanRepository::schema_version), which says which tables
+// there are to check; nullopt: this binary's newest.
+Status VerifyPlanDatabase(SqlSession& sql, VerificationReport* report,
+                          std::optional<int> schema_version = std::nullopt);
 
 }  // namespace ember

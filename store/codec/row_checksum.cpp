@@ -27,4 +27,9 @@ uint64_t KernelChecksum(std::span<const uint8_t> binary) {
   return XXH3_64bits(binary.data(), binary.size());
 }
 
+uint64_t DeviceFactChecksum(std::string_view name, std::string_view value) {
+  return PlanChecksum({reinterpret_cast<const uint8_t*>(name.data()), name.size()},
+                      {reinterpret_cast<const uint8_t*>(value.data()), value.size()});
+}
+
 }  // namespace ember

@@ -1,5 +1,5 @@
 // PlanRepository: the durable tier of the plan store — environments, plans and their triggers,
-// workloads and their exploration ledger, plan use per workload, compiled kernels
+// workloads and their exploration ledger, plan use per workload, compiled kernels, device facts
 // (docs/PLAN_DATABASE.md). One interface, one implementation per database: SQLite
 // (store/sqlite/, a file) and PostgreSQL (store/postgres/, a server shared across hosts), both
 // SqlPlanRepository (sql_plan_repository.h: the SQL written once) with what is their own.
@@ -214,6 +214,21 @@ class PlanRepository {
   // does not match — the row is then deleted (when writable) and logged, and never returned.
   virtual Status GetKernel(EnvironmentRowId environment, const KernelKey& key,
                            StoredKernel* out) = 0;
+
+  // --- Device facts (Note [Device facts], store/persistent_facts.h) --------------------------
+  // Every fact of `environment`, in one query, by name. A row whose checksum (Note [Row
+  // checksums]) does not match is counted in out->damaged and never returned; it stays until a
+  // new value of its name replaces it. An empty result is OK.
+  virtual Status LoadDeviceFacts(EnvironmentRowId environment, LoadedDeviceFacts* out) = 0;
+  // Stores `fact` for `environment`, replacing the value its name had (a last writer wins: a
+  // fact only chooses between correct paths). InvalidArgument, and nothing written, for a fact
+  // CheckDeviceFact refuses.
+  virtual Status PutDeviceFact(EnvironmentRowId environment, const DeviceFact& fact) = 0;
+  // OK when both databases can store `name` and `value` as they are: at most
+  // DeviceFactStore::kMaxNameBytes and kMaxValueBytes (engine/runtime/device_facts.h), a name
+  // that is not empty, valid UTF-8 without NUL (PostgreSQL's text refuses both); otherwise
+  // InvalidArgument saying which.
+  static Status CheckDeviceFact(std::string_view name, std::string_view value);
 
   // Called inside Publish's transaction after each plan item, with its index (tests use it to
   // kill a process mid-transaction).

@@ -206,6 +206,22 @@ struct WorkloadCounters {
   int64_t unfused_runs = 0;
 };
 
+// What a backend measured about its device (table device_facts, schema 5; Note [Device facts],
+// store/persistent_facts.h): short text it writes and parses itself, one value per name and
+// environment.
+struct DeviceFact {
+  std::string name;
+  std::string value;
+
+  bool operator==(const DeviceFact&) const = default;
+};
+
+// An environment's facts as loaded: only rows whose checksum matched, by name.
+struct LoadedDeviceFacts {
+  std::vector<DeviceFact> facts;
+  size_t damaged = 0;  // rows skipped because their checksum did not match
+};
+
 // Whole rows as the tools and the engine's row check (plan_row_check.h) read them.
 struct EnvironmentRecord {
   EnvironmentRowId id = 0;
@@ -236,6 +252,17 @@ struct PlanRecord {
   std::string status;                // "ok" or "quarantined"
   std::string quarantine_reason;     // empty when none
   std::vector<TriggerRow> triggers;  // position order
+};
+
+// One row of device_facts (schema 5 on), for the tools: whether its checksum matches is part
+// of it, since they list damaged rows too.
+struct DeviceFactRecord {
+  EnvironmentRowId environment_id = 0;
+  std::string environment;  // the environment's stable id
+  std::string name;
+  std::string value;
+  int64_t updated = 0;  // Unix ms
+  bool checksum_ok = false;
 };
 
 struct WorkloadRecord {

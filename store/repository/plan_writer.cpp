@@ -119,6 +119,9 @@ void PlanWriter::Miss(WorkloadMiss miss) {
 void PlanWriter::Quarantine(PlanRowId row, std::string reason) {
   Enqueue({.kind = Message::Kind::kQuarantine, .row = row, .reason = std::move(reason)});
 }
+void PlanWriter::Fact(DeviceFact fact) {
+  Enqueue({.kind = Message::Kind::kFact, .fact = std::move(fact)});
+}
 
 void PlanWriter::Checkpoint() {
   Enqueue({.kind = Message::Kind::kCheckpoint});
@@ -178,74 +181,6 @@ void PlanWriter::Run() {
     applied_ += taken;
     done_cv_.notify_all();
   }
-}
-
-void PlanWriter::Take(std::vector<Message> batch, Counters counted) {
-  if (!held_.empty()) {
-    // Behind earlier held batches: in order, so that a trigger never precedes its plan.
-    Hold(std::move(batch), std::move(counted), Progress{});
-    if (std::chrono::steady_clock::now() >= retry_at_) RetryHeld();
-    return;
-  }
-  Progress progress;
-  if (Apply(batch, counted, progress) == Outcome::kHeld) {
-    Warn("plan-db-unreachable:" + repository_->location(),
-         fmt::format("plan database {}: out of reach ({}); writes are held in memory (up to {} "
-                     "messages) and retried, plans are used from memory meanwhile",
-                     repository_->location(), transient_reason_, kMaxHeld));
-    backoff_ = kFirstRetry;
-    retry_at_ = std::chrono::steady_clock::now() + backoff_;
-    Hold(std::move(batch), std::move(counted), progress);
-  }
-}
-
-void PlanWriter::Hold(std::vector<Message> batch, Counters counted, Progress progress) {
-  // Past the bound, what only adds plans (new plans, triggers, kernels) is dropped, counted;
-  // bindings, explorations and quarantines stay (small, and the budget must stay right).
-  std::vector<Message> kept;
-  for (Message& m : batch) {
-    const bool optional = m.kind == Message::Kind::kPublish || m.kind == Message::Kind::kAdopt ||
-                          m.kind == Message::Kind::kTrigger || m.kind == Message::Kind::kKernel;
-    if (optional && held_messages_ >= kMaxHeld) {
-      dropped_.fetch_add(1);
-      continue;
-    }
-    ++held_messages_;
-    kept.push_back(std::move(m));
-  }
-  held_count_.store(held_messages_);
-  held_.push_back({std::move(kept), std::move(counted), progress});
-}
-
-void PlanWriter::RetryHeld() {
-  if (held_.empty()) return;
-  const auto again_later = [&] {
-    backoff_ = std::min(backoff_ * 2, kMaxRetry);
-    retry_at_ = std::chrono::steady_clock::now() + backoff_;
-  };
-  if (Status s = repository_->Reconnect(); !s.ok()) return again_later();
-  size_t written = 0;
-  while (!held_.empty()) {
-    Held& next = held_.front();
-    const Outcome outcome = Apply(next.batch, next.counted, next.progress);
-    if (outcome == Outcome::kHeld) return again_later();
-    written += next.batch.size();
-    held_messages_ -= next.batch.size();
-    held_.pop_front();
-    if (outcome == Outcome::kFailed && failed_.load()) {
-      held_.clear();
-      held_messages_ = 0;
-      break;
-    }
-  }
-  held_count_.store(held_messages_);
-  if (failed_.load()) return;
-  Warn("plan-db-reachable:" + repository_->location(),
-       fmt::format("plan database {}: reachable again; wrote the {} held write(s){}",
-                   repository_->location(), written,
-                   dropped_.load() > 0
-                       ? fmt::format(" ({} dropped while it was out of reach)", dropped_.load())
-                       : std::string()));
 }
 
 bool PlanWriter::Check(const Status& status, const char* what, bool fatal) {
@@ -439,7 +374,8 @@ PlanWriter::Outcome PlanWriter::Apply(const std::vector<Message>& batch, const C
       case Message::Kind::kBind:
       case Message::Kind::kPublish:
       case Message::Kind::kAdopt:
-      case Message::Kind::kCheckpoint: break;
+      case Message::Kind::kCheckpoint:
+      case Message::Kind::kFact: break;
     }
   }
   if (!triggers.triggers.empty() || !triggers.kernels.empty()) {
@@ -477,6 +413,12 @@ PlanWriter::Outcome PlanWriter::Apply(const std::vector<Message>& batch, const C
     }
   }
   progress.misses = true;
+  for (const Message& m : batch) {
+    if (m.kind == Message::Kind::kFact &&
+        !CheckCounter(repository_->PutDeviceFact(environment_, m.fact), "storing a device fact")) {
+      return stopped();
+    }
+  }
   // Last, after everything it follows in the batch is committed.
   if (std::any_of(batch.begin(), batch.end(),
                   [](const Message& m) { return m.kind == Message::Kind::kCheckpoint; })) {

@@ -41,6 +41,10 @@
 // for Flush, so a sync never waits on a server that is down; what is still held when the
 // process exits is lost, and said.
 //
+// Device facts are written after the plans and counters of their batch, each one upsert of its
+// own; a held batch writes them again (the upsert is idempotent) and, past kMaxHeld, drops
+// them like new plans (a fact is measured again when it is missing).
+//
 // Counters (plan hits, unfused runs) are coalesced: they wake the writer only once they have
 // waited kCounterDelay, or when anything else is enqueued or a Flush asks, so that a steady
 // state, which only hits stored plans, costs one small transaction per kCounterDelay instead of
@@ -105,6 +109,9 @@ class PlanWriter {
   // added to the workload's workload_misses rows.
   void Miss(WorkloadMiss miss);
   void Quarantine(PlanRowId row, std::string reason);
+  // A device fact of the environment (Note [Device facts], store/persistent_facts.h): upserted
+  // after the batch's plans and counters; a write that fails loses only itself, like a counter.
+  void Fact(DeviceFact fact);
   void Flush();
   // Waits for every message enqueued so far except hit and unfused-run counters (which are
   // applied in order with the rest, only not waited for).
@@ -135,7 +142,8 @@ class PlanWriter {
       kExploration,
       kQuarantine,
       kCheckpoint,
-      kKernel
+      kKernel,
+      kFact
     };
     Kind kind;
     PlanId id = 0;
@@ -143,6 +151,7 @@ class PlanWriter {
     PublishItem item;
     TriggerRow trigger;
     std::string reason;
+    DeviceFact fact;        // kFact
     bool has_plan = false;  // kKernel: whether `id` names the plan it is linked to
     bool counted = false;   // kExploration: already in the workload row
   };

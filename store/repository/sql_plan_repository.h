@@ -2,10 +2,10 @@
 // on SqlSession's shared dialect (sql_session.h), for every database that speaks it:
 // environments, loads and plan lookup, row writes (plans under "existing plan wins", triggers in
 // append order, kernels and their links), the checksum checks (plan_row_check.h), hits,
-// quarantine and the workload ledger. A database joins by deriving from it with what is its own:
-// the connection behind sql(), its upkeep (checkpoints, transient errors, reconnection, a change
-// feed) and the hooks below. SqlitePlanRepository (store/sqlite/, a file) and
-// PostgresPlanRepository (store/postgres/, a server) do; docs/ARCHITECTURE.md, "Adding a
+// quarantine, the workload ledger and device facts. A database joins by deriving from it with
+// what is its own: the connection behind sql(), its upkeep (checkpoints, transient errors,
+// reconnection, a change feed) and the hooks below. SqlitePlanRepository (store/sqlite/, a file)
+// and PostgresPlanRepository (store/postgres/, a server) do; docs/ARCHITECTURE.md, "Adding a
 // plan-database backend", says what a third writes.
 //
 // Transactions: a read of one statement runs through sql().ReadStatement, a change of one
@@ -60,6 +60,8 @@ class SqlPlanRepository : public PlanRepository {
   Status PutKernel(EnvironmentRowId environment, const NewKernel& kernel, KernelRowId* id,
                    bool* added = nullptr) final;
   Status GetKernel(EnvironmentRowId environment, const KernelKey& key, StoredKernel* out) final;
+  Status LoadDeviceFacts(EnvironmentRowId environment, LoadedDeviceFacts* out) final;
+  Status PutDeviceFact(EnvironmentRowId environment, const DeviceFact& fact) final;
 
   Status WritePlanRow(EnvironmentRowId environment, const NewPlan& plan, int64_t now,
                       InsertResult* result) final;

@@ -129,6 +129,71 @@ SharedPlanTier::PublishOutcome SharedPlanTier::PublishKernel(uint64_t key_hash,
                       shm::kKernelEntry, binary);
 }
 
+uint64_t SharedPlanTier::FactChainHash(std::string_view name) {
+  // "EMBRFACT" as the seed: a fact's chain never meets a kernel's or a first op's by design.
+  return XXH3_64bits_withSeed(name.data(), name.size(), 0x5443414652424d45ULL);
+}
+
+namespace {
+
+Hash128 FactKey(std::string_view name) {
+  const XXH128_hash_t hash = XXH3_128bits(name.data(), name.size());
+  return {.low = hash.low64, .high = hash.high64};
+}
+
+}  // namespace
+
+SharedPlanTier::PublishOutcome SharedPlanTier::PublishFact(std::string_view name,
+                                                           std::string_view value) {
+  std::vector<uint8_t> payload(4 + name.size() + value.size());
+  const uint32_t name_bytes = static_cast<uint32_t>(name.size());
+  for (int i = 0; i < 4; ++i) payload[static_cast<size_t>(i)] = (name_bytes >> (8 * i)) & 0xff;
+  std::memcpy(payload.data() + 4, name.data(), name.size());
+  std::memcpy(payload.data() + 4 + name.size(), value.data(), value.size());
+  return PublishEntry(FactChainHash(name), FactKey(name), shm::kFactEntry, payload);
+}
+
+Status SharedPlanTier::LookupFact(std::string_view name, std::string* value, bool* found) {
+  *found = false;
+  value->clear();
+  if (broken() || segment_->removed()) return Status::Unavailable(BrokenReason());
+  const uint64_t chain = FactChainHash(name);
+  const Hash128 key = FactKey(name);
+  const uint64_t first = segment_->bucket(chain).load(std::memory_order_acquire);
+  const Status s =
+      WalkChain(*segment_, first, 0, [&](uint64_t offset, const shm::EntryHeader& header) {
+        if (header.kind != shm::kFactEntry || header.first_op_hash != chain ||
+            KeyOf(header.plan_key) != key) {
+          return true;
+        }
+        std::optional<std::vector<uint8_t>> payload = VerifiedPayload(*segment_, offset, header);
+        if (!payload) {
+          ++corrupt_entries_;
+          return true;  // an older copy may still be whole
+        }
+        uint32_t name_bytes = 0;
+        for (size_t i = 0; i < 4 && i < payload->size(); ++i) {
+          name_bytes |= uint32_t{(*payload)[i]} << (8 * i);
+        }
+        const std::string_view bytes(reinterpret_cast<const char*>(payload->data()),
+                                     payload->size());
+        // Another name under the same 128-bit hash: not this one's value.
+        if (bytes.size() < 4 || bytes.size() - 4 < name_bytes ||
+            bytes.substr(4, name_bytes) != name) {
+          return true;
+        }
+        *value = std::string(bytes.substr(4 + name_bytes));
+        *found = true;
+        return false;  // the newest whole copy wins
+      });
+  if (!s.ok()) {
+    value->clear();
+    *found = false;
+    segment_->MarkBroken();
+  }
+  return s;
+}
+
 std::string SharedPlanTier::BrokenReason() const {
   if (segment_->lost()) return "another process truncated the shared plan segment under this one";
   if (segment_->removed()) return "the shared plan segment was removed from /dev/shm";

@@ -40,6 +40,14 @@
 //     to compile claims the chain hash, and a sibling that needs the same kernel waits for the
 //     binary as for a plan (the same slots, futex and bounds). A kernel binary is code: the
 //     plan database's rules decide whether this tier carries any (persistent_kernels.h).
+//   * Note [Shared facts]: device facts (store/persistent_facts.h) are entries too (kind
+//     kFactEntry), chained under FactChainHash(name) and keyed by the name's XXH3-128; the
+//     payload repeats the name, so a lookup returns a value only for exactly its name. A worker
+//     publishes a fact the moment it remembers one, and a sibling whose own memory and first
+//     database read lack the name finds it here, with no database round trip. A new value is a
+//     newer entry under the same key; the newest whole one wins. Facts are only published
+//     when a worker remembers a new value (once per shape class), so they take little room; a
+//     full segment skips them like a plan, and the database still has them.
 //   * The segment answers for SQLite: whoever reads a first op from SQLite (because the segment
 //     had nothing for it) publishes what it read, and every plan found by exploring is
 //     published, so a first op the segment knows needs no SQLite read. Full is not an error: a
@@ -122,6 +130,17 @@ class SharedPlanTier {
   // The newest binary published under `key_hash` (checksum verified); *found says whether
   // there is one. Corruption when the segment is inconsistent (it is then marked broken).
   Status LookupKernel(uint64_t key_hash, std::vector<uint8_t>* binary, bool* found);
+
+  // --- Device facts (Note [Shared facts])
+  // --------------------------------------------------------- The chain hash of the fact named
+  // `name` (apart from plans' and kernels' by a salt).
+  static uint64_t FactChainHash(std::string_view name);
+  // Publishes `value` as the newest value of `name`. REQUIRES: both fit a fact's bounds (the
+  // caller checked them: PlanRepository::CheckDeviceFact).
+  PublishOutcome PublishFact(std::string_view name, std::string_view value);
+  // The newest whole value published under `name`; *found says whether there is one.
+  // Corruption when the segment is inconsistent (it is then marked broken).
+  Status LookupFact(std::string_view name, std::string* value, bool* found);
 
   // Whether anything is published for `first_op_hash` (entry headers only, no copy).
   bool HasEntries(uint64_t first_op_hash) const;

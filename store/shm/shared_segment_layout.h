@@ -65,9 +65,14 @@ struct alignas(32) ClaimSlot {
   uint64_t reserved;
 };
 
+// A kind added later is not a new layout: every reader skips the kinds it does not know (each
+// walk filters by kind), so processes of the layout before it share the segment unharmed.
 enum EntryKind : uint32_t {
   kPlanEntry = 0,    // payload: an encoded plan (EncodePlan); chained by its first op's hash
   kKernelEntry = 1,  // payload: a compiled kernel; chained by KernelChainHash of its key
+  // payload: a device fact, the name's length (4 bytes, little-endian), the name, the value;
+  // chained by FactChainHash of its name, keyed by the name's XXH3-128 (Note [Shared facts]).
+  kFactEntry = 2,
 };
 
 // One published plan or kernel. Immutable once linked into its bucket.
@@ -75,7 +80,8 @@ struct alignas(8) EntryHeader {
   uint64_t next;           // offset of the next (older) entry of the bucket; 0 ends the chain
   uint64_t checksum;       // XXH3-64 of every byte after this field up to the end of the payload
   uint64_t first_op_hash;  // the chain's hash: a plan's first op, or a kernel's chain hash
-  uint8_t plan_key[16];    // a plan's key; a kernel's key hash in the low half, high half 0
+  uint8_t plan_key[16];    // a plan's key; a kernel's key hash in the low half, high half 0;
+                           // a fact's name hash
   uint32_t payload_bytes;  // the payload that follows this header
   uint32_t kind;           // EntryKind
 };

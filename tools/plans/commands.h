@@ -27,6 +27,9 @@ int RunList(const GlobalOptions& global, const ListOptions& options);
 int RunShow(const GlobalOptions& global, int64_t plan_id, bool with_source);
 int RunDot(const GlobalOptions& global, int64_t plan_id);
 
+// facts: the device facts of every environment, or of one (facts_command.cpp).
+int RunFacts(const GlobalOptions& global, const std::optional<std::string>& environment);
+
 int RunWorkloads(const GlobalOptions& global, const std::optional<std::string>& environment);
 int RunResetExplorations(const GlobalOptions& global, const std::string& workload,
                          const std::optional<std::string>& environment);

@@ -106,6 +106,7 @@ int RunGc(const GlobalOptions& global, const GcCommandOptions& options) {
                                         {"evicted", evicted},
                                         {"kernels_removed", report.kernels_removed.size()},
                                         {"kernel_bytes_removed", report.kernel_bytes_removed},
+                                        {"facts_removed", report.facts_removed},
                                         {"removed_kernels", kernels}};
     std::cout << JsonText(out) << "\n";
     return kExitOk;
@@ -135,6 +136,10 @@ int RunGc(const GlobalOptions& global, const GcCommandOptions& options) {
   std::cout << fmt::format("{} {} kernel(s) no plan uses ({})\n",
                            report.dry_run ? "would remove" : "removed",
                            report.kernels_removed.size(), FormatBytes(report.kernel_bytes_removed));
+  if (report.facts_removed > 0) {
+    std::cout << fmt::format("{} {} device fact(s) of environments that no longer exist\n",
+                             report.dry_run ? "would remove" : "removed", report.facts_removed);
+  }
   if (report.max_bytes_unreached) {
     std::cout << "note: protected plans alone exceed --max-bytes\n";
   }

@@ -17,6 +17,7 @@ constexpr char kFooter[] = R"(Examples:
   ember-plans show 7                             plan 7: ops, triggers, fusion trace, kernels
   ember-plans dot 7 | dot -Tsvg > plan7.svg      plan 7 as a graph
   ember-plans workloads                          exploration budgets per workload
+  ember-plans facts --env env-1a2b               what backends measured about the device
   ember-plans explain --workload train           why its segments missed the stored plans
   ember-plans explain --log run.log              the same from an EMBER_LOG=medium log
   ember-plans verify                             health check (exit 0 ok, 1 problems, 2 unusable)
@@ -37,6 +38,7 @@ struct CommandLine {
   int64_t show_id = 0;
   bool show_source = false;
   int64_t dot_id = 0;
+  std::optional<std::string> facts_env;
   std::optional<std::string> workloads_env;
   std::string reset_name;
   std::optional<std::string> reset_env;
@@ -101,6 +103,14 @@ void AddPlanCommands(CLI::App& app, CommandLine& line) {
   dot->add_option("id", line.dot_id, "the plan's id")->required();
   dot->footer("Example: ember-plans dot 7 | dot -Tsvg > plan7.svg");
   OnRun(dot, line, [&line] { return RunDot(line.global, line.dot_id); });
+
+  CLI::App* facts =
+      app.add_subcommand("facts", "what backends measured about their devices (epilogue choices)");
+  AddEnvOption(facts, line.facts_env);
+  facts->footer(R"(A fact only chooses between correct paths (which of two matmul epilogues is
+faster); a damaged row is shown, and the engine ignores it and measures again.
+Example: ember-plans facts --env env-1a2b --json)");
+  OnRun(facts, line, [&line] { return RunFacts(line.global, line.facts_env); });
 }
 
 // workloads, reset-explorations, set-cap.
@@ -191,7 +201,7 @@ Example: ember-plans --db fleet.db import warm.bundle)");
   copy->add_option("to", line.copy_to, "the database to add to (created when missing)")->required();
   copy->footer(R"(Plans, their triggers and environments are checked as the engine loads them and
 published into the target (existing plans win; triggers are merged); workloads, budgets, hit
-counts and compiled kernels stay behind. Passwords in a URI are never printed.
+counts, device facts and compiled kernels stay behind. Passwords in a URI are never printed.
 Example: ember-plans copy .ember/plans.db postgresql://ember@db.internal/ember_plans)");
   OnRun(copy, line, [&line] { return RunCopy(line.global, line.copy_from, line.copy_to); });
 }

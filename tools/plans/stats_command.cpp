@@ -50,6 +50,7 @@ int RunStats(const GlobalOptions& global) {
         {"workload_misses", sum.workload_misses},
         {"unfused_runs", sum.unfused_runs},
         {"explorations", sum.explorations},
+        {"device_facts", sum.device_facts},
         {"kernels_by_arch", by_arch},
     };
     std::cout << JsonText(out) << "\n";
@@ -69,6 +70,7 @@ int RunStats(const GlobalOptions& global) {
   table.AddRow({"workloads", count(sum.workloads),
                 fmt::format("{} exploration(s) spent", sum.explorations)});
   table.AddRow({"kernels", count(sum.kernels), FormatBytes(sum.kernel_bytes)});
+  table.AddRow({"device facts", count(sum.device_facts), "see: ember-plans facts"});
   table.AddRow({"plan hits", count(sum.plan_hits), ""});
   table.AddRow(
       {"workload hits", count(sum.workload_hits),

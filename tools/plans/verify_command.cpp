@@ -27,7 +27,9 @@ int RunVerify(const GlobalOptions& global) {
     return ReportOpenFailure(global, s);
   }
   VerificationReport report;
-  if (Status s = VerifyPlanDatabase(db->sql(), &report); !s.ok()) return ReportFailure(s);
+  if (Status s = VerifyPlanDatabase(db->sql(), &report, db->schema_version()); !s.ok()) {
+    return ReportFailure(s);
+  }
   if (global.json) {
     nlohmann::ordered_json problems = nlohmann::ordered_json::array();
     for (const VerificationProblem& p : report.problems) {
@@ -45,6 +47,7 @@ int RunVerify(const GlobalOptions& global) {
         {"plans_checked", report.plans_checked},
         {"triggers_checked", report.triggers_checked},
         {"kernels_checked", report.kernels_checked},
+        {"facts_checked", report.facts_checked},
         {"quarantined", report.quarantined},
         {"problems", problems},
         {"orphan_kernels", report.orphan_kernels}};
@@ -61,10 +64,10 @@ int RunVerify(const GlobalOptions& global) {
       std::cout << "integrity_check: not run on a server (pg_amcheck checks its pages)\n";
     }
     std::cout << fmt::format(
-        "checked {} environment(s), {} plan(s) with {} trigger(s), {} "
-        "kernel(s)\n",
+        "checked {} environment(s), {} plan(s) with {} trigger(s), {} kernel(s), {} device "
+        "fact(s)\n",
         report.environments_checked, report.plans_checked, report.triggers_checked,
-        report.kernels_checked);
+        report.kernels_checked, report.facts_checked);
     if (report.quarantined > 0) {
       std::cout << Styled(fmt::format("{} quarantined row(s) set aside by the engine (ember-plans "
                                       "quarantine ls)",

@@ -5,9 +5,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "engine/core/log.h"
 #include "store/reconnecting_plans.h"
 #include "tests/common/repository_fixture.h"
+#include "tests/common/temp_dir.h"
 
 namespace ember {
 namespace {
@@ -49,6 +53,50 @@ TEST(ReconnectingPlans, WithoutItsServerItRunsFromMemoryCountsTheCapAndSaysWhatW
   const std::string log = AllOf(capture);
   EXPECT_THAT(log, HasSubstr("never reachable; the 1 plan(s) this process found were not stored"));
   EXPECT_THAT(log, testing::Not(HasSubstr("hunter2")));
+}
+
+// Device facts: kept in memory while the database is out of reach, handed to the database's
+// store once it answers (here a file, which answers at the first retry), and found there by the
+// next process.
+TEST(ReconnectingPlans, FactsRememberedMeanwhileReachTheDatabaseOnceItAnswers) {
+  test::TempDir dir;
+  PersistentPlansOptions options{
+      .path = dir.File("plans.db"), .environment = test::SampleEnvironment(), .workload = "w"};
+  {
+    ScopedLogCapture capture;
+    ReconnectingPlans plans(options, Status::Unavailable("not there yet"));
+    DeviceFactStore* facts = plans.AttachFacts();
+    ASSERT_NE(facts, nullptr);
+    facts->Remember("epilogue/a", "cublaslt 1 2");
+    facts->Remember(std::string(DeviceFactStore::kMaxNameBytes + 1, 'n'), "not kept");
+    EXPECT_THAT(facts->Find("epilogue/a"), testing::Optional(std::string("cublaslt 1 2")));
+    EXPECT_EQ(facts->Find(std::string(DeviceFactStore::kMaxNameBytes + 1, 'n')), std::nullopt);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (plans.Generation() == 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_TRUE(plans.connected());
+    EXPECT_THAT(facts->Find("epilogue/a"), testing::Optional(std::string("cublaslt 1 2")));
+    facts->Remember("epilogue/b", "cublas 3 4");
+    plans.Close();
+  }
+  std::unique_ptr<PersistentPlans> next;
+  ASSERT_TRUE(PersistentPlans::Open(options, &next).ok());
+  EXPECT_THAT(next->AttachFacts()->Find("epilogue/a"),
+              testing::Optional(std::string("cublaslt 1 2")));
+  EXPECT_THAT(next->AttachFacts()->Find("epilogue/b"),
+              testing::Optional(std::string("cublas 3 4")));
+  next->Close();
+}
+
+TEST(ReconnectingPlans, WithoutItsServerFactsStayInMemory) {
+  ScopedLogCapture capture;
+  ReconnectingPlans plans(Unreachable(), Status::Unavailable("no connection to the server"));
+  plans.AttachFacts()->Remember("epilogue/a", "cublaslt 1 2");
+  EXPECT_THAT(plans.AttachFacts()->Find("epilogue/a"),
+              testing::Optional(std::string("cublaslt 1 2")));
+  EXPECT_EQ(plans.AttachFacts()->Find("epilogue/b"), std::nullopt);
+  plans.Close();
 }
 
 }  // namespace

@@ -47,9 +47,13 @@ NewKernel FixtureKernel() {
   return kernel;
 }
 
+DeviceFact FixtureFact() {
+  return {.name = "epilogue/Fixture CPU/f32 bias+relu m<=2^13", .value = "cublaslt 0.0123 0.0150"};
+}
+
 // The content of every fixture: three plans (two under first op 7, one under 9) with
 // triggers, a quarantined plan, a workload with a cap, counters and plan use, and a kernel;
-// from version 3 on, one pattern of misses.
+// from version 3 on, one pattern of misses; from version 5 on, one device fact.
 void WriteFixtureContent(PlanRepository& repo) {
   EnvironmentRowId env = 0;
   ASSERT_TRUE(repo.EnsureEnvironment(FixtureEnvironment(), &env).ok());
@@ -80,6 +84,7 @@ void WriteFixtureContent(PlanRepository& repo) {
                           .count = 4,
                           .values = {32, 48}};
   ASSERT_TRUE(repo.RecordMisses(workload.id, std::span(&miss, 1)).ok());
+  ASSERT_TRUE(repo.PutDeviceFact(env, FixtureFact()).ok());
 }
 
 TEST(SqliteFixtureGenerator, GenerateFixture) {
@@ -166,6 +171,15 @@ TEST_P(SqliteFixture, OldSchemaOpensMigratesAndReads) {
     EXPECT_THAT(misses, SizeIs(0));  // the table is new in version 3
   }
 
+  LoadedDeviceFacts facts;
+  ASSERT_TRUE(repo->LoadDeviceFacts(env, &facts).ok());
+  EXPECT_EQ(facts.damaged, 0u);
+  if (version >= 5) {
+    EXPECT_THAT(facts.facts, ElementsAre(FixtureFact()));
+  } else {
+    EXPECT_THAT(facts.facts, IsEmpty());  // the table is new in version 5
+  }
+
   // And it takes new writes.
   InsertResult inserted;
   ASSERT_TRUE(repo->InsertPlan(env, SamplePlan(50), &inserted).ok());
@@ -193,7 +207,7 @@ TEST_P(SqliteFixture, OldSchemaOpensMigratesAndReads) {
 }
 
 // One entry per landed schema version.
-INSTANTIATE_TEST_SUITE_P(LandedSchemas, SqliteFixture, testing::Values(1, 2, 3, 4),
+INSTANTIATE_TEST_SUITE_P(LandedSchemas, SqliteFixture, testing::Values(1, 2, 3, 4, 5),
                          [](const testing::TestParamInfo<int>& schema) {
                            return "v" + std::to_string(schema.param);
                          });
