@@ -1,6 +1,7 @@
 // ReconnectingPlans (store/reconnecting_plans.h) while its server never answers: the process
 // runs from memory, the workload's cap is counted in the process, a sync waits for nothing, and
-// at exit it says how many plans it could not store. The way back to a server that returns is
+// at exit it says how many plans it could not store; device facts are kept in memory meanwhile
+// and handed to the database's store once it answers. The way back to a server that returns is
 // PostgresFleet.AHostStartedWhileTheServerIsDownStoresItsPlansOnceItIsBack.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
