@@ -324,6 +324,9 @@ TEST(RowChecksum, ValuesArePinned) {
   // The length prefix keeps bytes from moving between the blobs unnoticed.
   EXPECT_NE(PlanChecksum(BytesOf("opsp"), BytesOf("lan")),
             PlanChecksum(BytesOf("ops"), BytesOf("plan")));
+  // A device fact's: XXH3_64bits("\x04\0\0\0\0\0\0\0" "namevalue"), the plans' recipe.
+  EXPECT_EQ(DeviceFactChecksum("name", "value"), 0xc432e685ff42568bull);
+  EXPECT_NE(DeviceFactChecksum("namev", "alue"), DeviceFactChecksum("name", "value"));
 }
 
 TEST(ColumnEncoding, PlanKeysAreBigEndianHighHalfFirst) {
