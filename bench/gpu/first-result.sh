@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Issue 16's benchmark on the GPU machine, with issue 43's floor beside it: time to first result
-# and total time, cold (fresh database) then warm (same database, new process), of ember-lab's
+# and total time, cold (fresh database), warm (same database, new process) and warm-db (the same
+# with this host's shared segment removed first: everything from SQLite), of ember-lab's
 # transformer block and MLP and of ember-bench-gpt's small GPT, and their torch peers:
 # torch.compile cold (fresh TORCHINDUCTOR_CACHE_DIR) then warm (the same directory), eager for
 # reference (torch_first_result.py, torch_gpt.py); one run each, in this order, in one call.
@@ -36,7 +37,7 @@ for scenario in "${scenarios[@]}"; do
       ;;
   esac
 done
-for b in ember-lab ember-bench-gpt ember-floor-probe; do
+for b in ember-lab ember-bench-gpt ember-floor-probe ember-plans; do
   if [[ ! -x "$bundle/bin/$b" ]]; then
     echo "first-result: $bundle/bin/$b is missing: run 'bash bench/gpu/device-suite.sh build'" \
       "and carry build-gpu/bundle" >&2
@@ -77,7 +78,12 @@ floor before
 for scenario in "${scenarios[@]}"; do
   db="$scratch/$scenario.db"
   cache="$scratch/inductor-$scenario"
-  for phase in cold warm; do
+  for phase in cold warm warm-db; do
+    # warm: what the cold run left in this host's shared segment and the database; warm-db:
+    # the segment removed first (a reboot, another host), so plans and kernels come from SQLite.
+    if [[ "$phase" == warm-db ]]; then
+      "$bundle/bin/ember-plans" --db "$db" shm rm >>"$log" 2>&1
+    fi
     if [[ "$scenario" == gpt ]]; then
       run ember gpt "$phase" EMBER_PLAN_DB="$db" timeout 300 "$bundle/bin/ember-bench-gpt" \
         --device cuda --steps "$steps" --json

@@ -79,7 +79,9 @@ std::string CudaUnavailableReason(int ordinal) {
 #ifdef EMBER_WITH_CUDA
   std::string why = cuda::CudaDevice::Probe(ordinal);
   if (!why.empty()) return why;
-  return cuda::NvrtcMissing();
+  // Once per process, like the driver's own answer (Device::Cuda may be called per op).
+  static const std::string nvrtc_missing = cuda::NvrtcMissing();
+  return nvrtc_missing;
 #else
   (void)ordinal;
   return "this build of ember has no CUDA backend";
