@@ -43,9 +43,30 @@ KernelStore::Lookup PersistentKernels::FromShm(SharedPlanTier& tier, const Kerne
   return {.outcome = Lookup::Outcome::kFound, .tier = Tier::kShm, .binary = AsChars(binary)};
 }
 
+void PersistentKernels::Prefetch(std::vector<StoredKernel> kernels) {
+  if (!options_.trusted) return;
+  for (StoredKernel& k : kernels) {
+    prefetched_.emplace(std::make_tuple(std::move(k.key.source_hash), std::move(k.key.arch),
+                                        std::move(k.key.compiler_version)),
+                        std::move(k.binary));
+  }
+}
+
 KernelStore::Lookup PersistentKernels::Load(const KernelBinaryKey& key) {
   if (!options_.trusted) return {};
   SharedPlanTier* tier = tier_();
+  if (!prefetched_.empty()) {
+    KernelKey row = KernelRowKey(key);
+    auto it = prefetched_.find(std::make_tuple(std::move(row.source_hash), std::move(row.arch),
+                                               std::move(row.compiler_version)));
+    if (it != prefetched_.end()) {
+      if (tier != nullptr) tier->PublishKernel(key.hash, it->second);
+      Lookup found{
+          .outcome = Lookup::Outcome::kFound, .tier = Tier::kSqlite, .binary = AsChars(it->second)};
+      prefetched_.erase(it);
+      return found;
+    }
+  }
   if (tier != nullptr) {
     if (Lookup found = FromShm(*tier, key); found.outcome == Lookup::Outcome::kFound) return found;
   }

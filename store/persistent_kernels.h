@@ -25,13 +25,26 @@
 //     (MakeKernelKey, kernel_cache.h), so two plans whose traces generate the same source share
 //     one row, and another toolkit or GPU never finds it.
 //
+// Note [Prefetched kernels]
+//   A warm GPU start asks for its kernels one at a time at their first launch, each a read on
+//   the op thread. So PersistentPlans::Open, which runs beside the context's creation
+//   (docs/ARCHITECTURE.md, "The start"), reads at once the kernels the workload's plans used
+//   in earlier runs (PlanRepository::LoadWorkloadKernels: one query, checksums verified, at
+//   most kPrefetchBytes) and hands them to Prefetch; Load answers from them first (tier
+//   kSqlite: that is where they came from) and forgets each once given, since the backend keeps
+//   what it loaded. What a prefetch lacks is looked up as before. The rows are checked like
+//   Load's: the caller still checks the binary's SM and the driver's verdict.
+//
 // Threading: called under the device server's lock, like PersistentPlans.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "engine/runtime/kernel_store.h"
 #include "store/repository/plan_repository.h"
@@ -58,6 +71,13 @@ class PersistentKernels final : public KernelStore {
 
   PersistentKernels(Options options, ReaderOf reader, TierOf tier, Keep keep, Link link);
 
+  // The most binary bytes a prefetch holds.
+  static constexpr size_t kPrefetchBytes = size_t{64} << 20;
+
+  // Note [Prefetched kernels]: `kernels` (rows of this environment) answer Load first.
+  void Prefetch(std::vector<StoredKernel> kernels);
+  size_t prefetched() const { return prefetched_.size(); }
+
   Lookup Load(const KernelBinaryKey& key) override;
   void Save(const KernelBinaryKey& key, std::span<const char> binary, const KernelSource& kernel,
             std::string_view options, bool replace) override;
@@ -78,6 +98,8 @@ class PersistentKernels final : public KernelStore {
   Keep keep_;
   Link link_;
   std::set<uint64_t> claimed_;  // key hashes this process claimed and has not saved yet
+  // Note [Prefetched kernels], by row key (source hash, arch, compiler).
+  std::map<std::tuple<Blob, std::string, std::string>, Blob> prefetched_;
   bool read_failed_logged_ = false;
 };
 

@@ -110,6 +110,21 @@ Status PersistentPlans::Open(const PersistentPlansOptions& options,
       [self, shm_kernels] { return shm_kernels ? self->shm_.tier() : nullptr; },
       [self](NewKernel kernel) { self->KeepKernel(std::move(kernel)); },
       [self](const KernelBinaryKey& key) { self->LinkKernel(key); });
+  if (options.prefetch_kernels && trusted && plans->budget_.workload() != 0) {
+    std::vector<StoredKernel> kernels;
+    if (Status s = reader.LoadWorkloadKernels(environment, plans->budget_.workload(),
+                                              PersistentKernels::kPrefetchBytes, &kernels);
+        s.ok()) {
+      plans->kernels_->Prefetch(std::move(kernels));
+    } else {
+      LogFusion(LogLevel::kBasic, [&] {
+        return fmt::format(
+            "[store] reading the workload's kernels at open failed ({}); each is "
+            "read at its first launch",
+            s.ToString());
+      });
+    }
+  }
   plans->facts_ = std::make_unique<PersistentFacts>(plans->db_, plans->shm_, *plans->writer_);
   *out = std::move(plans);
   return Status::Ok();

@@ -84,6 +84,9 @@ struct PersistentPlansOptions {
   // At most this many stored plans of one first op join the store (Note [Plans per first op]);
   // tests lower it.
   size_t max_plans_per_first_op = kMaxPlansPerFirstOp;
+  // Read the kernels the workload's plans used at open (Note [Prefetched kernels],
+  // persistent_kernels.h): for a backend that compiles kernels.
+  bool prefetch_kernels = false;
 };
 
 class PersistentPlans final : public PlanBacking {

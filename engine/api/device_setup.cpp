@@ -117,7 +117,9 @@ std::unique_ptr<PlanBacking> OpenPlanDatabase(Device device) {
                                  .allow_shared_writable = config.allow_shared_writable,
                                  .shm = config.shm,
                                  .shm_bytes = config.shm_bytes,
-                                 .shm_wait_ms = config.shm_wait_ms};
+                                 .shm_wait_ms = config.shm_wait_ms,
+                                 // Read beside the context's creation (docs/ARCHITECTURE.md).
+                                 .prefetch_kernels = device.kind() == Device::Kind::kCuda};
   std::unique_ptr<PersistentPlans> plans;
   if (Status s = PersistentPlans::Open(options, &plans); !s.ok()) {
     // A server out of reach at start is waited for in the background; anything else (a file

@@ -214,6 +214,12 @@ class PlanRepository {
   // does not match — the row is then deleted (when writable) and logged, and never returned.
   virtual Status GetKernel(EnvironmentRowId environment, const KernelKey& key,
                            StoredKernel* out) = 0;
+  // The kernels of `environment` that plans `workload` ran use (plan_usage, plan_kernels), in
+  // one query, for a warm start to hold before its first op asks (Note [Prefetched kernels],
+  // store/persistent_kernels.h); rows whose checksum fails are left out (the lookup that later
+  // asks for them deletes them). Stops adding once `max_bytes` of binaries are read.
+  virtual Status LoadWorkloadKernels(EnvironmentRowId environment, WorkloadRowId workload,
+                                     size_t max_bytes, std::vector<StoredKernel>* out) = 0;
 
   // --- Device facts (Note [Device facts], store/persistent_facts.h) --------------------------
   // Every fact of `environment`, in one query, by name. A row whose checksum (Note [Row

@@ -60,6 +60,8 @@ class SqlPlanRepository : public PlanRepository {
   Status PutKernel(EnvironmentRowId environment, const NewKernel& kernel, KernelRowId* id,
                    bool* added = nullptr) final;
   Status GetKernel(EnvironmentRowId environment, const KernelKey& key, StoredKernel* out) final;
+  Status LoadWorkloadKernels(EnvironmentRowId environment, WorkloadRowId workload, size_t max_bytes,
+                             std::vector<StoredKernel>* out) final;
   Status LoadDeviceFacts(EnvironmentRowId environment, LoadedDeviceFacts* out) final;
   Status PutDeviceFact(EnvironmentRowId environment, const DeviceFact& fact) final;
 

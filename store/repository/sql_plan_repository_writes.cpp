@@ -213,6 +213,33 @@ Status SqlPlanRepository::WriteKernelLink(EnvironmentRowId environment, const Ke
   return Status::Ok();
 }
 
+Status SqlPlanRepository::LoadWorkloadKernels(EnvironmentRowId environment, WorkloadRowId workload,
+                                              size_t max_bytes, std::vector<StoredKernel>* out) {
+  out->clear();
+  size_t bytes = 0;
+  return sql().ReadStatement("loading a workload's kernels", [&] {
+    out->clear();
+    bytes = 0;
+    return sql().Query(
+        "SELECT id, plan_id, source_hash, arch, compiler_version, \"binary\", checksum FROM "
+        "kernels WHERE environment_id = ?1 AND id IN (SELECT pk.kernel_id FROM plan_kernels pk "
+        "JOIN plan_usage pu ON pu.plan_id = pk.plan_id WHERE pu.workload_id = ?2)",
+        {SqlValue(int64_t{environment}), SqlValue(int64_t{workload})},
+        "loading a workload's kernels", [&](const SqlRow& row) {
+          StoredKernel k;
+          k.id = row.Int64(0);
+          k.plan_id = row.IsNull(1) ? std::nullopt : std::optional<PlanRowId>(row.Int64(1));
+          k.key = {
+              .source_hash = row.Blob(2), .arch = row.Text(3), .compiler_version = row.Text(4)};
+          k.binary = row.Blob(5);
+          k.checksum = FromColumn(row.Int64(6));
+          if (bytes >= max_bytes || KernelChecksum(k.binary) != k.checksum) return;
+          bytes += k.binary.size();
+          out->push_back(std::move(k));
+        });
+  });
+}
+
 Status SqlPlanRepository::GetKernel(EnvironmentRowId environment, const KernelKey& key,
                                     StoredKernel* out) {
   bool found = false;

@@ -45,7 +45,7 @@ std::vector<char> Binary(char fill = 'b') {
 class PersistentKernelsTest : public testing::Test {
  protected:
   std::unique_ptr<PersistentPlans> Open(bool shm = false, uint32_t wait_ms = 1000,
-                                        bool allow_shared_writable = false) {
+                                        bool allow_shared_writable = false, bool prefetch = false) {
     std::unique_ptr<PersistentPlans> plans;
     const Status s = PersistentPlans::Open({.path = path_,
                                             .environment = SampleEnvironment(),
@@ -53,7 +53,8 @@ class PersistentKernelsTest : public testing::Test {
                                             .allow_shared_writable = allow_shared_writable,
                                             .shm = shm,
                                             .shm_bytes = 1 << 20,
-                                            .shm_wait_ms = wait_ms},
+                                            .shm_wait_ms = wait_ms,
+                                            .prefetch_kernels = prefetch},
                                            &plans);
     EXPECT_TRUE(s.ok()) << s.ToString();
     return plans;
@@ -307,6 +308,58 @@ TEST_F(PersistentKernelsTest, AFileOthersCanWriteHoldsNoKernels) {
   EXPECT_EQ(RawDb(path_).Int("SELECT count(*) FROM kernels"), 1);
   ASSERT_FALSE(log.messages().empty());
   EXPECT_THAT(log.messages()[0], testing::HasSubstr("compiled kernels are neither loaded"));
+}
+
+// Note [Prefetched kernels]: a warm GPU start reads the kernels of the plans its workload ran
+// when the database opens, so the first launches ask no query; kernels of plans the workload
+// never ran are not read, and a process that asks for no prefetch reads none.
+TEST_F(PersistentKernelsTest, AWarmOpenHoldsTheKernelsOfThePlansItsWorkloadRan) {
+  const KernelBinaryKey unused_key{
+      .hash = 0x0fed'cba9'8765'4321, .arch = "sm_90", .compiler = "nvrtc-13.0"};
+  {
+    auto plans = Open();
+    KernelStore* kernels = plans->AttachKernels();
+    FindAndRun(*plans, *kernels);  // plan 0 and kKey
+    plans->OnHit(0);               // the workload ran plan 0 (plan_usage)
+    plans->OnPlanAdded(1, PlanStartingWith(OpKind::kLog), 1.0);  // never hit
+    plans->OnPlanRunning(1);
+    EXPECT_EQ(kernels->Load(unused_key).outcome, Outcome::kMissing);
+    kernels->Save(unused_key, Binary('u'), kSource, "-arch=sm_90", false);
+    plans->OnPlanRan(1);
+    plans->Close();
+  }
+  ASSERT_EQ(RawDb(path_).Int("SELECT count(*) FROM kernels"), 2);
+  {
+    auto cold_reader = Open();  // no prefetch asked
+    EXPECT_EQ(dynamic_cast<PersistentKernels*>(cold_reader->AttachKernels())->prefetched(), 0u);
+  }
+  auto warm = Open(/*shm=*/false, 1000, false, /*prefetch=*/true);
+  auto* kernels = dynamic_cast<PersistentKernels*>(warm->AttachKernels());
+  ASSERT_NE(kernels, nullptr);
+  EXPECT_EQ(kernels->prefetched(), 1u) << "only the kernel of the plan the workload ran";
+  // The rows go away: what the prefetch holds is answered without a read.
+  RawDb(path_).Exec("DELETE FROM kernels");
+  KernelStore::Lookup found = kernels->Load(kKey);
+  ASSERT_EQ(found.outcome, Outcome::kFound);
+  EXPECT_EQ(found.tier, KernelStore::Tier::kSqlite);
+  EXPECT_EQ(found.binary, Binary());
+  EXPECT_EQ(kernels->prefetched(), 0u) << "given once: the backend keeps what it loaded";
+  EXPECT_EQ(kernels->Load(unused_key).outcome, Outcome::kMissing);
+}
+
+TEST_F(PersistentKernelsTest, ADamagedRowIsLeftOutOfThePrefetch) {
+  {
+    auto plans = Open();
+    KernelStore* kernels = plans->AttachKernels();
+    FindAndRun(*plans, *kernels);
+    plans->OnHit(0);
+    plans->Close();
+  }
+  RawDb(path_).Exec("UPDATE kernels SET binary = X'7f00112233'");
+  auto warm = Open(/*shm=*/false, 1000, false, /*prefetch=*/true);
+  auto* kernels = dynamic_cast<PersistentKernels*>(warm->AttachKernels());
+  EXPECT_EQ(kernels->prefetched(), 0u);
+  EXPECT_EQ(kernels->Load(kKey).outcome, Outcome::kDamaged) << "the lookup still says why";
 }
 
 }  // namespace

@@ -183,6 +183,35 @@ TEST_P(RepositorySemantics, PublishCommitsPlansTriggersAndKernelsTogether) {
   EXPECT_EQ(Count("plan_kernels"), 1);
 }
 
+// Note [Prefetched kernels] (store/persistent_kernels.h): one query reads the kernels of the
+// plans a workload ran, and no other.
+TEST_P(RepositorySemantics, AWorkloadsKernelsAreTheKernelsOfThePlansItRan) {
+  PublishBatch batch{.environment_id = env_};
+  batch.plans.push_back({SamplePlan(1), {}, {SampleKernel("k1"), SampleKernel("shared")}});
+  batch.plans.push_back({SamplePlan(2), {}, {SampleKernel("k2")}});
+  PublishResult published;
+  ASSERT_TRUE(repo_->Publish(batch, &published).ok());
+  WorkloadRow ran;
+  WorkloadRow other;
+  ASSERT_TRUE(repo_->GetOrCreateWorkload(env_, "ran", &ran).ok());
+  ASSERT_TRUE(repo_->GetOrCreateWorkload(env_, "other", &other).ok());
+  const std::pair<PlanRowId, int64_t> hits[] = {{published.plans[0].plan_id, 3}};
+  ASSERT_TRUE(repo_->RecordHitCounts(hits, ran.id).ok());
+  std::vector<StoredKernel> kernels;
+  ASSERT_TRUE(repo_->LoadWorkloadKernels(env_, ran.id, size_t{1} << 20, &kernels).ok());
+  std::vector<Blob> keys;
+  for (const StoredKernel& k : kernels) {
+    keys.push_back(k.key.source_hash);
+    EXPECT_EQ(k.binary, SampleKernel("k1").binary);  // every sample kernel has one binary
+  }
+  EXPECT_THAT(keys, ::testing::UnorderedElementsAre(SampleKernel("k1").key.source_hash,
+                                                    SampleKernel("shared").key.source_hash));
+  ASSERT_TRUE(repo_->LoadWorkloadKernels(env_, other.id, size_t{1} << 20, &kernels).ok());
+  EXPECT_THAT(kernels, SizeIs(0)) << "a workload that ran nothing";
+  ASSERT_TRUE(repo_->LoadWorkloadKernels(env_, ran.id, 1, &kernels).ok());
+  EXPECT_THAT(kernels, SizeIs(1)) << "the byte bound stops the read after the first binary";
+}
+
 TEST_P(RepositorySemantics, FailedPublishLeavesNothingOfTheBatch) {
   PublishBatch batch{.environment_id = env_};
   batch.plans.push_back({SamplePlan(1), {OnOps("x")}, {SampleKernel("k1")}});
