@@ -103,9 +103,19 @@ void BlasWarmUp::Begin(std::shared_ptr<DeviceAllocator> allocator, CUstream stre
 
 void BlasWarmUp::Run() {
   const auto start = std::chrono::steady_clock::now();
-  auto finish = [&](std::unique_ptr<BlasLt> blas, std::optional<ReluProbeReadings> relu) {
+  auto cancelled = [&] {
+    std::lock_guard lock(mutex_);
+    return cancelled_;
+  };
+  auto hand_over = [&](std::unique_ptr<BlasLt> blas) {
     std::lock_guard lock(mutex_);
     blas_ = std::move(blas);
+    blas_made_ = true;
+    changed_.notify_all();
+  };
+  auto finish = [&](std::optional<ReluProbeReadings> relu) {
+    std::lock_guard lock(mutex_);
+    blas_made_ = true;
     relu_ = relu;
     work_ms_ =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -115,7 +125,7 @@ void BlasWarmUp::Run() {
   try {
     CublasLt();  // the library, its symbols and their check
   } catch (const Error&) {
-    return finish(nullptr, std::nullopt);  // the first matmul says why
+    return finish(std::nullopt);  // the first matmul says why
   }
   std::shared_ptr<DeviceAllocator> allocator;
   CUstream stream = nullptr;
@@ -124,28 +134,28 @@ void BlasWarmUp::Run() {
     changed_.wait(lock, [&] { return begun_ || cancelled_; });
     if (cancelled_) {
       lock.unlock();
-      return finish(nullptr, std::nullopt);
+      return finish(std::nullopt);
     }
     allocator = allocator_;
     stream = stream_;
   }
-  std::unique_ptr<BlasLt> blas;
+  try {
+    hand_over(std::make_unique<BlasLt>(allocator));  // makes the context current here
+  } catch (const std::exception&) {
+    return finish(std::nullopt);  // the first matmul makes one and says why it cannot
+  }
+  // The probe has a handle of its own: the first one may already be in the op thread's hands.
   std::optional<ReluProbeReadings> relu;
   try {
-    blas = std::make_unique<BlasLt>(allocator);  // makes the context current on this thread
-    bool cancelled = false;
-    {
-      std::lock_guard lock(mutex_);
-      cancelled = cancelled_;
-    }
-    if (!cancelled) {
+    if (!cancelled()) {
+      BlasLt probe(allocator);
       ScopedContext scope(*allocator->device());
-      relu = ProbeBlasRelu(*blas, *allocator, stream);
+      relu = ProbeBlasRelu(probe, *allocator, stream);
     }
   } catch (const std::exception&) {
-    // A handle without its probe is still good; the backend probes at the first relu epilogue.
+    // The backend probes at its first relu epilogue instead.
   }
-  finish(std::move(blas), relu);
+  finish(relu);
 }
 
 void BlasWarmUp::Wait() {
@@ -154,15 +164,19 @@ void BlasWarmUp::Wait() {
 }
 
 std::unique_ptr<BlasLt> BlasWarmUp::TakeBlas() {
-  Wait();
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return blas_made_ || done_; });
   return std::move(blas_);
 }
 
-std::optional<ReluProbeReadings> BlasWarmUp::Relu() {
-  Wait();
+bool BlasWarmUp::done() {
   std::lock_guard lock(mutex_);
-  return relu_;
+  return done_;
+}
+
+std::optional<ReluProbeReadings> BlasWarmUp::Relu() {
+  std::lock_guard lock(mutex_);
+  return done_ ? relu_ : std::nullopt;
 }
 
 double BlasWarmUp::work_ms() {

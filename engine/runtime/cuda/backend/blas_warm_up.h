@@ -2,8 +2,10 @@
 // (issue 43: a warm GPU start at the floor). Loading libcublasLt (a 540 MB library: 40-60 ms
 // from a warm page cache, 350-630 ms from a cold one), creating its handle and probing what its
 // relu epilogue does with NaN and -0 (a product and a host sync) need no op of the program, so
-// a thread of their own runs them while the context is created and the plan database opened;
-// the first matmul then takes what the thread made (waiting for it only if it is not done).
+// a thread of their own runs them while the context is created and the plan database opened.
+// The first matmul takes the handle (waiting for it only if it is not made yet); the probe runs
+// after the handle is handed over, on a second handle of its own, and a relu epilogue asked for
+// before it ends runs the generated kernel (always correct) instead of waiting for it.
 //
 // Nothing here is needed for a correct result: when a step fails (no cuBLASLt, a lost
 // context), TakeBlas and Relu return nothing and the backend does the work itself at the first
@@ -54,24 +56,29 @@ class BlasWarmUp {
   // device and to probe the relu epilogue on `stream` (which must outlive this object).
   void Begin(std::shared_ptr<DeviceAllocator> allocator, CUstream stream);
 
-  // Waits for the thread; the handle it created, or null (it failed, was never begun, or was
-  // taken already).
+  // Waits for the handle; the handle the thread created, or null (it failed, was never begun,
+  // or was taken already).
   std::unique_ptr<BlasLt> TakeBlas();
-  // Waits for the thread; the probe's readings, or nullopt when the probe did not run.
+  // Whether the thread has ended (the probe run, or given up).
+  bool done();
+  // The probe's readings once the thread has ended (never waits); nullopt while it runs, or
+  // when the probe did not run (then done() is true).
   std::optional<ReluProbeReadings> Relu();
+  // Waits for the thread to end.
+  void Wait();
   // Wall time of the thread's work, the library load included (0 before it ends).
   double work_ms();
 
  private:
   void Run();
-  void Wait();
   void Stop();
 
   std::mutex mutex_;
   std::condition_variable changed_;
-  bool begun_ = false;                          // Guarded by mutex_.
-  bool cancelled_ = false;                      // Guarded by mutex_.
-  bool done_ = false;                           // Guarded by mutex_.
+  bool begun_ = false;      // Guarded by mutex_.
+  bool cancelled_ = false;  // Guarded by mutex_.
+  bool done_ = false;       // Guarded by mutex_.
+  bool blas_made_ = false;  // Guarded by mutex_: blas_ is set (or making it failed).
   std::shared_ptr<DeviceAllocator> allocator_;  // Set under mutex_ by Begin.
   CUstream stream_ = nullptr;                   // Set under mutex_ by Begin.
   std::unique_ptr<BlasLt> blas_;                // Guarded by mutex_.

@@ -168,11 +168,15 @@ EpilogueChoice MatmulEpilogues::Measure(const FusedLaunch& launch,
   return choice;
 }
 
-codegen::ReluRule MatmulEpilogues::BlasReluRule(CUstream stream) {
+std::optional<codegen::ReluRule> MatmulEpilogues::BlasReluRule(CUstream stream) {
   if (blas_relu_) return *blas_relu_;
-  // Probed beside the device's start (blas_warm_up.h), else now.
+  // Probed beside the device's start (blas_warm_up.h); not known while that probe runs; probed
+  // now when it could not run.
   std::optional<ReluProbeReadings> probed;
-  if (ctx_.blas_warm_up != nullptr) probed = ctx_.blas_warm_up->Relu();
+  if (ctx_.blas_warm_up != nullptr) {
+    if (!ctx_.blas_warm_up->done()) return std::nullopt;
+    probed = ctx_.blas_warm_up->Relu();
+  }
   if (!probed) probed = ProbeBlasRelu(ctx_.Blas(), *ctx_.allocator, stream);
   const float got[3] = {probed->nan_in, probed->two, probed->minus_three};
   const float got_zero[1] = {probed->minus_zero};
@@ -244,9 +248,11 @@ void MatmulEpilogues::Run(const FusedLaunch& launch, std::span<const TensorHandl
   if (result.match && outputs.size() != 1)
     result = {.refusal = "an output cuBLASLt does not write"};
   if (result.match && HasRelu(result.match->kind)) {
-    const ReluRule blas = BlasReluRule(stream);
-    if (!relu_usable_ || !(blas == result.match->relu)) {
-      result = {.refusal = fmt::format("cuBLASLt's relu is {}, the program's {}", RuleText(blas),
+    const std::optional<ReluRule> blas = BlasReluRule(stream);
+    if (!blas) {
+      result = {.refusal = "cuBLASLt's relu is still being probed"};
+    } else if (!relu_usable_ || !(*blas == result.match->relu)) {
+      result = {.refusal = fmt::format("cuBLASLt's relu is {}, the program's {}", RuleText(*blas),
                                        RuleText(result.match->relu))};
     }
   }

@@ -93,8 +93,9 @@ class MatmulEpilogues {
                          const codegen::BlasEpilogueMatch& match,
                          std::span<const TensorHandle> outputs, int matmul_output, CUstream stream,
                          std::string* cublaslt_failure);
-  // What cuBLASLt's relu does with NaN and -0 on this device (probed once, synchronously).
-  codegen::ReluRule BlasReluRule(CUstream stream);
+  // What cuBLASLt's relu does with NaN and -0 on this device: the warm-up's probe
+  // (blas_warm_up.h), nullopt while it runs; probed here, synchronously, when it could not run.
+  std::optional<codegen::ReluRule> BlasReluRule(CUstream stream);
   EpilogueShapeClass ClassOf(const FusedLaunch& launch, const codegen::BlasEpilogueMatch& match);
 
   DeviceContext& ctx_;
