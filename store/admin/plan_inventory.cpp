@@ -160,6 +160,16 @@ Status ListEnvironments(SqlSession& sql, std::vector<EnvironmentRecord>* out) {
   });
 }
 
+Status ResolveEnvironment(SqlSession& sql, const std::optional<std::string>& selector,
+                          std::optional<EnvironmentRowId>* out) {
+  out->reset();
+  if (!selector.has_value()) return Status::Ok();
+  EnvironmentRowId id = 0;
+  if (Status s = ResolveEnvironment(sql, std::string_view(*selector), &id); !s.ok()) return s;
+  *out = id;
+  return Status::Ok();
+}
+
 Status ResolveEnvironment(SqlSession& sql, std::string_view selector, EnvironmentRowId* out) {
   std::vector<EnvironmentRecord> all;
   if (Status s = ListEnvironments(sql, &all); !s.ok()) return s;

@@ -58,6 +58,9 @@ Status ListEnvironments(SqliteDatabase& db, std::vector<EnvironmentRecord>* out)
 // ambiguous.
 Status ResolveEnvironment(SqlSession& sql, std::string_view selector, EnvironmentRowId* out);
 Status ResolveEnvironment(SqliteDatabase& db, std::string_view selector, EnvironmentRowId* out);
+// The same for an optional selector: no selector, no environment (every one).
+Status ResolveEnvironment(SqlSession& sql, const std::optional<std::string>& selector,
+                          std::optional<EnvironmentRowId>* out);
 
 struct PlanFilter {
   std::optional<EnvironmentRowId> environment;

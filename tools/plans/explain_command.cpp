@@ -77,12 +77,8 @@ int RunExplain(const GlobalOptions& global, const ExplainOptions& options) {
                     db->sql().location(), db->schema_version(), kMissSchema)));
   }
   std::optional<EnvironmentRowId> env;
-  if (options.environment.has_value()) {
-    EnvironmentRowId id = 0;
-    if (Status s = ResolveEnvironment(db->sql(), *options.environment, &id); !s.ok()) {
-      return ReportFailure(global, s);
-    }
-    env = id;
+  if (Status s = ResolveEnvironment(db->sql(), options.environment, &env); !s.ok()) {
+    return ReportFailure(global, s);
   }
   std::vector<WorkloadRecord> workloads;
   if (Status s = ListWorkloads(db->sql(), env, &workloads); !s.ok()) {

@@ -22,13 +22,7 @@ int RunFacts(const GlobalOptions& global, const std::optional<std::string>& envi
     return ReportOpenFailure(global, s);
   }
   std::optional<EnvironmentRowId> env;
-  if (environment.has_value()) {
-    EnvironmentRowId id = 0;
-    if (Status s = ResolveEnvironment(db->sql(), *environment, &id); !s.ok()) {
-      return ReportFailure(s);
-    }
-    env = id;
-  }
+  if (Status s = ResolveEnvironment(db->sql(), environment, &env); !s.ok()) return ReportFailure(s);
   // A file of an older schema (opened read-only, not migrated) has no facts to list.
   std::vector<DeviceFactRecord> facts;
   if (db->schema_version() >= kDeviceFactsSchema) {

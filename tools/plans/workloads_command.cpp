@@ -28,11 +28,7 @@ Status FindWorkloads(SqlSession& db, const std::string& name,
                      const std::optional<std::string>& environment,
                      std::vector<WorkloadRecord>* out) {
   std::optional<EnvironmentRowId> env;
-  if (environment.has_value()) {
-    EnvironmentRowId id = 0;
-    if (Status s = ResolveEnvironment(db, *environment, &id); !s.ok()) return s;
-    env = id;
-  }
+  if (Status s = ResolveEnvironment(db, environment, &env); !s.ok()) return s;
   std::vector<WorkloadRecord> all;
   if (Status s = ListWorkloads(db, env, &all); !s.ok()) return s;
   out->clear();
@@ -98,13 +94,7 @@ int RunWorkloads(const GlobalOptions& global, const std::optional<std::string>& 
     return ReportOpenFailure(global, s);
   }
   std::optional<EnvironmentRowId> env;
-  if (environment.has_value()) {
-    EnvironmentRowId id = 0;
-    if (Status s = ResolveEnvironment(db->sql(), *environment, &id); !s.ok()) {
-      return ReportFailure(s);
-    }
-    env = id;
-  }
+  if (Status s = ResolveEnvironment(db->sql(), environment, &env); !s.ok()) return ReportFailure(s);
   std::vector<WorkloadRecord> rows;
   if (Status s = ListWorkloads(db->sql(), env, &rows); !s.ok()) return ReportFailure(s);
   std::map<WorkloadRowId, std::map<std::string, int64_t>> causes;
