@@ -12,6 +12,7 @@
 #include "engine/api/device_server.h"
 #include "engine/api/device_setup.h"
 #include "engine/core/config.h"
+#include "engine/core/elapsed.h"
 
 namespace ember {
 namespace {
@@ -46,11 +47,6 @@ void FlushPlanDatabasesAtExit() {
     for (auto& [key, server] : r.servers) servers.push_back(server);
   }
   for (const auto& server : servers) server->ClosePlans();
-}
-
-double MsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "ember/error.h"
+#include "engine/core/elapsed.h"
 #include "engine/core/log.h"
 #include "engine/runtime/cuda/cubin_header.h"
 #include "engine/runtime/cuda/driver_api.h"
@@ -93,8 +94,7 @@ KernelCache::Entry KernelCache::Compile(const KernelSource& kernel, const Kernel
     if (store_ != nullptr) store_->Abandon(key);
     throw;
   }
-  stats_.compile_ms +=
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  stats_.compile_ms += MsSince(start);
   ++stats_.compiled;
   std::string why;
   std::optional<Entry> entry = TryLoad(kernel, cubin, &why);
@@ -122,15 +122,11 @@ CUfunction KernelCache::Get(const KernelSource& kernel) {
   ScopedContext scoped(*device_);
   bool replace = false;
   if (store_ != nullptr) {
-    const auto start = std::chrono::steady_clock::now();
     struct AddTime {
-      std::chrono::steady_clock::time_point start;
+      std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
       double& total;
-      ~AddTime() {
-        total += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                     .count();
-      }
-    } add_time{start, stats_.load_ms};
+      ~AddTime() { total += MsSince(start); }
+    } add_time{.total = stats_.load_ms};
     KernelStore::Lookup found = store_->Load(key);
     switch (found.outcome) {
       case KernelStore::Lookup::Outcome::kMissing: break;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ember/error.h"
+#include "engine/core/elapsed.h"
 #include "engine/runtime/cuda/driver_api.h"
 
 namespace ember::cuda {
@@ -117,8 +118,7 @@ void BlasWarmUp::Run() {
     std::lock_guard lock(mutex_);
     blas_made_ = true;
     relu_ = relu;
-    work_ms_ =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    work_ms_ = MsSince(start);
     done_ = true;
     changed_.notify_all();
   };

@@ -14,6 +14,7 @@
 
 #include "engine/core/check.h"
 #include "engine/core/config.h"
+#include "engine/core/elapsed.h"
 #include "engine/core/log.h"
 #include "engine/ir/op_group.h"
 #include "engine/runtime/cpu/fused_outputs.h"
@@ -159,12 +160,7 @@ class CudaBackend final : public Backend {
 
   // The start, for KernelCounters: when the constructor began, and how long after it the
   // first op or trace other than Init and Drop was queued (0 until then).
-  void NoteFirstOp() {
-    first_op_ms_ = std::max(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_)
-            .count(),
-        1e-6);
-  }
+  void NoteFirstOp() { first_op_ms_ = std::max(MsSince(start_), 1e-6); }
 
   const std::chrono::steady_clock::time_point start_;
   double first_op_ms_ = 0;

@@ -1,7 +1,5 @@
 #include "engine/runtime/cuda/backend/trace_launcher.h"
 
-#include <chrono>
-
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -13,6 +11,7 @@
 #include "codegen/plan_trace.h"
 #include "codegen/scalar_slots.h"
 #include "engine/core/check.h"
+#include "engine/core/elapsed.h"
 #include "engine/runtime/cuda/driver_api.h"
 
 namespace ember::cuda {
@@ -84,9 +83,7 @@ const TraceLauncher::Compiled& TraceLauncher::Find(const FuseTrace& trace,
   try {
     const auto generating = std::chrono::steady_clock::now();
     const codegen::GeneratedKernel kernel = codegen::GenerateKernel(trace, spec);
-    source_ms_ +=
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - generating)
-            .count();
+    source_ms_ += MsSince(generating);
     compiled.slots = kernel.slots;
     compiled.function = ctx_.kernels->Get({.name = kernel.name, .source = kernel.source});
   } catch (const Error& e) {
