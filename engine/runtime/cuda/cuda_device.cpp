@@ -74,8 +74,9 @@ std::shared_ptr<CudaDevice> CudaDevice::Open(int ordinal) {
   return opened;
 }
 
-CudaDevice::Identity CudaDevice::Identify(int ordinal) {
-  const CUdevice device = GetDevice(ordinal);
+CudaDevice::Identity CudaDevice::Identify(int ordinal) { return IdentityOf(GetDevice(ordinal)); }
+
+CudaDevice::Identity CudaDevice::IdentityOf(CUdevice device) {
   char name[256] = {};
   EMBER_CU(cuDeviceGetName, name, static_cast<int>(sizeof(name)), device);
   return {.name = name,
@@ -84,8 +85,8 @@ CudaDevice::Identity CudaDevice::Identify(int ordinal) {
 }
 
 std::shared_ptr<CudaDevice> CudaDevice::OpenNew(int ordinal) {
-  Identity identity = Identify(ordinal);
   const CUdevice device = GetDevice(ordinal);
+  Identity identity = IdentityOf(device);
   std::shared_ptr<CudaDevice> opened(new CudaDevice());
   opened->ordinal_ = ordinal;
   opened->device_ = device;

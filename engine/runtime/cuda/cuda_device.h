@@ -76,6 +76,7 @@ class CudaDevice {
  private:
   CudaDevice() = default;
   static std::shared_ptr<CudaDevice> OpenNew(int ordinal);
+  static Identity IdentityOf(CUdevice device);
 
   int ordinal_ = 0;
   CUdevice device_ = 0;
