@@ -108,6 +108,7 @@ std::shared_ptr<DeviceServer> ServerFor(Device device) {
       backend->UseKernelStore(backing->AttachKernels());
     }
     if (backing != nullptr) backend->UseFactStore(backing->AttachFacts());
+    if (backing != nullptr) backend->UseRecipeStore(backing->AttachRecipes());
     started.engine_ms = MsSince(start);
     slot = std::make_shared<DeviceServer>(device, std::move(backend), std::move(fusers),
                                           SettingsFromConfig(), std::move(backing), started);

@@ -186,6 +186,18 @@ Stats DeviceServer::GetStats() {
   stats.launch_record_hits = kernels.record_hits;
   stats.launch_record_misses = kernels.record_misses;
   stats.launch_record_evictions = kernels.record_evictions;
+  const GraphCounters& g = kernels.graphs;
+  stats.graphs = {.captures = g.captures,
+                  .capture_failures = g.capture_failures,
+                  .replays = g.replays,
+                  .replayed_launches = g.replayed_launches,
+                  .node_updates = g.node_updates,
+                  .fallback_diverged = g.fallback_diverged,
+                  .fallback_ended_early = g.fallback_ended_early,
+                  .fallback_replay_failed = g.fallback_replay_failed,
+                  .evictions = g.evictions,
+                  .recipes_loaded = g.recipes_loaded,
+                  .recipes_stored = g.recipes_stored};
   stats.start = started_;
   stats.start.kernel_load_ms = kernels.kernel_load_ms;
   stats.start.kernel_source_ms = kernels.kernel_source_ms;

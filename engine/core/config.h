@@ -82,6 +82,15 @@ struct Config {
   // [runtime] launch_records / EMBER_LAUNCH_RECORDS: launch records a GPU backend keeps
   // (engine/runtime/cuda/backend/launch_records.h); 0 turns them off.
   size_t launch_records = 4096;
+  // [runtime] graphs / EMBER_GRAPHS: whether a GPU backend replays repeated launch windows as
+  // CUDA graphs (Note [Launch windows], engine/runtime/cuda/backend/launch_graphs.h).
+  bool graphs = true;
+  // [runtime] graph_after / EMBER_GRAPH_AFTER: how many times a window runs eagerly before it is
+  // captured (1 to 1000); a window with a stored recipe is captured after its first run.
+  uint32_t graph_after = 2;
+  // [runtime] graph_cache / EMBER_GRAPH_CACHE: graphs kept per backend, least recently used out
+  // (1 to 4096).
+  size_t graph_cache = 64;
 };
 
 // The plan database a configuration names: config.plan_db, or the default ./.ember/plans.db

@@ -17,6 +17,8 @@ constexpr std::string_view kUnlimited = "unlimited";
 constexpr uint64_t kMaxWaitMs = 60000;
 // Launch records are a few hundred bytes each: a million is far past any steady state.
 constexpr uint64_t kMaxLaunchRecords = 1 << 20;
+constexpr uint64_t kMaxGraphAfter = 1000;
+constexpr uint64_t kMaxGraphCache = 4096;
 
 // on|off|1|0|true|false, case-insensitive.
 std::optional<bool> ParseSwitch(std::string_view text) {
@@ -123,6 +125,28 @@ constexpr Setting kSettings[] = {
      .max = kMaxLaunchRecords,
      .get = [](const Config& c) { return Value{.number = c.launch_records}; },
      .set = [](Config& c, const Value& v) { c.launch_records = static_cast<size_t>(*v.number); }},
+    {.table = "runtime",
+     .key = "graphs",
+     .variable = "EMBER_GRAPHS",
+     .kind = Kind::kSwitch,
+     .get = [](const Config& c) { return Value{.on = c.graphs}; },
+     .set = [](Config& c, const Value& v) { c.graphs = v.on; }},
+    {.table = "runtime",
+     .key = "graph_after",
+     .variable = "EMBER_GRAPH_AFTER",
+     .kind = Kind::kInteger,
+     .min = 1,
+     .max = kMaxGraphAfter,
+     .get = [](const Config& c) { return Value{.number = c.graph_after}; },
+     .set = [](Config& c, const Value& v) { c.graph_after = static_cast<uint32_t>(*v.number); }},
+    {.table = "runtime",
+     .key = "graph_cache",
+     .variable = "EMBER_GRAPH_CACHE",
+     .kind = Kind::kInteger,
+     .min = 1,
+     .max = kMaxGraphCache,
+     .get = [](const Config& c) { return Value{.number = c.graph_cache}; },
+     .set = [](Config& c, const Value& v) { c.graph_cache = static_cast<size_t>(*v.number); }},
 };
 
 constexpr std::string_view kTables[] = {"fusion", "fusion.search", "fusion.log", "store",

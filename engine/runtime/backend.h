@@ -13,6 +13,7 @@
 #include "engine/ir/operation_ir.h"
 #include "engine/runtime/device_facts.h"
 #include "engine/runtime/fused_launch.h"
+#include "engine/runtime/graph_recipe_store.h"
 #include "engine/runtime/handle_container.h"
 #include "engine/runtime/kernel_store.h"
 
@@ -23,6 +24,22 @@ namespace ember {
 // frees them when the kernel returns; a tensor read twice by one op (x * x) is removed only at
 // its last occurrence. None for a Drop (it frees its input itself).
 std::vector<TensorHandle> TakeInputs(const OperationIr& op, HandleContainer& handles);
+
+// Launch windows replayed as CUDA graphs (Note [Launch windows], engine/runtime/cuda/backend/
+// launch_graphs.h); the public ember::GraphStats (stats.h) says what each counts.
+struct GraphCounters {
+  uint64_t captures = 0;
+  uint64_t capture_failures = 0;
+  uint64_t replays = 0;
+  uint64_t replayed_launches = 0;
+  uint64_t node_updates = 0;
+  uint64_t fallback_diverged = 0;
+  uint64_t fallback_ended_early = 0;
+  uint64_t fallback_replay_failed = 0;
+  uint64_t evictions = 0;
+  uint64_t recipes_loaded = 0;
+  uint64_t recipes_stored = 0;
+};
 
 // What a backend's kernel compiler did since it started (zeros for a backend without
 // generated kernels: the CPU interprets fused traces).
@@ -43,6 +60,7 @@ struct KernelCounters {
   double kernel_source_ms = 0;
   double libraries_ms = 0;
   double first_op_ms = 0;
+  GraphCounters graphs;
 };
 
 class Backend {
@@ -95,6 +113,10 @@ class Backend {
   // Keeps what it measures about the device (DeviceFactStore) in `store` from now on (null: in
   // memory only); handed over like the kernel store, with the same lifetime rule.
   virtual void UseFactStore(DeviceFactStore* /*store*/) {}
+  // Keeps the tapes of launch windows that repeated in `store` from now on, and reads the ones
+  // kept there (null: in memory only); handed over like the kernel store, with the same
+  // lifetime rule. A backend without graphs ignores it.
+  virtual void UseRecipeStore(GraphRecipeStore* /*store*/) {}
 
   // Waits for all work submitted from the current stream (a no-op for synchronous backends),
   // including the work of other streams it waits for.

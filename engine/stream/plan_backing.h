@@ -15,6 +15,7 @@
 #include <functional>
 
 #include "engine/runtime/device_facts.h"
+#include "engine/runtime/graph_recipe_store.h"
 #include "engine/runtime/kernel_store.h"
 #include "engine/stream/miss_explanation.h"
 #include "engine/stream/plan.h"
@@ -76,6 +77,9 @@ class PlanBacking {
   // The store of what the backend measured about the device (Backend::UseFactStore), scoped
   // to this environment, or null.
   virtual DeviceFactStore* AttachFacts() { return nullptr; }
+  // The store of launch-window recipes (Backend::UseRecipeStore, engine/runtime/
+  // graph_recipe_store.h), scoped to this environment and workload, or null.
+  virtual GraphRecipeStore* AttachRecipes() { return nullptr; }
   // Plan `id` starts / ended a run (also one that threw); kernels compiled in between were
   // compiled for it.
   virtual void OnPlanRunning(PlanId /*id*/) {}

@@ -39,14 +39,15 @@ TEST(ConfigSettings, EveryKeyHasItsVariable) {
   }
   EXPECT_THAT(
       rows,
-      ElementsAre("[fusion] enabled EMBER_FUSION", "[fusion.search] max_blocks EMBER_MAX_BLOCKS",
-                  "[fusion.search] max_explorations EMBER_MAX_EXPLORATIONS",
-                  "[fusion.log] level EMBER_LOG", "[fusion.log] file ", "[store] plan_db ",
-                  "[store] path EMBER_PLAN_DB", "[store] workload EMBER_WORKLOAD",
-                  "[store] allow_shared_writable EMBER_ALLOW_SHARED_WRITABLE",
-                  "[store] shm EMBER_SHM", "[store] shm_bytes EMBER_SHM_BYTES",
-                  "[store] shm_wait_ms EMBER_SHM_WAIT_MS",
-                  "[runtime] launch_records EMBER_LAUNCH_RECORDS"));
+      ElementsAre(
+          "[fusion] enabled EMBER_FUSION", "[fusion.search] max_blocks EMBER_MAX_BLOCKS",
+          "[fusion.search] max_explorations EMBER_MAX_EXPLORATIONS", "[fusion.log] level EMBER_LOG",
+          "[fusion.log] file ", "[store] plan_db ", "[store] path EMBER_PLAN_DB",
+          "[store] workload EMBER_WORKLOAD",
+          "[store] allow_shared_writable EMBER_ALLOW_SHARED_WRITABLE", "[store] shm EMBER_SHM",
+          "[store] shm_bytes EMBER_SHM_BYTES", "[store] shm_wait_ms EMBER_SHM_WAIT_MS",
+          "[runtime] launch_records EMBER_LAUNCH_RECORDS", "[runtime] graphs EMBER_GRAPHS",
+          "[runtime] graph_after EMBER_GRAPH_AFTER", "[runtime] graph_cache EMBER_GRAPH_CACHE"));
 }
 
 // The text between " must be " and ", got " of a warning: what the setting accepts.
@@ -92,7 +93,7 @@ TEST_F(ConfigTest, EveryRangeIsEnforcedFromBothLayers) {
     }
     EXPECT_EQ(env(above).size(), 1u) << above;
   }
-  EXPECT_EQ(checked, 5);
+  EXPECT_EQ(checked, 7);
 }
 
 // --- Levels --------------------------------------------------------------------------------------

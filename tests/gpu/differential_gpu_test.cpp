@@ -27,6 +27,9 @@
 // and prints its listing, EMBER_GPU_DIFF_PROGRAMS=<n> runs n (default 300),
 // EMBER_GPU_DIFF_TRACE=1 prints each seed before it runs (to find one that crashes),
 // EMBER_GPU_DIFF_RTOL=<x> multiplies every float tolerance (to see how close a failure is).
+#include <bit>
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -68,7 +71,29 @@ struct Runs {
   ProgramResult cpu, cpu_shifted;        // fusion off
   ProgramResult cuda_unfused;            // fusion off
   ProgramResult fused, cached, shifted;  // fusion on: explored, plans reused, shifted dims
+  // Fusion on, the program's third and fourth runs: its windows were captured at the end of the
+  // third (graph_after = 2 eager runs of the plans), so the fourth replays them as CUDA graphs
+  // (Note [Launch windows]) and must give the cached run's outputs bit for bit.
+  ProgramResult third, replayed;
 };
+
+// Whether two runs' outputs are the same bits (NaN payloads aside: both NaN is the same).
+std::string Identical(const ProgramResult& want, const ProgramResult& got) {
+  if (!want.error.empty() || !got.error.empty()) return want.error == got.error ? "" : "  threw\n";
+  if (want.outputs.size() != got.outputs.size()) return "  output counts differ\n";
+  std::string diff;
+  for (size_t i = 0; i < want.outputs.size(); ++i) {
+    const ProgramOutput& a = want.outputs[i];
+    const ProgramOutput& b = got.outputs[i];
+    bool same = a.ints == b.ints && a.floats.size() == b.floats.size();
+    for (size_t k = 0; same && k < a.floats.size(); ++k) {
+      same = std::bit_cast<uint32_t>(a.floats[k]) == std::bit_cast<uint32_t>(b.floats[k]) ||
+             (std::isnan(a.floats[k]) && std::isnan(b.floats[k]));
+    }
+    if (!same) diff += "  output " + a.name + " differs\n";
+  }
+  return diff;
+}
 
 struct Counts {
   int outputs = 0, fuzzy = 0, fuzzy_differing = 0;
@@ -136,6 +161,8 @@ TEST(DifferentialGpu, RandomProgramsMatchTheCpuFusedAndUnfused) {
     r.fused = RunProgram(seed, false, cuda);
     r.cached = RunProgram(seed, false, cuda);
     r.shifted = RunProgram(seed, true, cuda);
+    r.third = RunProgram(seed, false, cuda);
+    r.replayed = RunProgram(seed, false, cuda);
   }
   const Stats fused_stats = GetStats(cuda);
   UseFusion(true);  // a fresh engine for whatever runs next
@@ -158,6 +185,10 @@ TEST(DifferentialGpu, RandomProgramsMatchTheCpuFusedAndUnfused) {
     check("cuda fused (cached plans) vs cpu", r.cpu, r.cached);
     check("cuda fused vs cuda unfused", r.cuda_unfused, r.fused);
     check("cuda fused, shifted dims (plans reused) vs cpu", r.cpu_shifted, r.shifted);
+    check("cuda fused, fourth run (graph replays) vs cpu", r.cpu, r.replayed);
+    if (const std::string diff = Identical(r.cached, r.replayed); !diff.empty()) {
+      problem += "cuda fused, fourth run (graph replays) vs the cached run, bit for bit:\n" + diff;
+    }
     if (problem.empty()) continue;
     if (++failures <= 5) {
       ADD_FAILURE() << "seed " << seed << " (rerun with EMBER_GPU_DIFF_SEED=" << seed << ")\n"
@@ -172,11 +203,19 @@ TEST(DifferentialGpu, RandomProgramsMatchTheCpuFusedAndUnfused) {
             << counts.fuzzy_differing << " fuzzy ones differing beyond the tolerance (allowed)\n"
             << "[differential-gpu] cuda fused: explorations " << fused_stats.explorations
             << ", cache hits " << fused_stats.cache_hits << ", fused executions "
-            << fused_stats.fused_executions << ", launches " << fused_stats.launches << "\n";
+            << fused_stats.fused_executions << ", launches " << fused_stats.launches << "\n"
+            << "[differential-gpu] graphs: " << fused_stats.graphs.captures << " captured, "
+            << fused_stats.graphs.replays << " replays of " << fused_stats.graphs.replayed_launches
+            << " launches, fallbacks " << fused_stats.graphs.fallback_diverged << " diverged / "
+            << fused_stats.graphs.fallback_ended_early << " ended early\n";
   if (single) return;
   // Fused kernels must have run on the GPU, or the fused comparisons compare unfused runs.
   EXPECT_GT(fused_stats.fused_executions, 0u);
   EXPECT_GT(fused_stats.cache_hits, 0u);
+  // Graph replays must have run, or the fourth runs compared eager runs (the CPU has none).
+  if (!SuiteOnCpu()) {
+    EXPECT_GT(fused_stats.graphs.replays, 0u);
+  }
 }
 
 // Without a GPU the generator still runs on the CPU with an explicit device, identically to the

@@ -91,6 +91,20 @@ std::string KernelsLoaded(const RunResult& r) {
   return text;
 }
 
+// "2 captured, 10 replays of 34 launches, 1 fallback" (GraphStats), or "-" without any.
+std::string Graphs(const RunResult& r) {
+  const GraphStats& g = r.stats.graphs;
+  const uint64_t fallbacks =
+      g.fallback_diverged + g.fallback_ended_early + g.fallback_replay_failed;
+  if (g.captures == 0 && g.replays == 0 && fallbacks == 0) return "-";
+  std::string text = Count(g.captures) + " captured, " + Count(g.replays) + " replays of " +
+                     Count(g.replayed_launches) + " launches";
+  if (fallbacks > 0)
+    text += ", " + Count(fallbacks) + (fallbacks == 1 ? " fallback" : " fallbacks");
+  if (g.recipes_loaded > 0) text += "; " + Count(g.recipes_loaded) + " recipes loaded";
+  return text;
+}
+
 // The summary rows, figure name first; shared by the single and the side-by-side tables.
 // The engine's start in parts (ember::StartBreakdown), those that took time; they overlap.
 std::string StartParts(const StartBreakdown& start) {
@@ -120,6 +134,7 @@ std::vector<std::pair<std::string, std::string>> SummaryRows(const RunResult& r,
       {"fused executions", Count(r.stats.fused_executions)},
       {"unfused operations", Count(r.stats.unfused_operations)},
       {"launches", Count(r.stats.launches)},
+      {"graphs", Graphs(r)},
       {"kernels compiled",
        Count(r.stats.kernels_compiled) + " (" + FormatMs(r.stats.compile_ms) + ")"},
       {"kernels loaded", KernelsLoaded(r)},

@@ -70,6 +70,16 @@ nlohmann::json ToJson(const RunResult& r) {
           {"launch_record_hits", s.launch_record_hits},
           {"launch_record_misses", s.launch_record_misses},
           {"launch_record_evictions", s.launch_record_evictions},
+          // ember::GraphStats: launch windows replayed as CUDA graphs.
+          {"graph_captures", s.graphs.captures},
+          {"graph_replays", s.graphs.replays},
+          {"graph_replayed_launches", s.graphs.replayed_launches},
+          {"graph_node_updates", s.graphs.node_updates},
+          {"graph_fallback_diverged", s.graphs.fallback_diverged},
+          {"graph_fallback_ended_early", s.graphs.fallback_ended_early},
+          {"graph_fallback_replay_failed", s.graphs.fallback_replay_failed},
+          {"graph_recipes_loaded", s.graphs.recipes_loaded},
+          {"graph_recipes_stored", s.graphs.recipes_stored},
           {"engine_start_ms", r.engine_start_ms},
           // ember::StartBreakdown: the parts overlap (stats.h).
           {"start_engine_ms", s.start.engine_ms},
@@ -130,6 +140,16 @@ RunResult RunResultFromJson(const nlohmann::json& j) {
   s.launch_record_hits = j.value("launch_record_hits", uint64_t{0});
   s.launch_record_misses = j.value("launch_record_misses", uint64_t{0});
   s.launch_record_evictions = j.value("launch_record_evictions", uint64_t{0});
+  // Older result files have no graphs: zeros.
+  s.graphs.captures = j.value("graph_captures", uint64_t{0});
+  s.graphs.replays = j.value("graph_replays", uint64_t{0});
+  s.graphs.replayed_launches = j.value("graph_replayed_launches", uint64_t{0});
+  s.graphs.node_updates = j.value("graph_node_updates", uint64_t{0});
+  s.graphs.fallback_diverged = j.value("graph_fallback_diverged", uint64_t{0});
+  s.graphs.fallback_ended_early = j.value("graph_fallback_ended_early", uint64_t{0});
+  s.graphs.fallback_replay_failed = j.value("graph_fallback_replay_failed", uint64_t{0});
+  s.graphs.recipes_loaded = j.value("graph_recipes_loaded", uint64_t{0});
+  s.graphs.recipes_stored = j.value("graph_recipes_stored", uint64_t{0});
   r.engine_start_ms = j.at("engine_start_ms").get<double>();
   r.time_to_first_result_ms = j.at("time_to_first_result_ms").get<double>();
   r.total_ms = j.at("total_ms").get<double>();

@@ -20,7 +20,7 @@ CudaStream::~CudaStream() {
 
 void CudaStream::Synchronize() const {
   ScopedContext scoped(*device_);
-  EMBER_CU(cuStreamSynchronize, stream_);
+  EMBER_CU(cuStreamSynchronize, get());
 }
 
 }  // namespace ember::cuda

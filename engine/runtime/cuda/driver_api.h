@@ -65,7 +65,14 @@ namespace ember::cuda {
   X(cuFuncSetAttribute)                          \
   X(cuFuncGetAttribute)                          \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
-  X(cuLaunchKernel)
+  X(cuLaunchKernel)                              \
+  X(cuGraphCreate)                               \
+  X(cuGraphDestroy)                              \
+  X(cuGraphAddKernelNode)                        \
+  X(cuGraphInstantiate)                          \
+  X(cuGraphExecDestroy)                          \
+  X(cuGraphExecKernelNodeSetParams)              \
+  X(cuGraphLaunch)
 
 struct DriverApi {
 #define EMBER_CUDA_DECLARE_FIELD(name) decltype(&::name) name = nullptr;

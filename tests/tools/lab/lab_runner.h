@@ -35,16 +35,18 @@ inline std::string LabBinary() {
 
 // Runs ember-lab `args` in `dir`. Unless `args` name --shm or run workers, the shared-memory
 // tier is off: its segment is named after the database path and outlives the test's temporary
-// directory.
-inline LabRun RunLab(const TempDir& dir, std::vector<std::string> args) {
+// directory. `env`: variables set for the child beside EMBER_CONFIG=/dev/null ("EMBER_GRAPHS=off").
+inline LabRun RunLab(const TempDir& dir, std::vector<std::string> args,
+                     std::vector<std::string> env = {}) {
   if (std::find(args.begin(), args.end(), "--shm") == args.end() &&
       (args.empty() || args[0] != "workers")) {
     args.insert(args.end(), {"--shm", "off"});
   }
+  env.insert(env.begin(), "EMBER_CONFIG=/dev/null");
   const std::string out_file = dir.File("stdout.txt");
   const std::string err_file = dir.File("stderr.txt");
   const pid_t pid = Spawn(LabBinary(), args,
-                          {.env = ChildEnvironment({"EMBER_CONFIG=/dev/null"}),
+                          {.env = ChildEnvironment(env),
                            .out_file = out_file,
                            .err_file = err_file,
                            .working_dir = dir.path().string()});
@@ -60,9 +62,10 @@ inline LabRun RunLab(const TempDir& dir, std::vector<std::string> args) {
 }
 
 // Runs and expects success with a JSON object on stdout.
-inline nlohmann::json RunLabJson(const TempDir& dir, std::vector<std::string> args) {
+inline nlohmann::json RunLabJson(const TempDir& dir, std::vector<std::string> args,
+                                 std::vector<std::string> env = {}) {
   args.push_back("--json");
-  const LabRun run = RunLab(dir, args);
+  const LabRun run = RunLab(dir, args, std::move(env));
   EXPECT_EQ(run.exit_code, 0) << "stderr:\n" << run.err << "\nstdout:\n" << run.out;
   EXPECT_TRUE(run.json.is_object()) << run.out;
   return run.json;

@@ -46,6 +46,26 @@ struct StartBreakdown {
   double first_op_ms = 0;       // engine start -> the first op or fused trace was queued
 };
 
+// CUDA graphs of repeated launch windows (docs/ARCHITECTURE.md, "Launch windows"): a window is
+// a run of generated-kernel launches on one stream between two points where the stream gets
+// other work or the host waits; one that repeated is captured as a graph and replayed with one
+// graph launch. Zero on the CPU and with `[runtime] graphs = off`.
+struct GraphStats {
+  uint64_t captures = 0;           // windows captured as graphs
+  uint64_t capture_failures = 0;   // captures the driver refused (those windows stay eager)
+  uint64_t replays = 0;            // windows that ran as one graph launch
+  uint64_t replayed_launches = 0;  // the kernel launches those replays stood for
+  uint64_t node_updates = 0;       // graph nodes given new arguments (addresses, scalars)
+  // Fallbacks, by cause: a window held for a graph that then differed from it, or ended before
+  // it, or whose graph launch the driver refused, ran its launches eagerly instead.
+  uint64_t fallback_diverged = 0;
+  uint64_t fallback_ended_early = 0;
+  uint64_t fallback_replay_failed = 0;
+  uint64_t evictions = 0;       // graphs dropped for `[runtime] graph_cache`
+  uint64_t recipes_loaded = 0;  // stored tapes read from the plan database at the start
+  uint64_t recipes_stored = 0;  // tapes this process gave it
+};
+
 struct Stats {
   uint64_t explorations = 0;        // optimizations built by the fusion search
   uint64_t cache_hits = 0;          // stored plans executed without exploring
@@ -86,6 +106,8 @@ struct Stats {
   uint64_t launch_record_hits = 0;
   uint64_t launch_record_misses = 0;
   uint64_t launch_record_evictions = 0;
+  // Launch windows replayed as CUDA graphs (docs/CONFIGURATION.md, `[runtime] graphs`).
+  GraphStats graphs;
   StartBreakdown start;
 };
 

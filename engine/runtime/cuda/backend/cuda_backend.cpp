@@ -113,11 +113,13 @@ class CudaBackend final : public Backend {
             .kernel_load_ms = k.load_ms,
             .kernel_source_ms = launcher_.source_ms(),
             .libraries_ms = ctx_.blas_warm_up != nullptr ? ctx_.blas_warm_up->work_ms() : 0,
-            .first_op_ms = first_op_ms_};
+            .first_op_ms = first_op_ms_,
+            .graphs = launcher_.graphs().counters()};
   }
   bool compiles_kernels() const override { return true; }
   void UseKernelStore(KernelStore* store) override { ctx_.kernels->SetStore(store); }
   void UseFactStore(DeviceFactStore* store) override { epilogues_.UseFacts(store); }
+  void UseRecipeStore(GraphRecipeStore* store) override { launcher_.graphs().UseStore(store); }
   void Synchronize() override {
     Guarded([&] {
       ScopedContext scope(*ctx_.device);
@@ -167,7 +169,11 @@ class CudaBackend final : public Backend {
   DeviceContext ctx_;
   std::optional<uint64_t> current_ = kNoStream;  // the ember stream ctx_.stream serves
   std::string lost_;  // Note [Lost context]: why the context is unusable, once it is
-  TraceLauncher launcher_{ctx_, GlobalConfig().launch_records};
+  TraceLauncher launcher_{ctx_,
+                          GlobalConfig().launch_records,
+                          {.enabled = GlobalConfig().graphs,
+                           .after = GlobalConfig().graph_after,
+                           .capacity = GlobalConfig().graph_cache}};
   CudaOps ops_{ctx_, launcher_};
   MatmulEpilogues epilogues_{ctx_, ops_, launcher_};
 };
@@ -175,6 +181,9 @@ class CudaBackend final : public Backend {
 void CudaBackend::UseStream(uint64_t stream) {
   if (current_ == stream) return;
   ScopedContext scope(*ctx_.device);  // a new CUDA stream is created in the device's context
+  // The window held on the old stream is submitted before any other stream can wait for it
+  // (Note [Launch windows]).
+  launcher_.graphs().EndWindow();
   ctx_.stream = &ctx_.streams->Get(stream);
   current_ = stream;
 }
@@ -294,7 +303,7 @@ std::vector<TensorHandle> CudaBackend::ExecuteTrace(const FusedLaunch& launch) {
     }
   }
   if (trace.matmul) {
-    epilogues_.Run(launch, views, outputs, in_place, matmul_output, ctx_.stream->get());
+    epilogues_.Run(launch, views, outputs, in_place, matmul_output);
     return outputs;
   }
   launcher_.Run(trace, {.inputs = launch.inputs,

@@ -36,13 +36,13 @@ struct DeviceContext {
 
   // A new contiguous tensor on the device, for the current stream.
   TensorHandle NewHandle(const Shape& shape, DType dtype) const {
-    return NewCudaHandle(allocator, stream->get(), shape, dtype);
+    return NewCudaHandle(allocator, stream->raw(), shape, dtype);
   }
   // Work queued on the current stream from now on may read or write `handle`'s buffer: waits
   // (on the device) for the stream that used it last, when that is another one.
   void Use(const TensorHandle& handle) const {
     if (handle.buffer == nullptr) return;
-    static_cast<CudaBuffer*>(handle.buffer.get())->Use(stream->get(), *order);
+    static_cast<CudaBuffer*>(handle.buffer.get())->Use(stream->raw(), *order);
   }
   BlasLt& Blas() {
     if (blas == nullptr && blas_warm_up != nullptr) blas = blas_warm_up->TakeBlas();

@@ -43,6 +43,7 @@ struct RecordedPatch {
 
 struct RecordedKernel {
   CUfunction function = nullptr;
+  uint64_t kernel = 0;  // its KernelBinaryKey hash (a graph tape's name for it)
   int64_t grid = 1;
   int threads = 256;
   int shared_bytes = 0;

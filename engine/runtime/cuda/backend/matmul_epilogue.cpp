@@ -137,7 +137,7 @@ EpilogueChoice MatmulEpilogues::Measure(const FusedLaunch& launch,
                                         std::span<const TensorHandle> views,
                                         const BlasEpilogueMatch& match,
                                         std::span<const TensorHandle> outputs, int matmul_output,
-                                        CUstream stream, std::string* cublaslt_failure) {
+                                        std::string* cublaslt_failure) {
   std::vector<TensorHandle> scratch;
   for (const TensorIr& out : launch.outputs)
     scratch.push_back(ctx_.NewHandle(out.shape, out.dtype));
@@ -155,11 +155,11 @@ EpilogueChoice MatmulEpilogues::Measure(const FusedLaunch& launch,
   }
   RunKernel(launch, views, scratch, matmul_output);  // warm: compiles the epilogue kernel
   Event start, middle, end;
-  start.Record(stream);
+  start.Record(ctx_.stream->get());
   RunCublasLt(launch, match, scratch);
-  middle.Record(stream);
+  middle.Record(ctx_.stream->get());
   RunKernel(launch, views, outputs, matmul_output);
-  end.Record(stream);
+  end.Record(ctx_.stream->get());
   EMBER_CU(cuEventSynchronize, end.get());
   EpilogueChoice choice{.cublaslt_ms = ElapsedMs(start, middle),
                         .kernel_ms = ElapsedMs(middle, end)};
@@ -168,7 +168,7 @@ EpilogueChoice MatmulEpilogues::Measure(const FusedLaunch& launch,
   return choice;
 }
 
-std::optional<codegen::ReluRule> MatmulEpilogues::BlasReluRule(CUstream stream) {
+std::optional<codegen::ReluRule> MatmulEpilogues::BlasReluRule() {
   if (blas_relu_) return *blas_relu_;
   // Probed beside the device's start (blas_warm_up.h); not known while that probe runs; probed
   // now when it could not run.
@@ -177,7 +177,7 @@ std::optional<codegen::ReluRule> MatmulEpilogues::BlasReluRule(CUstream stream) 
     if (!ctx_.blas_warm_up->done()) return std::nullopt;
     probed = ctx_.blas_warm_up->Relu();
   }
-  if (!probed) probed = ProbeBlasRelu(ctx_.Blas(), *ctx_.allocator, stream);
+  if (!probed) probed = ProbeBlasRelu(ctx_.Blas(), *ctx_.allocator, ctx_.stream->get());
   const float got[3] = {probed->nan_in, probed->two, probed->minus_three};
   const float got_zero[1] = {probed->minus_zero};
   ReluRule rule{.keeps_nan = std::isnan(got[0]), .keeps_negative_zero = std::signbit(got_zero[0])};
@@ -221,7 +221,7 @@ EpilogueShapeClass MatmulEpilogues::ClassOf(const FusedLaunch& launch,
 
 void MatmulEpilogues::Run(const FusedLaunch& launch, std::span<const TensorHandle> views,
                           std::vector<TensorHandle>& outputs, std::span<const int> in_place,
-                          int matmul_output, CUstream stream) {
+                          int matmul_output) {
   const FuseTrace& trace = *launch.trace;
   const MatmulStage& m = *trace.matmul;
   if (m.lhs >= launch.inputs.size() || m.rhs >= launch.inputs.size()) {
@@ -248,7 +248,7 @@ void MatmulEpilogues::Run(const FusedLaunch& launch, std::span<const TensorHandl
   if (result.match && outputs.size() != 1)
     result = {.refusal = "an output cuBLASLt does not write"};
   if (result.match && HasRelu(result.match->kind)) {
-    const std::optional<ReluRule> blas = BlasReluRule(stream);
+    const std::optional<ReluRule> blas = BlasReluRule();
     if (!blas) {
       result = {.refusal = "cuBLASLt's relu is still being probed"};
     } else if (!relu_usable_ || !(*blas == result.match->relu)) {
@@ -298,8 +298,7 @@ void MatmulEpilogues::Run(const FusedLaunch& launch, std::span<const TensorHandl
     }
   }
   std::string failure;
-  const EpilogueChoice choice =
-      Measure(launch, views, match, outputs, matmul_output, stream, &failure);
+  const EpilogueChoice choice = Measure(launch, views, match, outputs, matmul_output, &failure);
   store_->Remember(shape_class, choice);
   ++counters.measured;
   ++counters.runs_kernel;  // the measured launch's outputs are the kernel variant's

@@ -72,7 +72,9 @@ class MatmulEpilogues {
 
   // Runs `launch` (a Matmul trace) into `outputs` (allocated by the caller; `in_place[o]` is
   // the input whose buffer output o took, or -1; `matmul_output` is the output that may hold
-  // the product for the kernel variant, or -1), queued on `stream`. Throws ember::Error without
+  // the product for the kernel variant, or -1), queued on the current stream (each piece of
+  // work asks DeviceContext::stream for it as it queues, so that launches held back for a graph
+  // stay in order: cuda_stream.h). Throws ember::Error without
   // having written any input, like Backend::ExecuteFused; may replace an in-place output by a
   // new handle (when cuBLASLt would write over an operand).
   // Keeps choices as device facts too from now on (null: memory only), when this object keeps
@@ -80,8 +82,7 @@ class MatmulEpilogues {
   void UseFacts(DeviceFactStore* facts) { own_store_.UseFacts(facts); }
 
   void Run(const FusedLaunch& launch, std::span<const TensorHandle> views,
-           std::vector<TensorHandle>& outputs, std::span<const int> in_place, int matmul_output,
-           CUstream stream);
+           std::vector<TensorHandle>& outputs, std::span<const int> in_place, int matmul_output);
 
  private:
   void RunKernel(const FusedLaunch& launch, std::span<const TensorHandle> views,
@@ -91,11 +92,11 @@ class MatmulEpilogues {
   // Both variants timed, the kernel one last into `outputs`.
   EpilogueChoice Measure(const FusedLaunch& launch, std::span<const TensorHandle> views,
                          const codegen::BlasEpilogueMatch& match,
-                         std::span<const TensorHandle> outputs, int matmul_output, CUstream stream,
+                         std::span<const TensorHandle> outputs, int matmul_output,
                          std::string* cublaslt_failure);
   // What cuBLASLt's relu does with NaN and -0 on this device: the warm-up's probe
   // (blas_warm_up.h), nullopt while it runs; probed here, synchronously, when it could not run.
-  std::optional<codegen::ReluRule> BlasReluRule(CUstream stream);
+  std::optional<codegen::ReluRule> BlasReluRule();
   EpilogueShapeClass ClassOf(const FusedLaunch& launch, const codegen::BlasEpilogueMatch& match);
 
   DeviceContext& ctx_;

@@ -85,7 +85,9 @@ const TraceLauncher::Compiled& TraceLauncher::Find(const FuseTrace& trace,
     const codegen::GeneratedKernel kernel = codegen::GenerateKernel(trace, spec);
     source_ms_ += MsSince(generating);
     compiled.slots = kernel.slots;
-    compiled.function = ctx_.kernels->Get({.name = kernel.name, .source = kernel.source});
+    const KernelSource source{.name = kernel.name, .source = kernel.source};
+    compiled.function = ctx_.kernels->Get(source);
+    compiled.kernel = ctx_.kernels->KeyOf(source).hash;
   } catch (const Error& e) {
     refused_.emplace(key, std::make_pair(std::move(compiled), std::string(e.what())));
     throw;
@@ -103,13 +105,13 @@ const TraceLauncher::Compiled& TraceLauncher::Find(const FuseTrace& trace,
   return compiled_.emplace(key, std::move(compiled))->second;
 }
 
-void TraceLauncher::Launch(CUfunction function, std::vector<uint64_t>& args, int64_t grid,
-                           int threads, int shared_bytes) {
-  void* params[] = {args.data()};
-  const auto blocks = static_cast<unsigned>(std::clamp<int64_t>(grid, 1, 0x7fffffff));
-  EMBER_CU(cuLaunchKernel, function, blocks, 1, 1, static_cast<unsigned>(threads), 1, 1,
-           static_cast<unsigned>(shared_bytes), ctx_.stream->get(), params, nullptr);
-  ++launches_;
+void TraceLauncher::KeepWhileHeld(const TraceTensors& t, std::span<const TensorHandle> scratch) {
+  if (!graphs_.holding()) return;
+  for (const TensorHandle& h : t.inputs) graphs_.Keep(h);
+  for (const TensorHandle& h : t.views) graphs_.Keep(h);
+  for (const TensorHandle& h : t.outputs) graphs_.Keep(h);
+  if (t.matmul != nullptr) graphs_.Keep(*t.matmul);
+  for (const TensorHandle& h : scratch) graphs_.Keep(h);
 }
 
 int64_t TraceLauncher::WaveGrid(const Compiled& compiled, const codegen::KernelSpec& spec) {
@@ -173,6 +175,7 @@ LaunchRecord TraceLauncher::Record(const FuseTrace& trace, const TraceTensors& t
   for (const codegen::KernelSpec& spec : plan.kernels) {
     const Compiled& compiled = Find(trace, spec);
     RecordedKernel kernel{.function = compiled.function,
+                          .kernel = compiled.kernel,
                           .grid = WaveGrid(compiled, spec),
                           .threads = spec.threads,
                           .shared_bytes = spec.shared_bytes,
@@ -229,24 +232,38 @@ void TraceLauncher::Replay(const LaunchRecord& record, const TraceTensors& t) {
           break;
       }
     }
-    Launch(kernel.function, args_, kernel.grid, kernel.threads, kernel.shared_bytes);
+    graphs_.Launch({.function = kernel.function,
+                    .kernel = kernel.kernel,
+                    .grid = kernel.grid,
+                    .threads = kernel.threads,
+                    .shared_bytes = kernel.shared_bytes,
+                    .args = args_});
+    ++launches_;
   }
+  KeepWhileHeld(t, {scratch.data(), scratch.size()});
 }
 
 void TraceLauncher::RunSpecial(const codegen::GeneratedKernel& kernel, std::vector<uint64_t> args,
-                               int64_t work) {
+                               int64_t work, std::initializer_list<TensorHandle> uses) {
   if (work <= 0) return;
   auto it = special_.find(kernel.source);
   if (it == special_.end()) {
+    const KernelSource source{.name = kernel.name, .source = kernel.source};
     it = special_
              .emplace(kernel.source,
-                      ctx_.kernels->Get({.name = kernel.name, .source = kernel.source}))
+                      std::make_pair(ctx_.kernels->Get(source), ctx_.kernels->KeyOf(source).hash))
              .first;
   }
   constexpr int kThreads = 256;
   const int64_t blocks = std::min<int64_t>((work + kThreads - 1) / kThreads,
                                            int64_t{ctx_.device->multiprocessors()} * 16);
-  Launch(it->second, args, blocks, kThreads, 0);
+  graphs_.Launch({.function = it->second.first,
+                  .kernel = it->second.second,
+                  .grid = blocks,
+                  .threads = kThreads,
+                  .args = args});
+  ++launches_;
+  for (const TensorHandle& h : uses) graphs_.Keep(h);
 }
 
 }  // namespace ember::cuda

@@ -8,6 +8,10 @@
 // without a serial, or with records off (`[runtime] launch_records = 0`), records for itself
 // alone and plans every time.
 //
+// Every launch goes to the driver through LaunchGraphs (launch_graphs.h, Note [Launch windows]):
+// now, or held as part of a window that replays a CUDA graph; the tensors of a held launch are
+// kept alive until it is submitted.
+//
 // Compiled kernels are kept in memory by (trace, KernelSpec::signature): a structural hash of
 // the trace narrows the lookup, and the trace itself is compared on a hit (a hash only narrows,
 // as everywhere in ember). The source is generated only on a miss, then compiled through the
@@ -15,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -23,6 +28,7 @@
 #include "codegen/kernel_source.h"
 #include "codegen/launch_binding.h"
 #include "engine/runtime/cuda/backend/device_context.h"
+#include "engine/runtime/cuda/backend/launch_graphs.h"
 #include "engine/runtime/cuda/backend/launch_records.h"
 
 namespace ember::cuda {
@@ -45,27 +51,33 @@ struct TraceTensors {
 
 class TraceLauncher {
  public:
-  // `records`: launch records kept (0: none).
-  TraceLauncher(DeviceContext& ctx, size_t records) : ctx_(ctx), records_(records) {}
+  // `records`: launch records kept (0: none); `graphs`: how windows become graphs.
+  TraceLauncher(DeviceContext& ctx, size_t records, LaunchGraphs::Settings graphs)
+      : ctx_(ctx), records_(records), graphs_(ctx, graphs) {}
 
   // Throws ember::Error (nothing launched, nothing written) when the generator refuses the
   // launch or a kernel fails to compile; a launch failure afterwards throws CudaError.
   void Run(const FuseTrace& trace, const TraceTensors& tensors);
 
-  // Launches `kernel` with `args` over `work` items (a grid-stride loop of 256 threads).
-  void RunSpecial(const codegen::GeneratedKernel& kernel, std::vector<uint64_t> args, int64_t work);
+  // Launches `kernel` with `args` over `work` items (a grid-stride loop of 256 threads); `uses`:
+  // every tensor whose address is in `args`.
+  void RunSpecial(const codegen::GeneratedKernel& kernel, std::vector<uint64_t> args, int64_t work,
+                  std::initializer_list<TensorHandle> uses);
 
   uint64_t launches() const { return launches_; }
   // Wall time generating fused kernels' source (once per trace and kernel signature: what a
   // kernel's key is computed from, so a warm start pays it too).
   double source_ms() const { return source_ms_; }
   LaunchRecords::Counters record_counters() const { return records_.counters(); }
+  LaunchGraphs& graphs() { return graphs_; }
+  const LaunchGraphs& graphs() const { return graphs_; }
 
  private:
   struct Compiled {
     FuseTrace trace;
     std::string signature;
     CUfunction function = nullptr;
+    uint64_t kernel = 0;  // KernelBinaryKey hash
     std::vector<codegen::Slot> slots;
     // The blocks of it one multiprocessor holds with `resident_shared` bytes of dynamic shared
     // memory (the last launch's; asked again when it changes).
@@ -83,16 +95,18 @@ class TraceLauncher {
   void Replay(const LaunchRecord& record, const TraceTensors& tensors);
   // binding_ for `tensors`; throws ember::Error for a tensor that is not a CUDA tensor.
   void BindAll(const TraceTensors& tensors);
-  void Launch(CUfunction function, std::vector<uint64_t>& args, int64_t grid, int threads,
-              int shared_bytes);
+  // Keeps every tensor of `t` (and `scratch`) alive while graphs_ holds what was launched.
+  void KeepWhileHeld(const TraceTensors& t, std::span<const TensorHandle> scratch);
 
   DeviceContext& ctx_;
   std::unordered_multimap<uint64_t, Compiled> compiled_;
   // Kernels that failed to generate or compile, with the reason: a plan whose kernel cannot be
   // built runs unfused from then on without paying NVRTC again on every launch.
   std::unordered_multimap<uint64_t, std::pair<Compiled, std::string>> refused_;
-  std::unordered_map<std::string, CUfunction> special_;  // by kernel source
+  // By kernel source: the function and its KernelBinaryKey hash.
+  std::unordered_map<std::string, std::pair<CUfunction, uint64_t>> special_;
   LaunchRecords records_;
+  LaunchGraphs graphs_;
   codegen::LaunchBinding binding_;  // the current launch's; kept to reuse its storage
   std::vector<uint64_t> args_;      // the argument block being patched, likewise
   uint64_t launches_ = 0;

@@ -1,0 +1,161 @@
+// LaunchGraphs: the CUDA backend's generated-kernel launches, replayed as CUDA graphs where a
+// window of them repeats.
+//
+// Note [Launch windows]
+// A launch costs the host 2.5-5 µs in the driver; a CUDA graph submits a chain of kernels for
+// one cuGraphLaunch and about 1 µs per node. A *window* is a run of generated-kernel launches on
+// one stream between two points where that stream gets other work (a copy, an upload, a
+// cuBLASLt matmul, an event) or the host waits for it (a sync, a read), or the backend turns to
+// another stream; it also ends after kWindowLaunches launches. In a training or inference loop
+// a step is a few windows, the same ones every step. A window's *tape* (engine/runtime/
+// graph_tape.h) is its launches' kernels and geometry, without their argument values.
+//
+//   * A window runs eagerly (each launch as it comes) until its tape has run `after` times
+//     ([runtime] graph_after); then, at its end, it is captured: a graph of one kernel node per
+//     launch, in a chain, instantiated once.
+//   * A window whose first launch is the first launch of a captured graph is *held*: its
+//     launches are not given to the driver but kept, with their arguments, while they match
+//     the graph launch for launch. At the window's end, if it matched the whole graph, each
+//     node whose arguments differ from its last replay is updated (cuGraphExecKernelNodeSet-
+//     Params) and the graph is launched once. If it diverged, or ended early, what was held is
+//     launched eagerly, in order, and the fallback is counted by cause.
+//   * Whatever would queue other work on the stream first submits what is held (CudaStream::
+//     get, cuda_stream.h), so the stream's order is the eager order. Held launches keep the
+//     buffers they touch alive until they are submitted (Keep), so no block they use is freed,
+//     reused or returned to the driver before they run.
+//
+// So a replay runs exactly the kernels, with exactly the arguments, in exactly the order that
+// the eager path would have, on the same memory: results are bit-identical with graphs off, and
+// nothing is read or written that eager would not. What changes is when the launches reach the
+// device: a held window waits for its end (the host is the bottleneck in the small programs
+// graphs serve; a large kernel's window is one launch long and never held).
+//
+// Only generated kernels are held: cuBLASLt and copies end a window (they are the other work
+// above), so a matmul through cuBLASLt splits a step into the windows on either side of it.
+//
+// Recipes (engine/runtime/graph_recipe_store.h): a captured tape is remembered in the plan
+// database, and a process that loads it captures that tape after its first eager run.
+//
+// Threading: one backend's, under its lock.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/runtime/backend.h"
+#include "engine/runtime/buffer.h"
+#include "engine/runtime/cuda/backend/device_context.h"
+#include "engine/runtime/graph_recipe_store.h"
+#include "engine/runtime/graph_tape.h"
+#include "engine/runtime/handle.h"
+
+namespace ember::cuda {
+
+// One launch as TraceLauncher makes it: a single argument block of `args` words.
+struct KernelLaunch {
+  CUfunction function = nullptr;
+  uint64_t kernel = 0;  // the kernel's KernelBinaryKey hash (the tape's identity of it)
+  int64_t grid = 1;
+  int threads = 256;
+  int shared_bytes = 0;
+  std::span<const uint64_t> args;
+};
+
+class LaunchGraphs final : public PendingWork {
+ public:
+  // The most launches of one window (graph_tape.h allows recipes up to kMaxTapeLaunches).
+  static constexpr size_t kWindowLaunches = 64;
+
+  struct Settings {
+    bool enabled = true;   // [runtime] graphs
+    uint32_t after = 2;    // [runtime] graph_after
+    size_t capacity = 64;  // [runtime] graph_cache
+  };
+  // What each counts: ember::GraphStats (engine/api/include/ember/stats.h).
+  using Counters = GraphCounters;
+
+  LaunchGraphs(DeviceContext& ctx, Settings settings);
+  // Destroys the graphs (with the device's context current). REQUIRES: nothing is held (the
+  // backend synchronizes its streams first).
+  ~LaunchGraphs() override;
+  LaunchGraphs(const LaunchGraphs&) = delete;
+  LaunchGraphs& operator=(const LaunchGraphs&) = delete;
+
+  // Launches `launch` on the current stream, now or as part of a held window. Throws CudaError
+  // when the driver refuses a launch made now.
+  void Launch(const KernelLaunch& launch);
+  // Whether the window's launches are being held: a caller then hands every buffer the launches
+  // it just made touch to Keep.
+  bool holding() const { return holding_; }
+  void Keep(const TensorHandle& handle) {
+    if (holding_ && handle.buffer != nullptr) kept_.push_back(handle.buffer);
+  }
+  // Ends the current window (what is held is submitted). Throws CudaError when a launch fails.
+  void EndWindow();
+  void Submit() override { EndWindow(); }
+
+  // Reads the recipes kept in `store` and keeps new ones there from now on (null: memory only).
+  void UseStore(GraphRecipeStore* store);
+
+  const Counters& counters() const { return counters_; }
+  size_t graphs() const { return lru_.size(); }
+
+ private:
+  struct Graph {
+    GraphTape tape;
+    uint64_t hash = 0;
+    CUgraph graph = nullptr;
+    CUgraphExec exec = nullptr;
+    std::vector<CUgraphNode> nodes;
+    std::vector<CUfunction> functions;
+    std::vector<size_t> offsets;  // of each node's arguments in `args` (and one past the last)
+    std::vector<uint64_t> args;   // what each node was last launched with
+  };
+  struct Seen {
+    GraphTape tape;
+    uint32_t runs = 0;
+    bool refused = false;  // its capture failed
+  };
+
+  void Direct(const KernelLaunch& launch, CUstream stream);
+  // Launches the held window one launch at a time (a fallback).
+  void SubmitEagerly();
+  // Launches `graph` with the held arguments; false when the driver refused (nothing launched).
+  bool Replay(Graph& graph);
+  // Counts the eager window that just ended; captures it once it has run often enough.
+  void Observe();
+  void Capture(Seen& seen);
+  void Evict();
+  void ResetWindow();
+  std::vector<Graph*> GraphsStartingWith(const TapeLaunch& first);
+
+  DeviceContext& ctx_;
+  const Settings settings_;
+  GraphRecipeStore* store_ = nullptr;
+  std::unordered_map<uint64_t, GraphTape> stored_;  // recipes, by TapeHash
+
+  // The window: its stream, tape, running hash, and each launch's function and arguments.
+  CudaStream* stream_ = nullptr;
+  GraphTape tape_;
+  uint64_t hash_ = kTapeSeed;
+  std::vector<CUfunction> functions_;
+  std::vector<size_t> offsets_{0};
+  std::vector<uint64_t> args_;
+  bool holding_ = false;
+  std::vector<Graph*> candidates_;  // graphs the held window still matches
+  std::vector<std::shared_ptr<Buffer>> kept_;
+
+  std::unordered_map<uint64_t, Seen> seen_;  // eager windows' tapes, by hash
+  std::list<Graph> lru_;                     // most recently used first
+  std::unordered_multimap<uint64_t, std::list<Graph>::iterator> by_first_;  // first launch's step
+  Counters counters_;
+};
+
+}  // namespace ember::cuda
