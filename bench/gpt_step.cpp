@@ -377,31 +377,42 @@ int Run(const Options& o, Clock::time_point origin, int64_t main_unix_ns) {
   const std::vector<double> later(step_ms.begin() + 1, step_ms.end());
   const ember::Stats s = ember::GetStats(device);
   if (o.json) {
-    nlohmann::json r = {{"device", device.ToString()},
-                        {"steps", o.steps},
-                        {"main_unix_ns", main_unix_ns},
-                        {"engine_start_ms", engine_start_ms},
-                        {"time_to_first_result_ms", time_to_first_result_ms},
-                        {"first_step_ms", first_ms},
-                        // null for a single step: there is no steady state to report.
-                        {"steady_ms_per_step", nullptr},
-                        {"first_loss", first_loss},
-                        {"last_loss", last_loss},
-                        {"launches", s.launches},
-                        {"fused_executions", s.fused_executions},
-                        {"unfused_operations", s.unfused_operations},
-                        {"cache_hits", s.cache_hits},
-                        {"explorations", s.explorations},
-                        {"plans_loaded_from_db", s.plans_loaded_from_db},
-                        {"plans_loaded_from_shm", s.plans_loaded_from_shm},
-                        {"plan_load_ms", s.plan_load_ms},
-                        {"kernels_compiled", s.kernels_compiled},
-                        {"compile_ms", s.compile_ms},
-                        {"kernels_loaded_from_db", s.kernels_loaded_from_db},
-                        {"kernels_loaded_from_shm", s.kernels_loaded_from_shm},
-                        {"launch_record_hits", s.launch_record_hits},
-                        {"launch_record_misses", s.launch_record_misses}};
+    nlohmann::json r = {
+        {"device", device.ToString()},
+        {"steps", o.steps},
+        {"main_unix_ns", main_unix_ns},
+        {"engine_start_ms", engine_start_ms},
+        {"time_to_first_result_ms", time_to_first_result_ms},
+        {"first_step_ms", first_ms},
+        // null for a single step: there is no steady state to report.
+        {"steady_ms_per_step", nullptr},
+        {"first_loss", first_loss},
+        {"last_loss", last_loss},
+        {"launches", s.launches},
+        {"fused_executions", s.fused_executions},
+        {"unfused_operations", s.unfused_operations},
+        {"cache_hits", s.cache_hits},
+        {"explorations", s.explorations},
+        {"plans_loaded_from_db", s.plans_loaded_from_db},
+        {"plans_loaded_from_shm", s.plans_loaded_from_shm},
+        {"plan_load_ms", s.plan_load_ms},
+        {"kernels_compiled", s.kernels_compiled},
+        {"compile_ms", s.compile_ms},
+        {"kernels_loaded_from_db", s.kernels_loaded_from_db},
+        {"kernels_loaded_from_shm", s.kernels_loaded_from_shm},
+        {"launch_record_hits", s.launch_record_hits},
+        {"launch_record_misses", s.launch_record_misses},
+        {"graph_captures", s.graphs.captures},
+        {"graph_replays", s.graphs.replays},
+        {"graph_replayed_launches", s.graphs.replayed_launches},
+        {"graph_node_updates", s.graphs.node_updates},
+        {"graph_fallbacks", s.graphs.fallback_diverged + s.graphs.fallback_ended_early +
+                                s.graphs.fallback_replay_failed},
+        {"graph_recipes_loaded", s.graphs.recipes_loaded}};
     if (!later.empty()) r["steady_ms_per_step"] = Median(later);
+    // The first steps one by one: a warm process replays from its second step (issue 44).
+    r["first_steps_ms"] =
+        std::vector<double>(step_ms.begin(), step_ms.begin() + std::min<size_t>(step_ms.size(), 5));
     std::printf("%s\n", r.dump().c_str());
   } else {
     std::printf(

@@ -6,8 +6,8 @@
 #   2. PyTorch eager's host time per op on the same card (torch_peer.py's host_per_op);
 #   3. the small-model steps: ember-lab's MLP and transformer (host-steps.sh) and the GPT-style
 #      model (ember-bench-gpt against torch_gpt.py: eager, torch.compile default and
-#      reduce-overhead, a hand-captured CUDA graph), ember fused with and without records and
-#      unfused.
+#      reduce-overhead, a hand-captured CUDA graph), ember fused with graphs and records (the
+#      defaults), without graphs (issue 44), without records either, and unfused.
 # Writes $OUT/host-path.jsonl (one JSON object per measurement) and host-path.log. Needs
 # build-gpu/bundle with ember-bench-gpu, ember-lab and ember-bench-gpt.
 #   STEPS [200]   steps per model run
@@ -47,10 +47,14 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(json.dumps({'
 # 3. Small-model steps.
 OUT="$scratch/steps" STEPS="$steps" timeout 420 bash bench/gpu/host-steps.sh >>"$log" 2>&1
 cat "$scratch/steps/host-steps.jsonl" >>"$jsonl" 2>/dev/null
-for variant in fused fused-no-records unfused; do
+# The GPT-style model on a plan database of its own: the fill run stores plans, kernels and graph
+# recipes, so every run after it is a warm process (its first steps show when replays begin).
+export EMBER_PLAN_DB="$scratch/gpt.db"
+for variant in fill fused fused-no-graphs fused-no-records unfused; do
   case "$variant" in
-    fused) env=() ;;
-    fused-no-records) env=(EMBER_LAUNCH_RECORDS=0) ;;
+    fill | fused) env=() ;;
+    fused-no-graphs) env=(EMBER_GRAPHS=off) ;;
+    fused-no-records) env=(EMBER_LAUNCH_RECORDS=0 EMBER_GRAPHS=off) ;;
     unfused) env=(EMBER_FUSION=off) ;;
   esac
   env "${env[@]}" timeout 120 "$bundle/bin/ember-bench-gpt" --device cuda --steps "$steps" \

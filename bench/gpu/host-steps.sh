@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Issue 41's step benchmark on the GPU machine: the steady step time of ember-lab's transformer
 # block and MLP on CUDA (warm plan database: a first run fills it, the measured runs read it),
-# fused with launch records (the default), fused without them (EMBER_LAUNCH_RECORDS=0: every
-# launch planned, the behaviour before records) and unfused, against PyTorch eager,
+# fused with launch records and graphs (the defaults), fused without graphs (EMBER_GRAPHS=off,
+# issue 44), without records either (EMBER_LAUNCH_RECORDS=0: every launch planned, the
+# behaviour before issue 41) and unfused, against PyTorch eager,
 # torch.compile (default and reduce-overhead) and a hand-captured torch.cuda.CUDAGraph of the
 # same step (bench/gpu/torch_first_result.py), same shapes, one call. Writes
 # $OUT/host-steps.jsonl (one JSON object per run) and host-steps.log. Needs build-gpu/bundle.
@@ -26,7 +27,9 @@ ember_run() {  # scenario variant env...
 import json, sys
 r = json.load(open(sys.argv[3]))
 keep = ["explorations", "cache_hits", "launches", "kernels_compiled", "launch_record_hits",
-        "launch_record_misses", "steady_ms_per_step", "max_rel_error"]
+        "launch_record_misses", "graph_captures", "graph_replays", "graph_replayed_launches",
+        "graph_node_updates", "graph_fallback_diverged", "graph_fallback_ended_early",
+        "graph_recipes_loaded", "time_to_first_result_ms", "steady_ms_per_step", "max_rel_error"]
 row = {"who": "ember", "scenario": sys.argv[1], "variant": sys.argv[2]}
 row.update({k: r.get(k) for k in keep})
 print(json.dumps(row))
@@ -35,7 +38,8 @@ PY
 for scenario in mlp transformer; do
   ember_run "$scenario" fill >/dev/null  # fills the database: the runs below are warm
   ember_run "$scenario" fused
-  ember_run "$scenario" fused-no-records EMBER_LAUNCH_RECORDS=0
+  ember_run "$scenario" fused-no-graphs EMBER_GRAPHS=off
+  ember_run "$scenario" fused-no-records EMBER_LAUNCH_RECORDS=0 EMBER_GRAPHS=off
   ember_run "$scenario" unfused EMBER_FUSION=off
   for mode in eager compile reduce-overhead graph; do
     TORCHINDUCTOR_CACHE_DIR="$scratch/inductor" timeout 200 python3 \

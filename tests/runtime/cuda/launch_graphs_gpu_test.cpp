@@ -2,7 +2,8 @@
 // launch_graphs.h), through the CUDA backend's ExecuteFused: a window of three dependent fused
 // launches between two reads repeats, is captured after `graph_after` eager runs and replayed
 // with the arguments of each run (new scalars, new buffers), bit-identical with graphs off; a
-// window that diverges from its graph or ends early runs eagerly; stored recipes capture at the
+// window that diverges from its graph or ends early runs eagerly; a window that completes its
+// graph replays at once; stored recipes capture at the
 // first run; forged recipes are ignored. Every result is checked against the host's arithmetic.
 // Skipped without a GPU.
 #include <cmath>
@@ -55,8 +56,8 @@ class LaunchGraphsGpuTest : public ::testing::Test {
     return MakeCudaBackend(0);
   }
 
-  TensorHandle Upload(Backend& b, const std::vector<float>& values) {
-    return b.FromHost(std::as_bytes(std::span(values)), shape_, DType::kF32);
+  TensorHandle Upload(Backend& b, const std::vector<float>& values, bool rank3 = false) {
+    return b.FromHost(std::as_bytes(std::span(values)), rank3 ? shape3_ : shape_, DType::kF32);
   }
   static std::vector<float> Download(Backend& b, const TensorHandle& h) {
     std::vector<float> out(static_cast<size_t>(h.NumElements()));
@@ -72,12 +73,15 @@ class LaunchGraphsGpuTest : public ::testing::Test {
   }
   // One step: three dependent launches (a = x*s + y, b = a*s + y, c = b*s + x), then a read,
   // which ends the window. Checks c against the host and returns what the device computed.
+  // `rank3`: the same arithmetic over rank-3 tensors, another trace and so another kernel.
   std::vector<float> Step(Backend& b, const std::vector<float>& xs, const std::vector<float>& ys,
-                          float s, int launches = 3) {
-    const TensorHandle x = Upload(b, xs), y = Upload(b, ys);
-    TensorHandle a = MulAdd(b, x, y, s, trace_, serial_);
-    if (launches >= 2) a = MulAdd(b, a, y, s, trace_, serial_);
-    if (launches >= 3) a = MulAdd(b, a, x, s, trace_, serial_);
+                          float s, int launches = 3, bool rank3 = false) {
+    const TensorHandle x = Upload(b, xs, rank3), y = Upload(b, ys, rank3);
+    const FuseTrace& trace = rank3 ? trace3_ : trace_;
+    const uint64_t serial = rank3 ? serial3_ : serial_;
+    TensorHandle a = MulAdd(b, x, y, s, trace, serial);
+    if (launches >= 2) a = MulAdd(b, a, y, s, trace, serial);
+    if (launches >= 3) a = MulAdd(b, a, x, s, trace, serial);
     const std::vector<float> got = Download(b, a);
     for (size_t i = 0; i < got.size(); ++i) {
       float want = xs[i] * s + ys[i];
@@ -100,8 +104,11 @@ class LaunchGraphsGpuTest : public ::testing::Test {
   std::unique_ptr<Backend> backend_;
   const Shape shape_ = {96, 40};
   const size_t n_ = 96 * 40;
+  const Shape shape3_ = {4, 24, 40};
   const FuseTrace trace_ = ember::testing::MulAddTrace(2);
   const uint64_t serial_ = NewTraceSerial();
+  const FuseTrace trace3_ = ember::testing::MulAddTrace(3);
+  const uint64_t serial3_ = NewTraceSerial();
 };
 
 TEST_F(LaunchGraphsGpuTest, ARepeatedWindowIsCapturedThenReplayedWithEachRunsArguments) {
@@ -147,16 +154,15 @@ TEST_F(LaunchGraphsGpuTest, AWindowThatDivergesOrEndsEarlyRunsEagerly) {
   {
     const std::vector<float> xs = Values(n_, 1.0f), ys = Values(n_, 3.0f);
     const TensorHandle x = Upload(*backend_, xs), y = Upload(*backend_, ys);
-    const FuseTrace other = ember::testing::MulAddTrace(3);
     TensorHandle a = MulAdd(*backend_, x, y, 2.0f, trace_, serial_);
     TensorHandle x3 = x, a3 = a;
-    x3.shape = {4, 24, 40};
+    x3.shape = shape3_;
     x3.strides = TensorHandle::ContiguousStrides(x3.shape);
     a3.shape = x3.shape;
     a3.strides = x3.strides;
-    FusedLaunch launch = ember::testing::Launch(other, {a3, x3}, {OutIr(x3.shape)}, {x3.shape},
+    FusedLaunch launch = ember::testing::Launch(trace3_, {a3, x3}, {OutIr(x3.shape)}, {x3.shape},
                                                 {ScalarIr::Float(2.0f)});
-    launch.trace_serial = NewTraceSerial();
+    launch.trace_serial = serial3_;
     const TensorHandle b = backend_->ExecuteFused(launch).at(0);
     const std::vector<float> got = Download(*backend_, b);
     for (size_t i = 0; i < got.size(); ++i) {
@@ -169,6 +175,24 @@ TEST_F(LaunchGraphsGpuTest, AWindowThatDivergesOrEndsEarlyRunsEagerly) {
   // And the graph still replays its own window.
   Step(*backend_, Values(n_, 1.0f), Values(n_, 2.0f), 0.5f);
   EXPECT_EQ(Graphs().replays, 2u);
+}
+
+TEST_F(LaunchGraphsGpuTest, AWindowThatCompletesItsGraphReplaysAtOnce) {
+  for (int run = 0; run < 2; ++run) Step(*backend_, Values(n_, 1.0f), Values(n_, 2.0f), 0.5f);
+  ASSERT_EQ(Graphs().captures, 1u);
+  const std::vector<float> xs = Values(n_, 2.0f), ys = Values(n_, -1.0f);
+  const TensorHandle x = Upload(*backend_, xs), y = Upload(*backend_, ys);
+  TensorHandle a = MulAdd(*backend_, x, y, 0.5f, trace_, serial_);
+  a = MulAdd(*backend_, a, y, 0.5f, trace_, serial_);
+  EXPECT_EQ(Graphs().replays, 0u) << "two of three launches: still held";
+  a = MulAdd(*backend_, a, x, 0.5f, trace_, serial_);
+  EXPECT_EQ(Graphs().replays, 1u) << "the third completes the graph: launched before any read";
+  const std::vector<float> got = Download(*backend_, a);
+  for (size_t i = 0; i < got.size(); ++i) {
+    const float want = ((xs[i] * 0.5f + ys[i]) * 0.5f + ys[i]) * 0.5f + xs[i];
+    EXPECT_NEAR(got[i], want, 1e-4f * (1 + std::abs(want))) << "at " << i;
+    if (HasFailure()) break;
+  }
 }
 
 TEST_F(LaunchGraphsGpuTest, StreamsEndWindowsAndKeepTheirOrder) {
@@ -230,10 +254,11 @@ TEST_F(LaunchGraphsGpuTest, TheCacheKeepsItsCapacity) {
   config.graph_cache = 1;
   SetGlobalConfigForTesting(config);
   backend_ = MakeCudaBackend(0);
+  // Two windows that begin with different kernels, each run twice (captured) in turn.
   for (int round = 0; round < 3; ++round) {
-    for (int launches : {2, 3}) {
+    for (bool rank3 : {false, true}) {
       for (int run = 0; run < 2; ++run) {
-        Step(*backend_, Values(n_, 1.0f), Values(n_, 2.0f), 0.5f, launches);
+        Step(*backend_, Values(n_, 1.0f), Values(n_, 2.0f), 0.5f, 3, rank3);
       }
     }
   }

@@ -121,7 +121,15 @@ void LaunchGraphs::Launch(const KernelLaunch& l) {
   functions_.push_back(l.function);
   args_.insert(args_.end(), l.args.begin(), l.args.end());
   offsets_.push_back(args_.size());
-  if (!holding_) Direct(l, stream_->raw());
+  if (!holding_) return Direct(l, stream_->raw());
+  // Complete: no graph it still matches is longer, so nothing later can make it another
+  // window's beginning. It replays now instead of waiting for the stream's next other work,
+  // so the device starts as early as the last launch allows.
+  const size_t n = tape_.launches.size();
+  if (std::all_of(candidates_.begin(), candidates_.end(),
+                  [&](const Graph* g) { return g->tape.launches.size() == n; })) {
+    EndWindow();
+  }
 }
 
 void LaunchGraphs::SubmitEagerly() {

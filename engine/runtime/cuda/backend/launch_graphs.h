@@ -17,8 +17,11 @@
 //     launches are not given to the driver but kept, with their arguments, while they match
 //     the graph launch for launch. At the window's end, if it matched the whole graph, each
 //     node whose arguments differ from its last replay is updated (cuGraphExecKernelNodeSet-
-//     Params) and the graph is launched once. If it diverged, or ended early, what was held is
-//     launched eagerly, in order, and the fallback is counted by cause.
+//     Params) and the graph is launched once. The end is the window's end as above, or sooner:
+//     the launch that completes a graph no longer graph still matches ends the window there
+//     (the device then starts as soon as the eager path's last launch would have been queued,
+//     not when the host next queues other work). If it diverged, or ended early, what was held
+//     is launched eagerly, in order, and the fallback is counted by cause.
 //   * Whatever would queue other work on the stream first submits what is held (CudaStream::
 //     get, cuda_stream.h), so the stream's order is the eager order. Held launches keep the
 //     buffers they touch alive until they are submitted (Keep), so no block they use is freed,
