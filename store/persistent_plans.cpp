@@ -126,6 +126,8 @@ Status PersistentPlans::Open(const PersistentPlansOptions& options,
     }
   }
   plans->facts_ = std::make_unique<PersistentFacts>(plans->db_, plans->shm_, *plans->writer_);
+  plans->recipes_ = std::make_unique<PersistentRecipes>(plans->db_, plans->shm_, *plans->writer_,
+                                                        options.workload);
   *out = std::move(plans);
   return Status::Ok();
 }
@@ -189,6 +191,8 @@ void PersistentPlans::OnHit(PlanId id) {
 }
 
 DeviceFactStore* PersistentPlans::AttachFacts() { return facts_.get(); }
+
+GraphRecipeStore* PersistentPlans::AttachRecipes() { return recipes_.get(); }
 
 bool PersistentPlans::ExplorationAllowed() { return budget_.Allowed(db_); }
 

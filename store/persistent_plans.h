@@ -23,7 +23,7 @@
 // (shared_tier_client.h: the segment, reopened when it breaks), DatabaseReader
 // (database_reader.h: the reading connection, its backoff and the change listener); beside them
 // ExplorationBudget (exploration_budget.h) and MissCandidateCache (miss_candidate_cache.h); the
-// backend's stores beside the plans are PersistentKernels and PersistentFacts.
+// backend's stores beside the plans are PersistentKernels, PersistentFacts and PersistentRecipes.
 //
 // Threading: the PlanBacking methods run under the device server's lock; the writer has its
 // own thread and its own connection.
@@ -49,6 +49,7 @@
 #include "store/miss_candidate_cache.h"
 #include "store/persistent_facts.h"
 #include "store/persistent_kernels.h"
+#include "store/persistent_recipes.h"
 #include "store/repository/plan_repository.h"
 #include "store/repository/plan_writer.h"
 #include "store/shared_tier_client.h"
@@ -104,6 +105,7 @@ class PersistentPlans final : public PlanBacking {
   void OnHit(PlanId id) override;
   KernelStore* AttachKernels() override;
   DeviceFactStore* AttachFacts() override;
+  GraphRecipeStore* AttachRecipes() override;
   void OnPlanRunning(PlanId id) override;
   void OnPlanRan(PlanId id) override;
   bool ExplorationAllowed() override;
@@ -228,6 +230,8 @@ class PersistentPlans final : public PlanBacking {
 
   // What the backend measured about the device (Note [Device facts], persistent_facts.h).
   std::unique_ptr<PersistentFacts> facts_;
+  // The tapes of launch windows that repeated (Note [Graph recipes], persistent_recipes.h).
+  std::unique_ptr<PersistentRecipes> recipes_;
 };
 
 // The executable's file name (the default workload name, EMBER_WORKLOAD unset).

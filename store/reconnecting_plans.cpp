@@ -100,6 +100,7 @@ PersistentPlans* ReconnectingPlans::Inner() {
   }
   held_.clear();
   facts_.HandOver(*opened);
+  recipes_.HandOver(*opened);
   Warn("plan-db-reconnected:" + options_.path,
        fmt::format("plan database {}: reachable; storing the {} plan(s) found while it was out "
                    "of reach{}",
@@ -231,6 +232,26 @@ void ReconnectingPlans::Facts::Remember(std::string_view name, std::string_view 
 
 void ReconnectingPlans::Facts::HandOver(PersistentPlans& inner) {
   for (const auto& [name, value] : meanwhile_) inner.AttachFacts()->Remember(name, value);
+  meanwhile_.clear();
+}
+
+std::vector<GraphRecipe> ReconnectingPlans::Recipes::LoadAll() {
+  if (PersistentPlans* inner = owner_.Inner()) return inner->AttachRecipes()->LoadAll();
+  std::vector<GraphRecipe> all;
+  for (const auto& [key, recipe] : meanwhile_) all.push_back(recipe);
+  return all;
+}
+
+void ReconnectingPlans::Recipes::Remember(const GraphRecipe& recipe) {
+  if (PersistentPlans* inner = owner_.Inner()) return inner->AttachRecipes()->Remember(recipe);
+  // What the store would refuse is not kept either; past kMaxHeld recipes, new ones are not.
+  if (!PlanRepository::CheckGraphRecipe(owner_.options_.workload, recipe).ok()) return;
+  if (meanwhile_.size() >= kMaxHeld && !meanwhile_.contains(recipe.key)) return;
+  meanwhile_.insert_or_assign(recipe.key, recipe);
+}
+
+void ReconnectingPlans::Recipes::HandOver(PersistentPlans& inner) {
+  for (const auto& [key, recipe] : meanwhile_) inner.AttachRecipes()->Remember(recipe);
   meanwhile_.clear();
 }
 

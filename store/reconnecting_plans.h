@@ -14,7 +14,8 @@
 // stores nothing, and says how much. Kernels are not kept: a backend asks for the kernel store
 // when the device starts, before the server was there, so such a process's compiled kernels
 // stay in memory (the next process compiles them again and stores them). Device facts are kept:
-// remembered in memory meanwhile, then handed to the opened backing's store.
+// remembered in memory meanwhile, then handed to the opened backing's store; so are graph
+// recipes.
 //
 // Threading: the PlanBacking methods run under the device server's lock, like every backing
 // (Flush and FlushForSync may run without it, as for PersistentPlans); the connecting thread
@@ -58,6 +59,7 @@ class ReconnectingPlans final : public PlanBacking {
                       const ExecutionTrigger& trigger) override;
   void OnHit(PlanId id) override;
   DeviceFactStore* AttachFacts() override { return &facts_; }
+  GraphRecipeStore* AttachRecipes() override { return &recipes_; }
   void OnPlanRunning(PlanId id) override;
   void OnPlanRan(PlanId id) override;
   bool ExplorationAllowed() override;
@@ -101,6 +103,22 @@ class ReconnectingPlans final : public PlanBacking {
     std::map<std::string, std::string, std::less<>> meanwhile_;
   };
 
+  // The recipe store the backend gets, like Facts: memory while the server is out of reach
+  // (LoadAll then has only what this process remembered), the opened backing's
+  // (PersistentRecipes) once it took over, which is then given what was remembered meanwhile.
+  class Recipes final : public GraphRecipeStore {
+   public:
+    explicit Recipes(ReconnectingPlans& owner) : owner_(owner) {}
+    std::vector<GraphRecipe> LoadAll() override;
+    void Remember(const GraphRecipe& recipe) override;
+    // Hands what was remembered meanwhile to `inner`'s store.
+    void HandOver(PersistentPlans& inner);
+
+   private:
+    ReconnectingPlans& owner_;
+    std::map<uint64_t, GraphRecipe> meanwhile_;
+  };
+
   // The connecting thread's state, shared with it: at exit the thread may still be inside a
   // connection attempt, and is then left to finish on its own.
   struct Connector {
@@ -134,6 +152,7 @@ class ReconnectingPlans final : public PlanBacking {
   int64_t explored_meanwhile_ = 0;
   bool closed_ = false;
   Facts facts_{*this};
+  Recipes recipes_{*this};
 };
 
 }  // namespace ember

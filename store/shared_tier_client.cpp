@@ -81,6 +81,17 @@ bool SharedTierClient::LookupFact(std::string_view name, std::string* value) {
   return found;
 }
 
+void SharedTierClient::PublishRecipe(std::string_view workload, const GraphRecipe& recipe) {
+  if (tier_ != nullptr) Published(tier_->PublishRecipe(workload, recipe));
+}
+
+std::vector<GraphRecipe> SharedTierClient::LookupRecipes(std::string_view workload) {
+  std::vector<GraphRecipe> recipes;
+  if (tier_ == nullptr) return recipes;
+  if (Status s = tier_->LookupRecipes(workload, &recipes); !s.ok()) OnFailure(s);
+  return recipes;
+}
+
 void SharedTierClient::Published(SharedPlanTier::PublishOutcome outcome) {
   switch (outcome) {
     case SharedPlanTier::PublishOutcome::kPublished: return;

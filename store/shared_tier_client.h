@@ -58,6 +58,10 @@ class SharedTierClient {
   // with *value set when the segment has it.
   void PublishFact(std::string_view name, std::string_view value);
   bool LookupFact(std::string_view name, std::string* value);
+  // Graph recipes (Note [Shared recipes]): published like a plan; every recipe the segment
+  // holds for `workload` (none without a segment, or when it fails).
+  void PublishRecipe(std::string_view workload, const GraphRecipe& recipe);
+  std::vector<GraphRecipe> LookupRecipes(std::string_view workload);
 
   // Claims `hash` for this process before it explores. True when a sibling holds the claim and
   // this process waited for its plan ([store] shm_wait_ms): look again, and Claim when nothing

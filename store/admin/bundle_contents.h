@@ -17,11 +17,14 @@ struct BundleContents {
   std::vector<EnvironmentRecord> environments;
   std::vector<PlanRecord> plans;
   std::vector<KernelRecord> kernels;
+  std::vector<GraphRecipeRecord> recipes;  // from schema 6 on (recipe_inventory.h)
 };
 
 // The environments, the plans `filter` selects and every kernel (with its text, binary and
 // links) of the database behind `sql`: a plan database exported from (a file or a server), or
-// the bundle file itself.
-Status ReadBundleContents(SqlSession& sql, const PlanFilter& filter, BundleContents* out);
+// the bundle file itself, whose schema version is `schema_version`; with filter.workload, only
+// that workload's recipes.
+Status ReadBundleContents(SqlSession& sql, int schema_version, const PlanFilter& filter,
+                          BundleContents* out);
 
 }  // namespace ember

@@ -5,18 +5,20 @@
 // same embedded migrations, in journal mode DELETE so that it is one file — holding the
 // exported plans with their triggers, the environments they belong to, and the compiled
 // kernels those plans use (plan_kernels, Note [Kernel links]) with their name, source, options
-// and links; no workloads, no plan usage and no device facts (budgets and hit counts belong to
-// the machine that earned them; facts are measured again where they are needed). It also has
-// a table of its own,
+// and links, and from schema 6 on the graph recipes that launch only kernels the bundle carries
+// (store/admin/bundle_recipes.h); no workloads, no plan usage and no device facts (budgets and
+// hit counts belong to the machine that earned them; facts are measured again where they are
+// needed). It also has a table of its own,
 //     bundle_manifest(key TEXT PRIMARY KEY, value TEXT NOT NULL)
 // with the keys: format ("ember-plan-bundle"), format_version ("1"), engine_version,
 // schema_version, created (Unix ms), workload (the export filter; "" for every plan), plans,
-// environments, kernels (counts), environment_ids (the stable ids of the environments, in row
-// order, separated by spaces), source (the exported database's path).
+// environments, kernels, recipes (counts; recipes only from schema 6 on, a bundle without it
+// has none), environment_ids (the stable ids of the environments, in row order, separated by
+// spaces), source (the exported database's path).
 // Import refuses a file without a manifest, of another format or a newer format version, whose
 // schema version is newer than this binary's, or whose environments, plan count or kernel
-// count disagree with its manifest; it checks every plan as the engine would load it
-// (CheckPlanRecord) and refuses the rows that fail, naming them. Accepted plans are published
+// count (or recipe count) disagree with its manifest; it checks every plan as the engine would load
+// it (CheckPlanRecord) and refuses the rows that fail, naming them. Accepted plans are published
 // into the target under the "existing plan wins" rule (plan_repository.h): a plan the target
 // already has keeps its row and gains the bundle's triggers; a new plan gets origin
 // "import:<bundle file name>", no hits, and its exploration time. The bundle's kernels are
@@ -50,6 +52,7 @@ struct BundleManifest {
   int64_t plans = 0;
   int64_t environments = 0;
   int64_t kernels = 0;
+  int64_t recipes = 0;                       // graph recipes (0 in a bundle of schema 5 or older)
   std::vector<std::string> environment_ids;  // stable ids ("env-…")
   std::string source;
 };
@@ -68,6 +71,9 @@ struct ExportResult {
   int64_t skipped_damaged = 0;
   // Kernels of exported plans left out because their checksum failed.
   int64_t kernels_skipped_damaged = 0;
+  // Graph recipes left out: damaged, not a tape the engine uses, or launching a kernel the
+  // bundle does not carry (store/admin/bundle_recipes.h).
+  int64_t recipes_skipped = 0;
 };
 
 // Writes a new bundle from `source` (read only; a SQLite file or a PostgreSQL server). On
@@ -98,6 +104,10 @@ struct ImportResult {
   size_t kernels_existing = 0;   // the target had one of the same key: that row kept and linked
   size_t kernels_untrusted = 0;  // not imported: the caller did not trust them
   size_t kernels_refused = 0;    // failed a check (named in refusals)
+  // Each graph recipe of the bundle is counted once, in one of these (bundle_recipes.h).
+  size_t recipes_added = 0;
+  size_t recipes_existing = 0;  // the target has one of the same key: that row kept
+  size_t recipes_skipped = 0;   // damaged, not a tape, or a kernel the target does not store
   std::vector<ImportRefusal> refusals;
 };
 

@@ -11,10 +11,12 @@
 #include "engine/core/clock.h"
 #include "store/admin/bundle_contents.h"
 #include "store/admin/bundle_kernels.h"
+#include "store/admin/bundle_recipes.h"
 #include "store/admin/plan_bundle.h"
 #include "store/repository/plan_row_check.h"
 #include "store/sqlite/migrations.h"
 #include "store/sqlite/row_writes.h"
+#include "store/sqlite/sqlite_sql_session.h"
 #include "store/sqlite/sqlite_statement.h"
 #include "store/sqlite/sqlite_transaction.h"
 #include "store/sqlite/wal_companions.h"
@@ -40,6 +42,7 @@ Status InsertManifest(SqliteDatabase& db, const BundleManifest& m) {
       {"plans", std::to_string(m.plans)},
       {"environments", std::to_string(m.environments)},
       {"kernels", std::to_string(m.kernels)},
+      {"recipes", std::to_string(m.recipes)},
       {"environment_ids", fmt::format("{}", fmt::join(m.environment_ids, " "))},
       {"source", m.source},
   };
@@ -132,7 +135,8 @@ Status WritePlans(SqliteDatabase& db, const std::vector<PlanRecord>& plans,
 // it in one transaction; the manifest's counts and environment ids are filled in here, and
 // *kernels_damaged counts the kernels left out for a failed checksum.
 Status WriteBundle(const BundleContents& contents, BundleManifest* manifest,
-                   const ExportOptions& export_options, int64_t* kernels_damaged) {
+                   const ExportOptions& export_options, int64_t* kernels_damaged,
+                   int64_t* recipes_skipped) {
   std::unique_ptr<PlanDatabase> bundle;
   PlanDbOptions options{.path = export_options.bundle_path,
                         .allow_shared_writable = export_options.allow_shared_writable};
@@ -149,6 +153,12 @@ Status WriteBundle(const BundleContents& contents, BundleManifest* manifest,
     *kernels_damaged = 0;
     if (Status r = WriteBundleKernels(db, contents.kernels, env_ids, plan_ids, &manifest->kernels,
                                       kernels_damaged);
+        !r.ok()) {
+      return r;
+    }
+    SqliteSqlSession bundle_sql(db);
+    if (Status r = WriteBundleRecipes(bundle_sql, contents.recipes, env_ids, &manifest->recipes,
+                                      recipes_skipped);
         !r.ok()) {
       return r;
     }
@@ -174,7 +184,10 @@ Status ExportBundle(PlanRepository& source, const ExportOptions& options, Export
   }
   BundleContents contents;
   const PlanFilter filter{.workload = options.workload, .status = "ok"};
-  if (Status s = ReadBundleContents(source.sql(), filter, &contents); !s.ok()) return s;
+  if (Status s = ReadBundleContents(source.sql(), source.schema_version(), filter, &contents);
+      !s.ok()) {
+    return s;
+  }
   result->skipped_damaged = static_cast<int64_t>(std::erase_if(
       contents.plans, [](const PlanRecord& p) { return !CheckPlanRecord(p, nullptr).ok(); }));
 
@@ -185,7 +198,8 @@ Status ExportBundle(PlanRepository& source, const ExportOptions& options, Export
   m.created = NowUnixMillis();
   m.workload = options.workload.value_or("");
   m.source = source.location();  // a server's without its password
-  Status s = WriteBundle(contents, &m, options, &result->kernels_skipped_damaged);
+  Status s = WriteBundle(contents, &m, options, &result->kernels_skipped_damaged,
+                         &result->recipes_skipped);
   if (!s.ok()) RemoveDatabaseFiles(options.bundle_path);
   return s;
 }

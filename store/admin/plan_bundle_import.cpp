@@ -14,6 +14,7 @@
 #include "engine/core/clock.h"
 #include "store/admin/bundle_contents.h"
 #include "store/admin/bundle_kernels.h"
+#include "store/admin/bundle_recipes.h"
 #include "store/admin/plan_bundle.h"
 #include "store/codec/environment_fingerprint.h"
 #include "store/repository/column_encoding.h"
@@ -140,12 +141,15 @@ Status CheckAgainstManifest(const std::string& path, const BundleManifest& m,
   for (const EnvironmentRecord& e : contents.environments) stored_ids.push_back(e.fingerprint);
   const auto plans = static_cast<int64_t>(contents.plans.size());
   const auto kernels = static_cast<int64_t>(contents.kernels.size());
-  if (stored_ids != m.environment_ids || plans != m.plans || kernels != m.kernels) {
+  const auto recipes = static_cast<int64_t>(contents.recipes.size());
+  if (stored_ids != m.environment_ids || plans != m.plans || kernels != m.kernels ||
+      recipes != m.recipes) {
     return Status::Corruption(fmt::format(
         "bundle {} does not hold what its manifest lists (manifest: {} plan(s), {} kernel(s), "
-        "environments [{}]; file: {} plan(s), {} kernel(s), environments [{}]); export it again",
-        path, m.plans, m.kernels, fmt::join(m.environment_ids, " "), plans, kernels,
-        fmt::join(stored_ids, " ")));
+        "{} recipe(s), environments [{}]; file: {} plan(s), {} kernel(s), {} recipe(s), "
+        "environments [{}]); export it again",
+        path, m.plans, m.kernels, m.recipes, fmt::join(m.environment_ids, " "), plans, kernels,
+        recipes, fmt::join(stored_ids, " ")));
   }
   return Status::Ok();
 }
@@ -159,7 +163,9 @@ Status ReadBundle(const ImportOptions& options, BundleManifest* manifest,
   if (Status s = ReadBundleManifest(bundle->sqlite(), manifest); !s.ok()) return s;
   if (Status s = CheckManifestVersions(options.bundle_path, *manifest); !s.ok()) return s;
   SqliteSqlSession bundle_sql(bundle->sqlite());
-  if (Status s = ReadBundleContents(bundle_sql, PlanFilter{.status = "ok"}, contents); !s.ok()) {
+  if (Status s = ReadBundleContents(bundle_sql, bundle->schema_version(),
+                                    PlanFilter{.status = "ok"}, contents);
+      !s.ok()) {
     return s;
   }
   bundle.reset();
@@ -310,6 +316,10 @@ Status ReadBundleManifest(SqliteDatabase& bundle, BundleManifest* out) {
         std::pair{"environments", &out->environments}, std::pair{"kernels", &out->kernels}}) {
     if (Status r = number(key, into); !r.ok()) return r;
   }
+  // Written from schema 6 on; a bundle without the entry has no recipes.
+  if (values.contains("recipes")) {
+    if (Status r = number("recipes", &out->recipes); !r.ok()) return r;
+  }
   out->format_version = static_cast<int>(format_version);
   out->schema_version = static_cast<int>(schema_version);
   out->engine_version = values["engine_version"];
@@ -351,8 +361,12 @@ Status ImportBundle(PlanRepository& target, const ImportOptions& options, Import
         return r;
       }
     }
-    return ImportBundleKernels(target, contents.kernels, env_ids, plan_ids, decoded,
-                               options.trust_kernels, now, result);
+    if (Status r = ImportBundleKernels(target, contents.kernels, env_ids, plan_ids, decoded,
+                                       options.trust_kernels, now, result);
+        !r.ok()) {
+      return r;
+    }
+    return ImportBundleRecipes(sql, contents.recipes, env_ids, now, result);
   });
 }
 

@@ -10,6 +10,7 @@
 
 #include "engine/core/clock.h"
 #include "store/admin/plan_inventory.h"
+#include "store/admin/recipe_inventory.h"
 #include "store/repository/column_encoding.h"
 
 namespace ember {
@@ -181,6 +182,36 @@ Status RemoveOrphanFacts(SqlSession& sql, int schema_version, bool dry_run, GcRe
                   &report->facts_removed);
 }
 
+// The graph recipes that name a kernel their environment will no longer store once the kernels
+// of report->kernels_removed are gone (Note [Graph recipes]: kernels go with the plans that
+// used them, and so do the recipes that launch them): counted into *report, and deleted unless
+// `dry_run`. Rows whose kernel list does not parse stay (verify names them). Nothing before
+// schema 6 (no such table).
+Status RemoveRecipesOfGoneKernels(SqlSession& sql, int schema_version, bool dry_run,
+                                  GcReport* report) {
+  if (schema_version < kGraphRecipesSchema) return Status::Ok();
+  std::set<int64_t> removed;
+  for (const GcKernelRemoval& k : report->kernels_removed) removed.insert(k.id);
+  StoredKernelHashes stored;
+  if (Status s = ReadStoredKernelHashes(sql, removed, &stored); !s.ok()) return s;
+  std::vector<GraphRecipeRecord> recipes;
+  if (Status s = ReadGraphRecipes(sql, RecipeFilter(), &recipes); !s.ok()) return s;
+  for (const GraphRecipeRecord& r : recipes) {
+    if (!r.checksum_ok || MissingRecipeKernels(r, stored).empty()) continue;
+    ++report->recipes_removed;
+    if (dry_run) continue;
+    if (Status s = sql.Exec(
+            "DELETE FROM graph_recipes WHERE environment_id = ?1 AND workload = ?2 AND key = ?3",
+            {SqlValue(int64_t{r.environment_id}), SqlValue(r.workload),
+             SqlValue(ToColumn(r.recipe.key))},
+            "removing graph recipes whose kernels are gone");
+        !s.ok()) {
+      return s;
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status CollectGarbage(PlanRepository& repo, const GcOptions& options, GcReport* report) {
@@ -193,6 +224,10 @@ Status CollectGarbage(PlanRepository& repo, const GcOptions& options, GcReport* 
     if (Status s = ReadCandidates(sql, options, &candidates); !s.ok()) return s;
     *report = SelectPlansToEvict(std::move(candidates), options, NowUnixMillis());
     if (Status s = SelectKernels(sql, options, report); !s.ok()) return s;
+    if (Status s = RemoveRecipesOfGoneKernels(sql, repo.schema_version(), options.dry_run, report);
+        !s.ok()) {
+      return s;
+    }
     if (options.dry_run) return RemoveOrphanFacts(sql, repo.schema_version(), true, report);
     std::vector<int64_t> plans;
     for (const GcEviction& e : report->evicted) plans.push_back(e.plan.id);

@@ -105,6 +105,9 @@ struct GcReport {
   // options, like orphan kernels. Deleting an environment deletes its facts (ON DELETE
   // CASCADE); these are left by a session that ran with foreign keys off.
   int64_t facts_removed = 0;
+  // Graph recipes that name a kernel their environment no longer stores, counting the kernels
+  // this run removes (Note [Graph recipes]): removed whatever the options.
+  int64_t recipes_removed = 0;
   int64_t candidates = 0;       // plans considered
   int64_t protected_plans = 0;  // candidates kept because a live segment holds them
   int64_t bytes_before = 0;     // the candidates' total bytes
@@ -127,7 +130,8 @@ std::vector<GcKernelRemoval> SelectKernelsToRemove(const std::vector<KernelRecor
 // Reads the candidates, asks options.protected_plan_keys (its error is returned and nothing is
 // evicted), selects the plans and then the kernels, and (unless dry_run) deletes the chosen
 // plans — their triggers, plan usage and kernel links go with them (ON DELETE CASCADE) — the
-// chosen kernels and the device facts of environments that are gone, all in one write
+// chosen kernels, the graph recipes that launch a kernel no longer stored and the device facts
+// of environments that are gone, all in one write
 // transaction, so a plan or kernel published meanwhile is
 // either seen or untouched. On a SQLite file or a PostgreSQL server alike (repo.sql()); on a
 // server, options.protected_plan_keys can only speak for the segments of the host gc runs on

@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "store/admin/recipe_inventory.h"
 #include "store/codec/row_checksum.h"
 #include "store/repository/column_encoding.h"
 #include "store/repository/saturating_sql.h"
@@ -134,6 +135,13 @@ Status ReadSummary(SqlSession& sql, int schema_version, DatabaseSummary* out) {
     if (schema_version >= kDeviceFactsSchema) {
       if (Status s = QueryInt64(sql, "SELECT COUNT(*) FROM device_facts", {},
                                 "summarizing the database", &out->device_facts);
+          !s.ok()) {
+        return s;
+      }
+    }
+    if (schema_version >= kGraphRecipesSchema) {
+      if (Status s = QueryInt64(sql, "SELECT COUNT(*) FROM graph_recipes", {},
+                                "summarizing the database", &out->graph_recipes);
           !s.ok()) {
         return s;
       }

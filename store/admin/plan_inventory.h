@@ -42,6 +42,7 @@ struct DatabaseSummary {
   int64_t unfused_runs = 0;
   int64_t explorations = 0;                      // SUM(workloads.explorations)
   int64_t device_facts = 0;                      // rows of device_facts (0 before schema 5)
+  int64_t graph_recipes = 0;                     // rows of graph_recipes (0 before schema 6)
   std::vector<KernelArchCount> kernels_by_arch;  // per (arch, compiler version)
 };
 

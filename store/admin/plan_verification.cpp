@@ -8,7 +8,9 @@
 
 #include "store/admin/kernel_inventory.h"
 #include "store/admin/plan_inventory.h"
+#include "store/admin/recipe_inventory.h"
 #include "store/codec/environment_fingerprint.h"
+#include "store/repository/plan_repository.h"
 #include "store/repository/plan_row_check.h"
 #include "store/sqlite/migrations.h"
 
@@ -45,7 +47,8 @@ constexpr ForeignKey kForeignKeys[] = {
     {"kernels", "plan_id", "plans"},
     {"plan_kernels", "plan_id", "plans", 2},
     {"plan_kernels", "kernel_id", "kernels", 2},
-    {"device_facts", "environment_id", "environments", kDeviceFactsSchema}};
+    {"device_facts", "environment_id", "environments", kDeviceFactsSchema},
+    {"graph_recipes", "environment_id", "environments", kGraphRecipesSchema}};
 
 // SQLite's own checks of the file: its structure, then its foreign keys.
 void CheckSqliteStructure(SqlSession& sql, VerificationReport* report) {
@@ -192,6 +195,42 @@ void CheckFacts(SqlSession& sql, VerificationReport* report) {
   }
 }
 
+// Each graph recipe (Note [Graph recipes]): its checksum, that it is a tape the engine would use
+// (PlanRepository::CheckGraphRecipe: it decodes, its key is the tape's hash, its kernel list
+// is the tape's), and that its environment stores every kernel it names.
+void CheckRecipes(SqlSession& sql, VerificationReport* report) {
+  std::vector<GraphRecipeRecord> recipes;
+  StoredKernelHashes stored;
+  Status s = sql.ReadTransaction("reading graph recipes", [&]() -> Status {
+    if (Status r = ReadGraphRecipes(sql, RecipeFilter(), &recipes); !r.ok()) return r;
+    return ReadStoredKernelHashes(sql, {}, &stored);
+  });
+  if (!s.ok()) {
+    report->problems.push_back({"graph recipes", s.message()});
+    return;
+  }
+  for (const GraphRecipeRecord& r : recipes) {
+    ++report->recipes_checked;
+    const std::string where = fmt::format("graph recipe {:016x} of workload '{}' (environment {})",
+                                          r.recipe.key, r.workload, r.environment_id);
+    if (!r.checksum_ok) {
+      report->problems.push_back(
+          {where, "checksum mismatch or an unreadable kernel list (the engine ignores the row)"});
+      continue;
+    }
+    if (Status c = PlanRepository::CheckGraphRecipe(r.workload, r.recipe); !c.ok()) {
+      report->problems.push_back({where, c.message() + " (the engine ignores the row)"});
+      continue;
+    }
+    if (std::vector<uint64_t> missing = MissingRecipeKernels(r, stored); !missing.empty()) {
+      report->problems.push_back(
+          {where, fmt::format("names {} kernel(s) its environment does not store ({:016x}{}); "
+                              "ember-plans gc removes it",
+                              missing.size(), missing.front(), missing.size() > 1 ? ", …" : "")});
+    }
+  }
+}
+
 }  // namespace
 
 Status VerifyPlanDatabase(SqlSession& sql, VerificationReport* report,
@@ -207,6 +246,7 @@ Status VerifyPlanDatabase(SqlSession& sql, VerificationReport* report,
   CheckPlans(sql, report);
   CheckKernels(sql, report);
   if (version >= kDeviceFactsSchema) CheckFacts(sql, report);
+  if (version >= kGraphRecipesSchema) CheckRecipes(sql, report);
   return Status::Ok();
 }
 

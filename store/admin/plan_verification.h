@@ -18,7 +18,11 @@
 //      run (exploration capped) linked to no plan, and a plan evicted by hand leaves its kernels
 //      behind; both are healthy files that `ember-plans gc` makes smaller;
 //   6. from schema 5 on, each device fact: its checksum (the engine skips a fact that fails it
-//      and measures again, Note [Device facts]; verify names it).
+//      and measures again, Note [Device facts]; verify names it);
+//   7. from schema 6 on, each graph recipe (Note [Graph recipes]): its checksum, that its body
+//      is a tape whose hash is its key and whose kernels are its list (what the engine would
+//      refuse), and that its environment stores every kernel it names (`ember-plans gc`
+//      removes one that names a kernel no longer stored).
 // Quarantined rows are counted, not reported as problems: the engine already set them aside
 // (`ember-plans quarantine ls` shows why).
 //
@@ -50,6 +54,7 @@ struct VerificationReport {
   int64_t triggers_checked = 0;
   int64_t kernels_checked = 0;
   int64_t facts_checked = 0;
+  int64_t recipes_checked = 0;
   int64_t quarantined = 0;
   std::vector<VerificationProblem> problems;
   std::vector<std::string> orphan_kernels;  // KernelLabel of each kernel no plan uses

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/ir/hash.h"
@@ -44,6 +46,37 @@ inline std::optional<Hash128> PlanKeyFromBytes(std::span<const uint8_t> bytes) {
     key.low = (key.low << 8) | bytes[8 + i];
   }
   return key;
+}
+
+// A graph recipe's kernel list (graph_recipes.kernels, migrations/0006_graph_recipes.sql): each
+// hash as 16 lower-case hex digits, separated by one space; "" for none.
+inline std::string RecipeKernelsColumn(std::span<const uint64_t> kernels) {
+  constexpr char kDigits[] = "0123456789abcdef";
+  std::string text;
+  for (const uint64_t kernel : kernels) {
+    if (!text.empty()) text += ' ';
+    for (int shift = 60; shift >= 0; shift -= 4) text += kDigits[(kernel >> shift) & 0xf];
+  }
+  return text;
+}
+
+// The list `text` holds; nullopt unless it is exactly RecipeKernelsColumn's form.
+inline std::optional<std::vector<uint64_t>> RecipeKernelsFromColumn(std::string_view text) {
+  std::vector<uint64_t> kernels;
+  if (text.empty()) return kernels;
+  if (text.size() % 17 != 16) return std::nullopt;
+  for (size_t at = 0; at < text.size(); at += 17) {
+    if (at > 0 && text[at - 1] != ' ') return std::nullopt;
+    uint64_t kernel = 0;
+    for (size_t i = at; i < at + 16; ++i) {
+      const char c = text[i];
+      const int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+      if (digit < 0) return std::nullopt;
+      kernel = (kernel << 4) | static_cast<uint64_t>(digit);
+    }
+    kernels.push_back(kernel);
+  }
+  return kernels;
 }
 
 }  // namespace ember

@@ -1,6 +1,6 @@
 // PlanRepository: the durable tier of the plan store — environments, plans and their triggers,
-// workloads and their exploration ledger, plan use per workload, compiled kernels, device facts
-// (docs/PLAN_DATABASE.md). One interface, one implementation per database: SQLite
+// workloads and their exploration ledger, plan use per workload, compiled kernels, device facts,
+// graph recipes (docs/PLAN_DATABASE.md). One interface, one implementation per database: SQLite
 // (store/sqlite/, a file) and PostgreSQL (store/postgres/, a server shared across hosts), both
 // SqlPlanRepository (sql_plan_repository.h: the SQL written once) with what is their own.
 // PlanRepository::Open picks one from the location (store/plan_repository_open.cpp); the
@@ -235,6 +235,24 @@ class PlanRepository {
   // that is not empty, valid UTF-8 without NUL (PostgreSQL's text refuses both); otherwise
   // InvalidArgument saying which.
   static Status CheckDeviceFact(std::string_view name, std::string_view value);
+
+  // --- Graph recipes (Note [Graph recipes], store/persistent_recipes.h) ----------------------
+  // Every recipe of `workload` in `environment`, in one query, by key. A row whose kernel list
+  // does not parse or whose checksum (Note [Row checksums]) does not match is counted in
+  // out->damaged, one that CheckGraphRecipe refuses (a forged or foreign body) in
+  // out->refused; neither is returned, and both stay until a recipe of their key replaces them
+  // (`ember-plans verify` names them). An empty result is OK.
+  virtual Status LoadGraphRecipes(EnvironmentRowId environment, std::string_view workload,
+                                  LoadedGraphRecipes* out) = 0;
+  // Stores `recipe` of `workload`, replacing the one with its key. InvalidArgument, and nothing
+  // written, for a recipe CheckGraphRecipe refuses.
+  virtual Status PutGraphRecipe(EnvironmentRowId environment, std::string_view workload,
+                                const GraphRecipe& recipe) = 0;
+  // OK when `recipe` is one a store keeps and a process may use: a body of at most
+  // GraphRecipeStore::kMaxBodyBytes that DecodeTape reads (engine/runtime/graph_tape.h), `key`
+  // its TapeHash and `kernels` its TapeKernels; and a workload name both databases can store
+  // (UTF-8 without NUL). Otherwise InvalidArgument saying which.
+  static Status CheckGraphRecipe(std::string_view workload, const GraphRecipe& recipe);
 
   // Called inside Publish's transaction after each plan item, with its index (tests use it to
   // kill a process mid-transaction).

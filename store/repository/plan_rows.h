@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/ir/hash.h"
+#include "engine/runtime/graph_recipe_store.h"
 
 namespace ember {
 
@@ -222,6 +223,22 @@ struct LoadedDeviceFacts {
   size_t damaged = 0;  // rows skipped because their checksum did not match
 };
 
+// A launch window's recipe as the writer stores it (table graph_recipes, schema 6; Note [Graph
+// recipes], store/persistent_recipes.h): scoped to the workload that ran it as well as to the
+// environment.
+struct GraphRecipeRow {
+  std::string workload;
+  GraphRecipe recipe;
+};
+
+// A workload's recipes as loaded: only rows whose checksum matched and whose body is a tape
+// whose kernels are its list (PlanRepository::CheckGraphRecipe), by key.
+struct LoadedGraphRecipes {
+  std::vector<GraphRecipe> recipes;
+  size_t damaged = 0;  // rows skipped: checksum mismatch, or a kernel list that does not parse
+  size_t refused = 0;  // rows skipped: the checksum matched, CheckGraphRecipe did not
+};
+
 // Whole rows as the tools and the engine's row check (plan_row_check.h) read them.
 struct EnvironmentRecord {
   EnvironmentRowId id = 0;
@@ -261,6 +278,18 @@ struct DeviceFactRecord {
   std::string environment;  // the environment's stable id
   std::string name;
   std::string value;
+  int64_t updated = 0;  // Unix ms
+  bool checksum_ok = false;
+};
+
+// One row of graph_recipes (schema 6 on), for the tools, damaged rows included: checksum_ok
+// says whether the kernel list parsed and the checksum matched; `recipe.kernels` is empty when
+// the list did not parse.
+struct GraphRecipeRecord {
+  EnvironmentRowId environment_id = 0;
+  std::string environment;  // the environment's stable id
+  std::string workload;
+  GraphRecipe recipe;
   int64_t updated = 0;  // Unix ms
   bool checksum_ok = false;
 };

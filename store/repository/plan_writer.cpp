@@ -122,6 +122,9 @@ void PlanWriter::Quarantine(PlanRowId row, std::string reason) {
 void PlanWriter::Fact(DeviceFact fact) {
   Enqueue({.kind = Message::Kind::kFact, .fact = std::move(fact)});
 }
+void PlanWriter::Recipe(GraphRecipeRow recipe) {
+  Enqueue({.kind = Message::Kind::kRecipe, .recipe = std::move(recipe)});
+}
 
 void PlanWriter::Checkpoint() {
   Enqueue({.kind = Message::Kind::kCheckpoint});
@@ -375,7 +378,8 @@ PlanWriter::Outcome PlanWriter::Apply(const std::vector<Message>& batch, const C
       case Message::Kind::kPublish:
       case Message::Kind::kAdopt:
       case Message::Kind::kCheckpoint:
-      case Message::Kind::kFact: break;
+      case Message::Kind::kFact:
+      case Message::Kind::kRecipe: break;
     }
   }
   if (!triggers.triggers.empty() || !triggers.kernels.empty()) {
@@ -416,6 +420,11 @@ PlanWriter::Outcome PlanWriter::Apply(const std::vector<Message>& batch, const C
   for (const Message& m : batch) {
     if (m.kind == Message::Kind::kFact &&
         !CheckCounter(repository_->PutDeviceFact(environment_, m.fact), "storing a device fact")) {
+      return stopped();
+    }
+    if (m.kind == Message::Kind::kRecipe &&
+        !CheckCounter(repository_->PutGraphRecipe(environment_, m.recipe.workload, m.recipe.recipe),
+                      "storing a graph recipe")) {
       return stopped();
     }
   }

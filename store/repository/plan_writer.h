@@ -43,7 +43,8 @@
 //
 // Device facts are written after the plans and counters of their batch, each one upsert of its
 // own; a held batch writes them again (the upsert is idempotent) and, past kMaxHeld, drops
-// them like new plans (a fact is measured again when it is missing).
+// them like new plans (a fact is measured again when it is missing). Graph recipes are written
+// the same way, after the facts.
 //
 // Counters (plan hits, unfused runs) are coalesced: they wake the writer only once they have
 // waited kCounterDelay, or when anything else is enqueued or a Flush asks, so that a steady
@@ -112,6 +113,9 @@ class PlanWriter {
   // A device fact of the environment (Note [Device facts], store/persistent_facts.h): upserted
   // after the batch's plans and counters; a write that fails loses only itself, like a counter.
   void Fact(DeviceFact fact);
+  // A graph recipe of the environment (Note [Graph recipes], store/persistent_recipes.h):
+  // upserted after the batch's facts, and lost alone when its write fails, like a fact.
+  void Recipe(GraphRecipeRow recipe);
   void Flush();
   // Waits for every message enqueued so far except hit and unfused-run counters (which are
   // applied in order with the rest, only not waited for).
@@ -143,7 +147,8 @@ class PlanWriter {
       kQuarantine,
       kCheckpoint,
       kKernel,
-      kFact
+      kFact,
+      kRecipe
     };
     Kind kind;
     PlanId id = 0;
@@ -152,6 +157,7 @@ class PlanWriter {
     TriggerRow trigger;
     std::string reason;
     DeviceFact fact;        // kFact
+    GraphRecipeRow recipe;  // kRecipe
     bool has_plan = false;  // kKernel: whether `id` names the plan it is linked to
     bool counted = false;   // kExploration: already in the workload row
   };

@@ -31,14 +31,14 @@ void PlanWriter::Take(std::vector<Message> batch, Counters counted) {
 }
 
 void PlanWriter::Hold(std::vector<Message> batch, Counters counted, Progress progress) {
-  // Past the bound, what only adds plans (new plans, triggers, kernels) or facts is dropped,
-  // counted;
-  // bindings, explorations and quarantines stay (small, and the budget must stay right).
+  // Past the bound, what only adds plans (new plans, triggers, kernels), facts or recipes is
+  // dropped, counted; bindings, explorations and quarantines stay (small, and the budget must
+  // stay right).
   std::vector<Message> kept;
   for (Message& m : batch) {
     const bool optional = m.kind == Message::Kind::kPublish || m.kind == Message::Kind::kAdopt ||
                           m.kind == Message::Kind::kTrigger || m.kind == Message::Kind::kKernel ||
-                          m.kind == Message::Kind::kFact;
+                          m.kind == Message::Kind::kFact || m.kind == Message::Kind::kRecipe;
     if (optional && held_messages_ >= kMaxHeld) {
       dropped_.fetch_add(1);
       continue;

@@ -2,10 +2,10 @@
 // on SqlSession's shared dialect (sql_session.h), for every database that speaks it:
 // environments, loads and plan lookup, row writes (plans under "existing plan wins", triggers in
 // append order, kernels and their links), the checksum checks (plan_row_check.h), hits,
-// quarantine, the workload ledger and device facts. A database joins by deriving from it with
-// what is its own: the connection behind sql(), its upkeep (checkpoints, transient errors,
-// reconnection, a change feed) and the hooks below. SqlitePlanRepository (store/sqlite/, a file)
-// and PostgresPlanRepository (store/postgres/, a server) do; docs/ARCHITECTURE.md, "Adding a
+// quarantine, the workload ledger, device facts and graph recipes. A database joins by deriving
+// from it with what is its own: the connection behind sql(), its upkeep (checkpoints, transient
+// errors, reconnection, a change feed) and the hooks below. SqlitePlanRepository (store/sqlite/, a
+// file) and PostgresPlanRepository (store/postgres/, a server) do; docs/ARCHITECTURE.md, "Adding a
 // plan-database backend", says what a third writes.
 //
 // Transactions: a read of one statement runs through sql().ReadStatement, a change of one
@@ -64,6 +64,10 @@ class SqlPlanRepository : public PlanRepository {
                              std::vector<StoredKernel>* out) final;
   Status LoadDeviceFacts(EnvironmentRowId environment, LoadedDeviceFacts* out) final;
   Status PutDeviceFact(EnvironmentRowId environment, const DeviceFact& fact) final;
+  Status LoadGraphRecipes(EnvironmentRowId environment, std::string_view workload,
+                          LoadedGraphRecipes* out) final;
+  Status PutGraphRecipe(EnvironmentRowId environment, std::string_view workload,
+                        const GraphRecipe& recipe) final;
 
   Status WritePlanRow(EnvironmentRowId environment, const NewPlan& plan, int64_t now,
                       InsertResult* result) final;

@@ -194,6 +194,101 @@ Status SharedPlanTier::LookupFact(std::string_view name, std::string* value, boo
   return s;
 }
 
+uint64_t SharedPlanTier::RecipeChainHash(std::string_view workload) {
+  // "EMBRRCPE" as the seed: one chain per workload, never a fact's, kernel's or first op's.
+  return XXH3_64bits_withSeed(workload.data(), workload.size(), 0x4550435252424d45ULL);
+}
+
+namespace {
+
+void PutWord(std::vector<uint8_t>& out, uint64_t word, int bytes) {
+  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<uint8_t>(word >> (8 * i)));
+}
+
+// Reads `bytes` little-endian bytes at *at; false when the payload ends first.
+bool TakeWord(std::span<const uint8_t> payload, size_t* at, int bytes, uint64_t* word) {
+  if (payload.size() - *at < static_cast<size_t>(bytes)) return false;
+  *word = 0;
+  for (int i = 0; i < bytes; ++i)
+    *word |= uint64_t{payload[*at + static_cast<size_t>(i)]} << (8 * i);
+  *at += static_cast<size_t>(bytes);
+  return true;
+}
+
+// The recipe entry's key: the workload and the recipe's key, hashed together.
+Hash128 RecipeKey(std::string_view workload, uint64_t key) {
+  std::vector<uint8_t> bytes(workload.begin(), workload.end());
+  PutWord(bytes, key, 8);
+  const XXH128_hash_t hash = XXH3_128bits(bytes.data(), bytes.size());
+  return {.low = hash.low64, .high = hash.high64};
+}
+
+// The recipe of a verified payload when it is `workload`'s; nullopt for another workload's or
+// for a payload that is not a recipe's layout.
+std::optional<GraphRecipe> ParseRecipe(std::span<const uint8_t> payload,
+                                       std::string_view workload) {
+  size_t at = 0;
+  uint64_t workload_bytes = 0, count = 0;
+  GraphRecipe recipe;
+  if (!TakeWord(payload, &at, 4, &workload_bytes) || payload.size() - at < workload_bytes ||
+      std::string_view(reinterpret_cast<const char*>(payload.data() + at), workload_bytes) !=
+          workload) {
+    return std::nullopt;
+  }
+  at += workload_bytes;
+  if (!TakeWord(payload, &at, 8, &recipe.key) || !TakeWord(payload, &at, 4, &count) ||
+      (payload.size() - at) / 8 < count) {
+    return std::nullopt;
+  }
+  recipe.kernels.resize(count);
+  for (uint64_t& kernel : recipe.kernels) TakeWord(payload, &at, 8, &kernel);
+  recipe.body.assign(reinterpret_cast<const char*>(payload.data() + at), payload.size() - at);
+  return recipe;
+}
+
+}  // namespace
+
+SharedPlanTier::PublishOutcome SharedPlanTier::PublishRecipe(std::string_view workload,
+                                                             const GraphRecipe& recipe) {
+  std::vector<uint8_t> payload;
+  payload.reserve(16 + workload.size() + 8 * recipe.kernels.size() + recipe.body.size());
+  PutWord(payload, workload.size(), 4);
+  payload.insert(payload.end(), workload.begin(), workload.end());
+  PutWord(payload, recipe.key, 8);
+  PutWord(payload, recipe.kernels.size(), 4);
+  for (const uint64_t kernel : recipe.kernels) PutWord(payload, kernel, 8);
+  payload.insert(payload.end(), recipe.body.begin(), recipe.body.end());
+  return PublishEntry(RecipeChainHash(workload), RecipeKey(workload, recipe.key), shm::kRecipeEntry,
+                      payload);
+}
+
+Status SharedPlanTier::LookupRecipes(std::string_view workload, std::vector<GraphRecipe>* out) {
+  out->clear();
+  if (broken() || segment_->removed()) return Status::Unavailable(BrokenReason());
+  const uint64_t chain = RecipeChainHash(workload);
+  std::unordered_set<uint64_t> seen;
+  const uint64_t first = segment_->bucket(chain).load(std::memory_order_acquire);
+  const Status s =
+      WalkChain(*segment_, first, 0, [&](uint64_t offset, const shm::EntryHeader& header) {
+        if (header.kind != shm::kRecipeEntry || header.first_op_hash != chain) return true;
+        std::optional<std::vector<uint8_t>> payload = VerifiedPayload(*segment_, offset, header);
+        if (!payload) {
+          ++corrupt_entries_;
+          return true;  // an older copy may still be whole
+        }
+        std::optional<GraphRecipe> recipe = ParseRecipe(*payload, workload);
+        // Another workload's under the same chain, or a key the header does not name.
+        if (!recipe || KeyOf(header.plan_key) != RecipeKey(workload, recipe->key)) return true;
+        if (seen.insert(recipe->key).second) out->push_back(std::move(*recipe));  // newest wins
+        return true;
+      });
+  if (!s.ok()) {
+    out->clear();
+    segment_->MarkBroken();
+  }
+  return s;
+}
+
 std::string SharedPlanTier::BrokenReason() const {
   if (segment_->lost()) return "another process truncated the shared plan segment under this one";
   if (segment_->removed()) return "the shared plan segment was removed from /dev/shm";

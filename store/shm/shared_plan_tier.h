@@ -48,6 +48,12 @@
 //     newer entry under the same key; the newest whole one wins. Facts are only published
 //     when a worker remembers a new value (once per shape class), so they take little room; a
 //     full segment skips them like a plan, and the database still has them.
+//   * Note [Shared recipes]: graph recipes (store/persistent_recipes.h) are entries too (kind
+//     kRecipeEntry), all of one workload chained under RecipeChainHash(workload), keyed by the
+//     XXH3-128 of the workload and the recipe's key; the payload repeats the workload, so a
+//     lookup returns only its own workload's. A process reads the whole chain once, when its
+//     backend takes the recipe store, and publishes each recipe it remembers; the newest whole
+//     entry of a key wins. A reader judges each recipe as it judges a database row.
 //   * The segment answers for SQLite: whoever reads a first op from SQLite (because the segment
 //     had nothing for it) publishes what it read, and every plan found by exploring is
 //     published, so a first op the segment knows needs no SQLite read. Full is not an error: a
@@ -73,6 +79,7 @@
 
 #include "engine/core/status.h"
 #include "engine/ir/hash.h"
+#include "engine/runtime/graph_recipe_store.h"
 #include "store/shm/shared_segment.h"
 
 namespace ember {
@@ -131,9 +138,8 @@ class SharedPlanTier {
   // there is one. Corruption when the segment is inconsistent (it is then marked broken).
   Status LookupKernel(uint64_t key_hash, std::vector<uint8_t>* binary, bool* found);
 
-  // --- Device facts (Note [Shared facts])
-  // --------------------------------------------------------- The chain hash of the fact named
-  // `name` (apart from plans' and kernels' by a salt).
+  // --- Device facts (Note [Shared facts]) -------------------------------------------------------
+  // The chain hash of the fact named `name` (apart from plans' and kernels' by a salt).
   static uint64_t FactChainHash(std::string_view name);
   // Publishes `value` as the newest value of `name`. REQUIRES: both fit a fact's bounds (the
   // caller checked them: PlanRepository::CheckDeviceFact).
@@ -141,6 +147,16 @@ class SharedPlanTier {
   // The newest whole value published under `name`; *found says whether there is one.
   // Corruption when the segment is inconsistent (it is then marked broken).
   Status LookupFact(std::string_view name, std::string* value, bool* found);
+
+  // --- Graph recipes (Note [Shared recipes]) ----------------------------------------------------
+  // The chain hash of `workload`'s recipes (apart from the other kinds' by a salt).
+  static uint64_t RecipeChainHash(std::string_view workload);
+  // Publishes `recipe` as the newest of its key for `workload`. The tier does not judge it: its
+  // reader does (PlanRepository::CheckGraphRecipe).
+  PublishOutcome PublishRecipe(std::string_view workload, const GraphRecipe& recipe);
+  // The newest whole entry of each key published for `workload`, newest first. Corruption when
+  // the segment is inconsistent (it is then marked broken).
+  Status LookupRecipes(std::string_view workload, std::vector<GraphRecipe>* out);
 
   // Whether anything is published for `first_op_hash` (entry headers only, no copy).
   bool HasEntries(uint64_t first_op_hash) const;

@@ -73,6 +73,11 @@ enum EntryKind : uint32_t {
   // payload: a device fact, the name's length (4 bytes, little-endian), the name, the value;
   // chained by FactChainHash of its name, keyed by the name's XXH3-128 (Note [Shared facts]).
   kFactEntry = 2,
+  // payload: a graph recipe, the workload's length (4 bytes, little-endian), the workload, the
+  // recipe's key (8), its number of kernels (4), each kernel (8), the body; chained by
+  // RecipeChainHash of its workload, keyed by the XXH3-128 of the workload and the key's 8
+  // bytes (Note [Shared recipes]).
+  kRecipeEntry = 3,
 };
 
 // One published plan or kernel. Immutable once linked into its bucket.
@@ -81,7 +86,7 @@ struct alignas(8) EntryHeader {
   uint64_t checksum;       // XXH3-64 of every byte after this field up to the end of the payload
   uint64_t first_op_hash;  // the chain's hash: a plan's first op, or a kernel's chain hash
   uint8_t plan_key[16];    // a plan's key; a kernel's key hash in the low half, high half 0;
-                           // a fact's name hash
+                           // a fact's name hash; a recipe's workload-and-key hash
   uint32_t payload_bytes;  // the payload that follows this header
   uint32_t kind;           // EntryKind
 };

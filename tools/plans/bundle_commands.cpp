@@ -30,25 +30,27 @@ int RunExport(const GlobalOptions& global, const std::string& file,
   if (Status s = ExportBundle(*db, options, &result); !s.ok()) return ReportFailure(global, s);
   const BundleManifest& m = result.manifest;
   if (global.json) {
-    const nlohmann::ordered_json out = {
-        {"bundle", file},
-        {"plans", m.plans},
-        {"environments", m.environments},
-        {"kernels", m.kernels},
-        {"skipped_damaged", result.skipped_damaged},
-        {"engine_version", m.engine_version},
-        {"schema_version", m.schema_version},
-        {"workload", m.workload},
-        {"kernels_skipped_damaged", result.kernels_skipped_damaged}};
+    const nlohmann::ordered_json out = {{"bundle", file},
+                                        {"plans", m.plans},
+                                        {"environments", m.environments},
+                                        {"kernels", m.kernels},
+                                        {"skipped_damaged", result.skipped_damaged},
+                                        {"engine_version", m.engine_version},
+                                        {"schema_version", m.schema_version},
+                                        {"workload", m.workload},
+                                        {"kernels_skipped_damaged", result.kernels_skipped_damaged},
+                                        {"recipes", m.recipes},
+                                        {"recipes_skipped", result.recipes_skipped}};
     std::cout << JsonText(out) << "\n";
   } else {
     std::cout << fmt::format(
         "exported {} plan(s){} to {}\n", m.plans,
         m.workload.empty() ? "" : fmt::format(" used by '{}'", ShownText(m.workload)),
         ShownText(file));
-    std::cout << fmt::format("{} environment(s), {} kernel(s); ember {}, schema {}\n",
-                             m.environments, m.kernels, ShownText(m.engine_version),
-                             m.schema_version);
+    std::cout << fmt::format(
+        "{} environment(s), {} kernel(s), {} graph recipe(s); ember {}, "
+        "schema {}\n",
+        m.environments, m.kernels, m.recipes, ShownText(m.engine_version), m.schema_version);
     if (result.skipped_damaged > 0) {
       std::cout << fmt::format("left out {} damaged plan(s) (ember-plans verify lists them)\n",
                                result.skipped_damaged);
@@ -56,6 +58,12 @@ int RunExport(const GlobalOptions& global, const std::string& file,
     if (result.kernels_skipped_damaged > 0) {
       std::cout << fmt::format("left out {} damaged kernel(s) (ember-plans verify lists them)\n",
                                result.kernels_skipped_damaged);
+    }
+    if (result.recipes_skipped > 0) {
+      std::cout << fmt::format(
+          "left out {} graph recipe(s): damaged, unusable, or launching a kernel the bundle "
+          "does not carry\n",
+          result.recipes_skipped);
     }
   }
   return kExitOk;
@@ -122,7 +130,10 @@ int RunImport(const GlobalOptions& global, const std::string& file, bool trust_k
                                         {"trust_kernels", trust_kernels},
                                         {"kernels_existing", result.kernels_existing},
                                         {"kernels_skipped_untrusted", result.kernels_untrusted},
-                                        {"kernels_refused", result.kernels_refused}};
+                                        {"kernels_refused", result.kernels_refused},
+                                        {"recipes_added", result.recipes_added},
+                                        {"recipes_existing", result.recipes_existing},
+                                        {"recipes_skipped", result.recipes_skipped}};
     std::cout << JsonText(out) << "\n";
   } else {
     // The manifest and the file name come from the bundle's sender.
@@ -135,6 +146,12 @@ int RunImport(const GlobalOptions& global, const std::string& file, bool trust_k
         result.inserted, result.existing, result.refused, result.triggers_added,
         result.kernels_added);
     std::cout << KernelSummary(result);
+    if (result.recipes_added + result.recipes_existing + result.recipes_skipped > 0) {
+      std::cout << fmt::format(
+          "graph recipes: {} added, {} existing, {} skipped (damaged, or launching a kernel "
+          "this database does not store)\n",
+          result.recipes_added, result.recipes_existing, result.recipes_skipped);
+    }
     if (invalidated > 0) {
       std::cout << fmt::format(
           "{} live shared segment(s) invalidated: workers pick the plans "

@@ -30,6 +30,14 @@ int RunDot(const GlobalOptions& global, int64_t plan_id);
 // facts: the device facts of every environment, or of one (facts_command.cpp).
 int RunFacts(const GlobalOptions& global, const std::optional<std::string>& environment);
 
+// recipes: the graph recipes (recipes_command.cpp); with `key`, each of that key as its tape.
+struct RecipesOptions {
+  std::optional<std::string> environment;
+  std::optional<std::string> workload;
+  std::optional<std::string> key;  // 16 hex digits
+};
+int RunRecipes(const GlobalOptions& global, const RecipesOptions& options);
+
 int RunWorkloads(const GlobalOptions& global, const std::optional<std::string>& environment);
 int RunResetExplorations(const GlobalOptions& global, const std::string& workload,
                          const std::optional<std::string>& environment);

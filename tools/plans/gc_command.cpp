@@ -107,6 +107,7 @@ int RunGc(const GlobalOptions& global, const GcCommandOptions& options) {
                                         {"kernels_removed", report.kernels_removed.size()},
                                         {"kernel_bytes_removed", report.kernel_bytes_removed},
                                         {"facts_removed", report.facts_removed},
+                                        {"recipes_removed", report.recipes_removed},
                                         {"removed_kernels", kernels}};
     std::cout << JsonText(out) << "\n";
     return kExitOk;
@@ -136,6 +137,10 @@ int RunGc(const GlobalOptions& global, const GcCommandOptions& options) {
   std::cout << fmt::format("{} {} kernel(s) no plan uses ({})\n",
                            report.dry_run ? "would remove" : "removed",
                            report.kernels_removed.size(), FormatBytes(report.kernel_bytes_removed));
+  if (report.recipes_removed > 0) {
+    std::cout << fmt::format("{} {} graph recipe(s) whose kernels are no longer stored\n",
+                             report.dry_run ? "would remove" : "removed", report.recipes_removed);
+  }
   if (report.facts_removed > 0) {
     std::cout << fmt::format("{} {} device fact(s) of environments that no longer exist\n",
                              report.dry_run ? "would remove" : "removed", report.facts_removed);

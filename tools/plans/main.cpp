@@ -18,6 +18,7 @@ constexpr char kFooter[] = R"(Examples:
   ember-plans dot 7 | dot -Tsvg > plan7.svg      plan 7 as a graph
   ember-plans workloads                          exploration budgets per workload
   ember-plans facts --env env-1a2b               what backends measured about the device
+  ember-plans recipes --workload train           the launch windows kept as graph recipes
   ember-plans explain --workload train           why its segments missed the stored plans
   ember-plans explain --log run.log              the same from an EMBER_LOG=medium log
   ember-plans verify                             health check (exit 0 ok, 1 problems, 2 unusable)
@@ -39,6 +40,7 @@ struct CommandLine {
   bool show_source = false;
   int64_t dot_id = 0;
   std::optional<std::string> facts_env;
+  RecipesOptions recipes;
   std::optional<std::string> workloads_env;
   std::string reset_name;
   std::optional<std::string> reset_env;
@@ -111,6 +113,17 @@ void AddPlanCommands(CLI::App& app, CommandLine& line) {
 faster); a damaged row is shown, and the engine ignores it and measures again.
 Example: ember-plans facts --env env-1a2b --json)");
   OnRun(facts, line, [&line] { return RunFacts(line.global, line.facts_env); });
+
+  CLI::App* recipes = app.add_subcommand(
+      "recipes", "launch windows kept as graph recipes: key, workload, launches, kernels");
+  AddEnvOption(recipes, line.recipes.environment);
+  recipes->add_option("--workload", line.recipes.workload, "only this workload's recipes");
+  recipes->add_option("--key", line.recipes.key,
+                      "show each recipe of this key (16 hex digits) one launch per line");
+  recipes->footer(R"(A recipe only lets a process capture a repeated window as a CUDA graph at its
+first occurrence; it never supplies arguments. A damaged or unusable row is shown,
+and the engine ignores it. Example: ember-plans recipes --key 0f3a… --json)");
+  OnRun(recipes, line, [&line] { return RunRecipes(line.global, line.recipes); });
 }
 
 // workloads, reset-explorations, set-cap.

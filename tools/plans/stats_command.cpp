@@ -51,6 +51,7 @@ int RunStats(const GlobalOptions& global) {
         {"unfused_runs", sum.unfused_runs},
         {"explorations", sum.explorations},
         {"device_facts", sum.device_facts},
+        {"graph_recipes", sum.graph_recipes},
         {"kernels_by_arch", by_arch},
     };
     std::cout << JsonText(out) << "\n";
@@ -71,6 +72,7 @@ int RunStats(const GlobalOptions& global) {
                 fmt::format("{} exploration(s) spent", sum.explorations)});
   table.AddRow({"kernels", count(sum.kernels), FormatBytes(sum.kernel_bytes)});
   table.AddRow({"device facts", count(sum.device_facts), "see: ember-plans facts"});
+  table.AddRow({"graph recipes", count(sum.graph_recipes), "see: ember-plans recipes"});
   table.AddRow({"plan hits", count(sum.plan_hits), ""});
   table.AddRow(
       {"workload hits", count(sum.workload_hits),

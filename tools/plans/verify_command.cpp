@@ -48,6 +48,7 @@ int RunVerify(const GlobalOptions& global) {
         {"triggers_checked", report.triggers_checked},
         {"kernels_checked", report.kernels_checked},
         {"facts_checked", report.facts_checked},
+        {"recipes_checked", report.recipes_checked},
         {"quarantined", report.quarantined},
         {"problems", problems},
         {"orphan_kernels", report.orphan_kernels}};
@@ -65,9 +66,9 @@ int RunVerify(const GlobalOptions& global) {
     }
     std::cout << fmt::format(
         "checked {} environment(s), {} plan(s) with {} trigger(s), {} kernel(s), {} device "
-        "fact(s)\n",
+        "fact(s), {} graph recipe(s)\n",
         report.environments_checked, report.plans_checked, report.triggers_checked,
-        report.kernels_checked, report.facts_checked);
+        report.kernels_checked, report.facts_checked, report.recipes_checked);
     if (report.quarantined > 0) {
       std::cout << Styled(fmt::format("{} quarantined row(s) set aside by the engine (ember-plans "
                                       "quarantine ls)",

@@ -1,8 +1,8 @@
 // ReconnectingPlans (store/reconnecting_plans.h) while its server never answers: the process
 // runs from memory, the workload's cap is counted in the process, a sync waits for nothing, and
-// at exit it says how many plans it could not store; device facts are kept in memory meanwhile
-// and handed to the database's store once it answers. The way back to a server that returns is
-// PostgresFleet.AHostStartedWhileTheServerIsDownStoresItsPlansOnceItIsBack.
+// at exit it says how many plans it could not store; device facts and graph recipes are kept in
+// memory meanwhile and handed to the database's store once it answers. The way back to a server
+// that returns is PostgresFleet.AHostStartedWhileTheServerIsDownStoresItsPlansOnceItIsBack.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -13,6 +13,7 @@
 #include "store/reconnecting_plans.h"
 #include "tests/common/repository_fixture.h"
 #include "tests/common/temp_dir.h"
+#include "tests/store/sample_recipes.h"
 
 namespace ember {
 namespace {
@@ -97,6 +98,46 @@ TEST(ReconnectingPlans, WithoutItsServerFactsStayInMemory) {
   EXPECT_THAT(plans.AttachFacts()->Find("epilogue/a"),
               testing::Optional(std::string("cublaslt 1 2")));
   EXPECT_EQ(plans.AttachFacts()->Find("epilogue/b"), std::nullopt);
+  plans.Close();
+}
+
+// Graph recipes, like facts: remembered in memory while the database is out of reach (what the
+// store would refuse is not), handed over once it answers, and loaded by the next process.
+TEST(ReconnectingPlans, RecipesRememberedMeanwhileReachTheDatabaseOnceItAnswers) {
+  test::TempDir dir;
+  PersistentPlansOptions options{
+      .path = dir.File("plans.db"), .environment = test::SampleEnvironment(), .workload = "w"};
+  const GraphRecipe a = test::SampleRecipe({1, 2});
+  const GraphRecipe b = test::SampleRecipe({3});
+  {
+    ScopedLogCapture capture;
+    ReconnectingPlans plans(options, Status::Unavailable("not there yet"));
+    GraphRecipeStore* recipes = plans.AttachRecipes();
+    ASSERT_NE(recipes, nullptr);
+    recipes->Remember(a);
+    recipes->Remember({.key = 1, .body = "not a tape\n", .kernels = {}});
+    EXPECT_THAT(recipes->LoadAll(), testing::ElementsAre(a));
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (plans.Generation() == 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_TRUE(plans.connected());
+    EXPECT_THAT(recipes->LoadAll(), testing::ElementsAre(a));
+    recipes->Remember(b);
+    plans.Close();
+  }
+  std::unique_ptr<PersistentPlans> next;
+  ASSERT_TRUE(PersistentPlans::Open(options, &next).ok());
+  EXPECT_THAT(next->AttachRecipes()->LoadAll(), testing::UnorderedElementsAre(a, b));
+  next->Close();
+}
+
+TEST(ReconnectingPlans, WithoutItsServerRecipesStayInMemory) {
+  ScopedLogCapture capture;
+  ReconnectingPlans plans(Unreachable(), Status::Unavailable("no connection to the server"));
+  const GraphRecipe a = test::SampleRecipe({1});
+  plans.AttachRecipes()->Remember(a);
+  EXPECT_THAT(plans.AttachRecipes()->LoadAll(), testing::ElementsAre(a));
   plans.Close();
 }
 

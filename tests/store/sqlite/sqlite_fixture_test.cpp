@@ -15,6 +15,7 @@
 #include <filesystem>
 
 #include "store/sqlite/migrations.h"
+#include "tests/store/sample_recipes.h"
 #include "tests/store/sqlite_test_util.h"
 
 namespace ember {
@@ -47,13 +48,18 @@ NewKernel FixtureKernel() {
   return kernel;
 }
 
+// A recipe of the fixture's workload (schema 6), launching a kernel the fixture stores.
+constexpr uint64_t kFixtureRecipeKernel = 0x0123456789abcdefull;
+GraphRecipe FixtureRecipe() { return test::SampleRecipe({kFixtureRecipeKernel}); }
+
 DeviceFact FixtureFact() {
   return {.name = "epilogue/Fixture CPU/f32 bias+relu m<=2^13", .value = "cublaslt 0.0123 0.0150"};
 }
 
 // The content of every fixture: three plans (two under first op 7, one under 9) with
 // triggers, a quarantined plan, a workload with a cap, counters and plan use, and a kernel;
-// from version 3 on, one pattern of misses; from version 5 on, one device fact.
+// from version 3 on, one pattern of misses; from version 5 on, one device fact; from version 6
+// on, one graph recipe and the kernel it launches.
 void WriteFixtureContent(PlanRepository& repo) {
   EnvironmentRowId env = 0;
   ASSERT_TRUE(repo.EnsureEnvironment(FixtureEnvironment(), &env).ok());
@@ -85,6 +91,9 @@ void WriteFixtureContent(PlanRepository& repo) {
                           .values = {32, 48}};
   ASSERT_TRUE(repo.RecordMisses(workload.id, std::span(&miss, 1)).ok());
   ASSERT_TRUE(repo.PutDeviceFact(env, FixtureFact()).ok());
+  KernelRowId recipe_kernel = 0;
+  ASSERT_TRUE(repo.PutKernel(env, test::KernelNamed(kFixtureRecipeKernel), &recipe_kernel).ok());
+  ASSERT_TRUE(repo.PutGraphRecipe(env, "fixture-workload", FixtureRecipe()).ok());
 }
 
 TEST(SqliteFixtureGenerator, GenerateFixture) {
@@ -180,6 +189,15 @@ TEST_P(SqliteFixture, OldSchemaOpensMigratesAndReads) {
     EXPECT_THAT(facts.facts, IsEmpty());  // the table is new in version 5
   }
 
+  LoadedGraphRecipes recipes;
+  ASSERT_TRUE(repo->LoadGraphRecipes(env, "fixture-workload", &recipes).ok());
+  EXPECT_EQ(recipes.damaged + recipes.refused, 0u);
+  if (version >= 6) {
+    EXPECT_THAT(recipes.recipes, ElementsAre(FixtureRecipe()));
+  } else {
+    EXPECT_THAT(recipes.recipes, IsEmpty());  // the table is new in version 6
+  }
+
   // And it takes new writes.
   InsertResult inserted;
   ASSERT_TRUE(repo->InsertPlan(env, SamplePlan(50), &inserted).ok());
@@ -207,7 +225,7 @@ TEST_P(SqliteFixture, OldSchemaOpensMigratesAndReads) {
 }
 
 // One entry per landed schema version.
-INSTANTIATE_TEST_SUITE_P(LandedSchemas, SqliteFixture, testing::Values(1, 2, 3, 4, 5),
+INSTANTIATE_TEST_SUITE_P(LandedSchemas, SqliteFixture, testing::Values(1, 2, 3, 4, 5, 6),
                          [](const testing::TestParamInfo<int>& schema) {
                            return "v" + std::to_string(schema.param);
                          });

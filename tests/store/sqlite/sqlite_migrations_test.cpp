@@ -77,14 +77,14 @@ TEST_F(SqliteMigrations, NewDatabaseGetsEveryMigrationOnceAndRecordsIt) {
   RawDb raw(path_);
   EXPECT_THAT(raw.Column("SELECT version || ':' || name FROM schema_migrations ORDER BY version"),
               ElementsAre("1:plan_store", "2:plan_kernels", "3:miss_explanation", "4:plan_ids",
-                          "5:device_facts"));
+                          "5:device_facts", "6:graph_recipes"));
   EXPECT_GT(raw.Int("SELECT applied_at FROM schema_migrations WHERE version = 1"),
             1'600'000'000'000);
   EXPECT_EQ(raw.Int("PRAGMA application_id"), kPlanDbApplicationId);
   EXPECT_THAT(raw.Column("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"),
-              ElementsAre("device_facts", "environments", "kernels", "plan_kernels", "plan_usage",
-                          "plans", "schema_migrations", "sqlite_sequence", "triggers",
-                          "workload_misses", "workloads"));
+              ElementsAre("device_facts", "environments", "graph_recipes", "kernels",
+                          "plan_kernels", "plan_usage", "plans", "schema_migrations",
+                          "sqlite_sequence", "triggers", "workload_misses", "workloads"));
   EXPECT_THAT(raw.Column("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE "
                          "'sqlite_autoindex%' ORDER BY name"),
               ElementsAre("kernels_by_plan", "plan_kernels_by_kernel", "plan_usage_by_plan",

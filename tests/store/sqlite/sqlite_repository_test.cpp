@@ -327,6 +327,12 @@ TEST(RowChecksum, ValuesArePinned) {
   // A device fact's: XXH3_64bits("\x04\0\0\0\0\0\0\0" "namevalue"), the plans' recipe.
   EXPECT_EQ(DeviceFactChecksum("name", "value"), 0xc432e685ff42568bull);
   EXPECT_NE(DeviceFactChecksum("namev", "alue"), DeviceFactChecksum("name", "value"));
+  // A graph recipe's: XXH3_64bits over the key and the body's length as 8 little-endian bytes
+  // each, the body, then each kernel as 8 little-endian bytes.
+  const uint64_t kernels[] = {1, 0xfedcba9876543210ull};
+  EXPECT_EQ(GraphRecipeChecksum(0x0123456789abcdefull, "body", kernels), 0x5e5484e492f9ef87ull);
+  EXPECT_NE(GraphRecipeChecksum(0x0123456789abcdefull, "body", std::span(kernels, 1)),
+            GraphRecipeChecksum(0x0123456789abcdefull, "body", kernels));
 }
 
 TEST(ColumnEncoding, PlanKeysAreBigEndianHighHalfFirst) {

@@ -162,7 +162,7 @@ TEST_F(PlansMaintenance, QuarantineListsAndClears) {
 TEST_F(PlansMaintenance, MigrateAndVacuum) {
   const PlansRun migrate = PlansOn(copy_, {"migrate"});
   EXPECT_EQ(migrate.code, 0) << migrate.err;
-  EXPECT_NE(migrate.out.find("schema version 5 -> 5"), std::string::npos) << migrate.out;
+  EXPECT_NE(migrate.out.find("schema version 6 -> 6"), std::string::npos) << migrate.out;
   const PlansRun vacuum = PlansOn(copy_, {"vacuum"});
   EXPECT_EQ(vacuum.code, 0) << vacuum.err;
   EXPECT_NE(vacuum.out.find(" -> "), std::string::npos) << vacuum.out;

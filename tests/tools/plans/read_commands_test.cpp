@@ -27,7 +27,7 @@ TEST_F(PlansRead, StatsJsonHasTheDocumentedIntegerFields) {
   const nlohmann::json stats = Json(run);
   for (const char* field :
        {"plans", "triggers", "workloads", "kernels", "quarantined", "schema_version",
-        "environments", "plan_bytes", "plan_hits", "device_facts"}) {
+        "environments", "plan_bytes", "plan_hits", "device_facts", "graph_recipes"}) {
     ASSERT_TRUE(stats.contains(field)) << field;
     EXPECT_TRUE(stats[field].is_number_integer()) << field;
   }
@@ -36,7 +36,7 @@ TEST_F(PlansRead, StatsJsonHasTheDocumentedIntegerFields) {
   EXPECT_EQ(stats["workloads"], 1);
   EXPECT_EQ(stats["environments"], 1);
   EXPECT_EQ(stats["quarantined"], 0);
-  EXPECT_EQ(stats["schema_version"], 5);
+  EXPECT_EQ(stats["schema_version"], 6);
   EXPECT_GT(stats["plan_hits"].get<int64_t>(), 0);  // the second run hit the stored plans
 }
 
@@ -184,7 +184,7 @@ TEST_F(PlansRead, ColorOnlyOnATerminalWithoutNoColor) {
 TEST_F(PlansRead, HelpExplainsEveryCommand) {
   const PlansRun run = Plans({"--help"});
   ASSERT_EQ(run.code, 0);
-  for (const char* command : {"stats", "ls", "show", "dot", "facts", "workloads",
+  for (const char* command : {"stats", "ls", "show", "dot", "facts", "recipes", "workloads",
                               "reset-explorations", "set-cap", "verify", "gc", "export", "import",
                               "copy", "migrate", "vacuum", "quarantine", "Examples:"}) {
     EXPECT_NE(run.out.find(command), std::string::npos) << command;
