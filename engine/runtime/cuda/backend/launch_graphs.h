@@ -36,6 +36,10 @@
 // Only generated kernels are held: cuBLASLt and copies end a window (they are the other work
 // above), so a matmul through cuBLASLt splits a step into the windows on either side of it.
 //
+// The decisions (what repeated, what a window still matches, when it is complete, what the
+// capacity evicts) are WindowTracker's (engine/runtime/window_tracker.h), tested without a GPU;
+// this class carries them out with the driver.
+//
 // Recipes (engine/runtime/graph_recipe_store.h): a captured tape is remembered in the plan
 // database, and a process that loads it captures that tape after its first eager run.
 //
@@ -46,7 +50,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <list>
 #include <memory>
 #include <span>
 #include <unordered_map>
@@ -58,6 +61,7 @@
 #include "engine/runtime/graph_recipe_store.h"
 #include "engine/runtime/graph_tape.h"
 #include "engine/runtime/handle.h"
+#include "engine/runtime/window_tracker.h"
 
 namespace ember::cuda {
 
@@ -96,9 +100,9 @@ class LaunchGraphs final : public PendingWork {
   void Launch(const KernelLaunch& launch);
   // Whether the window's launches are being held: a caller then hands every buffer the launches
   // it just made touch to Keep.
-  bool holding() const { return holding_; }
+  bool holding() const { return tracker_.holding(); }
   void Keep(const TensorHandle& handle) {
-    if (holding_ && handle.buffer != nullptr) kept_.push_back(handle.buffer);
+    if (tracker_.holding() && handle.buffer != nullptr) kept_.push_back(handle.buffer);
   }
   // Ends the current window (what is held is submitted). Throws CudaError when a launch fails.
   void EndWindow();
@@ -108,56 +112,42 @@ class LaunchGraphs final : public PendingWork {
   void UseStore(GraphRecipeStore* store);
 
   const Counters& counters() const { return counters_; }
-  size_t graphs() const { return lru_.size(); }
+  size_t graphs() const { return graphs_.size(); }
 
  private:
   struct Graph {
-    GraphTape tape;
-    uint64_t hash = 0;
     CUgraph graph = nullptr;
     CUgraphExec exec = nullptr;
     std::vector<CUgraphNode> nodes;
     std::vector<CUfunction> functions;
+    std::vector<TapeLaunch> launches;
     std::vector<size_t> offsets;  // of each node's arguments in `args` (and one past the last)
     std::vector<uint64_t> args;   // what each node was last launched with
   };
-  struct Seen {
-    GraphTape tape;
-    uint32_t runs = 0;
-    bool refused = false;  // its capture failed
-  };
 
   void Direct(const KernelLaunch& launch, CUstream stream);
-  // Launches the held window one launch at a time (a fallback).
+  // Launches the window's launches so far one at a time (what was held, as a fallback).
   void SubmitEagerly();
   // Launches `graph` with the held arguments; false when the driver refused (nothing launched).
   bool Replay(Graph& graph);
-  // Counts the eager window that just ended; captures it once it has run often enough.
-  void Observe();
-  void Capture(Seen& seen);
-  void Evict();
-  void ResetWindow();
-  std::vector<Graph*> GraphsStartingWith(const TapeLaunch& first);
+  // Captures the window that just ended (WindowTracker::EndAction::capture).
+  void Capture(const WindowTracker::EndAction& action);
+  void Destroy(Graph& graph);
+  void ForgetLaunches();
 
   DeviceContext& ctx_;
-  const Settings settings_;
+  const bool enabled_;
+  WindowTracker tracker_;
   GraphRecipeStore* store_ = nullptr;
-  std::unordered_map<uint64_t, GraphTape> stored_;  // recipes, by TapeHash
 
-  // The window: its stream, tape, running hash, and each launch's function and arguments.
+  // The window's stream and each launch's function and arguments (its tape: tracker_).
   CudaStream* stream_ = nullptr;
-  GraphTape tape_;
-  uint64_t hash_ = kTapeSeed;
   std::vector<CUfunction> functions_;
   std::vector<size_t> offsets_{0};
   std::vector<uint64_t> args_;
-  bool holding_ = false;
-  std::vector<Graph*> candidates_;  // graphs the held window still matches
   std::vector<std::shared_ptr<Buffer>> kept_;
 
-  std::unordered_map<uint64_t, Seen> seen_;  // eager windows' tapes, by hash
-  std::list<Graph> lru_;                     // most recently used first
-  std::unordered_multimap<uint64_t, std::list<Graph>::iterator> by_first_;  // first launch's step
+  std::unordered_map<WindowTracker::GraphId, Graph> graphs_;
   Counters counters_;
 };
 
