@@ -27,13 +27,16 @@ nvidia-smi -L >>"$log" 2>&1
 
 # 1. Host time per launch, records on and off. EMBER_BENCH_GPU_ONLY names no workload: the
 # host parts alone run.
-for records in 4096 0; do
-  EMBER_LAUNCH_RECORDS=$records EMBER_BENCH_GPU_ONLY=none EMBER_BENCH_GPU_MATMUL=0 \
-    timeout 120 "$bundle/bin/ember-bench-gpu" "$scratch/ember.json" >>"$log" 2>&1
-  python3 - "$records" "$scratch/ember.json" >>"$jsonl" <<'PY'
+# Graphs on (the default) and off (issue 44): 2,000 queued calls are windows of 64 launches.
+for config in "4096 on" "4096 off" "0 off"; do
+  read -r records graphs <<<"$config"
+  EMBER_LAUNCH_RECORDS=$records EMBER_GRAPHS=$graphs EMBER_BENCH_GPU_ONLY=none \
+    EMBER_BENCH_GPU_MATMUL=0 timeout 120 "$bundle/bin/ember-bench-gpu" "$scratch/ember.json" \
+    >>"$log" 2>&1
+  python3 - "$records" "$graphs" "$scratch/ember.json" >>"$jsonl" <<'PY'
 import json, sys
-d = json.load(open(sys.argv[2]))
-print(json.dumps({"what": "ember_host", "launch_records": int(sys.argv[1]),
+d = json.load(open(sys.argv[3]))
+print(json.dumps({"what": "ember_host", "launch_records": int(sys.argv[1]), "graphs": sys.argv[2],
                   "host_launch": d.get("host_launch"), "host_unfused": d.get("host_unfused")}))
 PY
 done
