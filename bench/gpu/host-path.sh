@@ -11,6 +11,7 @@
 # Writes $OUT/host-path.jsonl (one JSON object per measurement) and host-path.log. Needs
 # build-gpu/bundle with ember-bench-gpu, ember-lab and ember-bench-gpt.
 #   STEPS [200]   steps per model run
+#   TORCH [1]     0: ember's runs only
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 bundle="$PWD/build-gpu/bundle"
@@ -19,6 +20,8 @@ mkdir -p "$out"
 export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export EMBER_PLAN_DB="${EMBER_PLAN_DB:-off}"
 steps="${STEPS:-200}"
+torch_modes="eager compile reduce-overhead graph"
+[[ "${TORCH:-1}" == 1 ]] || torch_modes=""
 scratch="$(mktemp -d)"
 jsonl="$out/host-path.jsonl"
 log="$out/host-path.log"
@@ -42,7 +45,7 @@ PY
 done
 
 # 2. PyTorch eager per op (and the copy ceiling, which torch_peer.py always measures).
-TORCH_PEER_SIZES=0 TORCH_PEER_MATMUL=0 TORCH_PEER_COMPILE=0 timeout 120 \
+[[ -z "$torch_modes" ]] || TORCH_PEER_SIZES=0 TORCH_PEER_MATMUL=0 TORCH_PEER_COMPILE=0 timeout 120 \
   python3 bench/gpu/torch_peer.py "$scratch/torch.json" >>"$log" 2>&1
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(json.dumps({'what': 'torch_host', 'host_per_op': d.get('host_per_op'), 'skipped': d.get('skipped')}))" \
   "$scratch/torch.json" >>"$jsonl"
@@ -65,7 +68,7 @@ for variant in fill fused fused-no-graphs fused-no-records unfused; do
     python3 -c "import json,sys; r=json.loads(sys.stdin.read()); r.update(what='gpt', who='ember', variant='$variant'); print(json.dumps(r))" \
       >>"$jsonl"
 done
-for mode in eager compile reduce-overhead graph; do
+for mode in $torch_modes; do
   TORCHINDUCTOR_CACHE_DIR="$scratch/inductor" timeout 200 python3 bench/gpu/torch_gpt.py \
     "$mode" "$steps" --device cuda 2>>"$log" |
     python3 -c "import json,sys; r=json.loads(sys.stdin.read()); r.update(what='gpt', who='torch', variant='$mode'); print(json.dumps(r))" \

@@ -8,6 +8,7 @@
 # same step (bench/gpu/torch_first_result.py), same shapes, one call. Writes
 # $OUT/host-steps.jsonl (one JSON object per run) and host-steps.log. Needs build-gpu/bundle.
 #   STEPS [200]   steps per run
+#   TORCH [1]     0: ember's runs only (the peers measured in another call on the same card)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 bundle="$PWD/build-gpu/bundle"
@@ -15,6 +16,8 @@ out="${OUT:-/tmp/host-steps}"
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 steps="${STEPS:-200}"
+torch_modes="eager compile reduce-overhead graph"
+[[ "${TORCH:-1}" == 1 ]] || torch_modes=""
 scratch="$(mktemp -d)"
 jsonl="$out/host-steps.jsonl"
 : >"$jsonl"
@@ -41,7 +44,7 @@ for scenario in mlp transformer; do
   ember_run "$scenario" fused-no-graphs EMBER_GRAPHS=off
   ember_run "$scenario" fused-no-records EMBER_LAUNCH_RECORDS=0 EMBER_GRAPHS=off
   ember_run "$scenario" unfused EMBER_FUSION=off
-  for mode in eager compile reduce-overhead graph; do
+  for mode in $torch_modes; do
     TORCHINDUCTOR_CACHE_DIR="$scratch/inductor" timeout 200 python3 \
       bench/gpu/torch_first_result.py "$scenario" "$mode" "$steps" 2>>"$out/host-steps.log" |
       python3 -c "import json,sys; r=json.loads(sys.stdin.read()); print(json.dumps({'who': 'torch', 'scenario': '$scenario', 'variant': '$mode', 'steady_ms_per_step': r['steady_ms_per_step']}))" \
