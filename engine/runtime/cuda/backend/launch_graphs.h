@@ -18,20 +18,22 @@
 //     the graph launch for launch. At the window's end, if it matched the whole graph, each
 //     node whose arguments differ from its last replay is updated (cuGraphExecKernelNodeSet-
 //     Params) and the graph is launched once. The end is the window's end as above, or sooner:
-//     the launch that completes a graph no longer graph still matches ends the window there
-//     (the device then starts as soon as the eager path's last launch would have been queued,
-//     not when the host next queues other work). If it diverged, or ended early, what was held
-//     is launched eagerly, in order, and the fallback is counted by cause.
+//     the launch that completes a graph ends the window there when no longer graph still
+//     matches (the device then starts as soon as the eager path's last launch would have been
+//     queued, not when the host next queues other work). If it diverged, or ended early, what
+//     was held is launched eagerly, in order, and the fallback is counted by cause.
 //   * Whatever would queue other work on the stream first submits what is held (CudaStream::
 //     get, cuda_stream.h), so the stream's order is the eager order. Held launches keep the
 //     buffers they touch alive until they are submitted (Keep), so no block they use is freed,
 //     reused or returned to the driver before they run.
 //
-// So a replay runs exactly the kernels, with exactly the arguments, in exactly the order that
-// the eager path would have, on the same memory: results are bit-identical with graphs off, and
-// nothing is read or written that eager would not. What changes is when the launches reach the
-// device: a held window waits for its end (the host is the bottleneck in the small programs
-// graphs serve; a large kernel's window is one launch long and never held).
+// So a replay runs exactly the kernels, in exactly the order, with exactly the arguments that
+// the launches would have been given one by one: every launch reads and writes only the buffers
+// allocated for its own tensors, and results are bit-identical with graphs off. What changes is
+// when the launches reach the device (a held window waits for its end: the host is the
+// bottleneck in the small programs graphs serve), and which blocks the caching allocator hands
+// out while buffers are kept, so addresses differ from a run with graphs off and may drift
+// from step to step (each drifted node is updated; docs/BENCHMARKS.md, issue 44).
 //
 // Only generated kernels are held: cuBLASLt and copies end a window (they are the other work
 // above), so a matmul through cuBLASLt splits a step into the windows on either side of it.
