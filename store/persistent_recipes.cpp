@@ -41,13 +41,13 @@ bool PersistentRecipes::ReadDatabase() {
 }
 
 std::vector<GraphRecipe> PersistentRecipes::LoadAll() {
-  for (GraphRecipe& recipe : shm_.LookupRecipes(workload_)) {
-    if (!PlanRepository::CheckGraphRecipe(workload_, recipe).ok()) {
-      ++refused_;
-      continue;
-    }
-    Hold(std::move(recipe));
-  }
+  // Judged inside the walk, so that a refused newest entry does not hide an older good copy.
+  auto usable = [&](const GraphRecipe& recipe) {
+    if (PlanRepository::CheckGraphRecipe(workload_, recipe).ok()) return true;
+    ++refused_;
+    return false;
+  };
+  for (GraphRecipe& recipe : shm_.LookupRecipes(workload_, usable)) Hold(std::move(recipe));
   if (!read_) read_ = ReadDatabase();
   if (damaged_ + refused_ > 0 && !skipped_said_) {
     skipped_said_ = true;

@@ -85,10 +85,11 @@ void SharedTierClient::PublishRecipe(std::string_view workload, const GraphRecip
   if (tier_ != nullptr) Published(tier_->PublishRecipe(workload, recipe));
 }
 
-std::vector<GraphRecipe> SharedTierClient::LookupRecipes(std::string_view workload) {
+std::vector<GraphRecipe> SharedTierClient::LookupRecipes(
+    std::string_view workload, const SharedPlanTier::RecipeCheck& usable) {
   std::vector<GraphRecipe> recipes;
   if (tier_ == nullptr) return recipes;
-  if (Status s = tier_->LookupRecipes(workload, &recipes); !s.ok()) OnFailure(s);
+  if (Status s = tier_->LookupRecipes(workload, &recipes, usable); !s.ok()) OnFailure(s);
   return recipes;
 }
 

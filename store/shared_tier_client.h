@@ -61,7 +61,8 @@ class SharedTierClient {
   // Graph recipes (Note [Shared recipes]): published like a plan; every recipe the segment
   // holds for `workload` (none without a segment, or when it fails).
   void PublishRecipe(std::string_view workload, const GraphRecipe& recipe);
-  std::vector<GraphRecipe> LookupRecipes(std::string_view workload);
+  std::vector<GraphRecipe> LookupRecipes(std::string_view workload,
+                                         const SharedPlanTier::RecipeCheck& usable = {});
 
   // Claims `hash` for this process before it explores. True when a sibling holds the claim and
   // this process waited for its plan ([store] shm_wait_ms): look again, and Claim when nothing

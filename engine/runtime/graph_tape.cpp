@@ -68,6 +68,7 @@ std::string EncodeTape(const GraphTape& tape) {
 }
 
 std::optional<GraphTape> DecodeTape(std::string_view text, std::string* why) {
+  const std::string_view original = text;
   const size_t first = text.find('\n');
   if (first == std::string_view::npos || text.substr(0, first) != kHeader) {
     Fail(why, fmt::format("not a graph tape (the first line is not \"{}\")", kHeader));
@@ -98,6 +99,12 @@ std::optional<GraphTape> DecodeTape(std::string_view text, std::string* why) {
   }
   if (tape.launches.empty()) {
     Fail(why, "a tape without launches");
+    return std::nullopt;
+  }
+  // Only the one text EncodeTape writes for it (lower-case hex of 16 digits, one space, no
+  // padding): one tape has one body, and a body is never longer than its tape needs.
+  if (EncodeTape(tape) != original) {
+    Fail(why, "not written as EncodeTape writes it");
     return std::nullopt;
   }
   return tape;

@@ -185,8 +185,8 @@ Status RemoveOrphanFacts(SqlSession& sql, int schema_version, bool dry_run, GcRe
 // The graph recipes that name a kernel their environment will no longer store once the kernels
 // of report->kernels_removed are gone (Note [Graph recipes]: kernels go with the plans that
 // used them, and so do the recipes that launch them): counted into *report, and deleted unless
-// `dry_run`. Rows whose kernel list does not parse stay (verify names them). Nothing before
-// schema 6 (no such table).
+// `dry_run`. Rows that fail their checksum stay, whatever their kernel list says (it cannot be
+// trusted; verify names them). Nothing before schema 6 (no such table).
 Status RemoveRecipesOfGoneKernels(SqlSession& sql, int schema_version, bool dry_run,
                                   GcReport* report) {
   if (schema_version < kGraphRecipesSchema) return Status::Ok();

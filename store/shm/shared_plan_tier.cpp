@@ -262,7 +262,8 @@ SharedPlanTier::PublishOutcome SharedPlanTier::PublishRecipe(std::string_view wo
                       payload);
 }
 
-Status SharedPlanTier::LookupRecipes(std::string_view workload, std::vector<GraphRecipe>* out) {
+Status SharedPlanTier::LookupRecipes(std::string_view workload, std::vector<GraphRecipe>* out,
+                                     const RecipeCheck& usable) {
   out->clear();
   if (broken() || segment_->removed()) return Status::Unavailable(BrokenReason());
   const uint64_t chain = RecipeChainHash(workload);
@@ -279,7 +280,9 @@ Status SharedPlanTier::LookupRecipes(std::string_view workload, std::vector<Grap
         std::optional<GraphRecipe> recipe = ParseRecipe(*payload, workload);
         // Another workload's under the same chain, or a key the header does not name.
         if (!recipe || KeyOf(header.plan_key) != RecipeKey(workload, recipe->key)) return true;
-        if (seen.insert(recipe->key).second) out->push_back(std::move(*recipe));  // newest wins
+        if (seen.contains(recipe->key) || (usable && !usable(*recipe))) return true;
+        seen.insert(recipe->key);
+        out->push_back(std::move(*recipe));  // the newest usable one wins
         return true;
       });
   if (!s.ok()) {

@@ -154,9 +154,13 @@ class SharedPlanTier {
   // Publishes `recipe` as the newest of its key for `workload`. The tier does not judge it: its
   // reader does (PlanRepository::CheckGraphRecipe).
   PublishOutcome PublishRecipe(std::string_view workload, const GraphRecipe& recipe);
-  // The newest whole entry of each key published for `workload`, newest first. Corruption when
-  // the segment is inconsistent (it is then marked broken).
-  Status LookupRecipes(std::string_view workload, std::vector<GraphRecipe>* out);
+  // The newest whole entry of each key published for `workload` that `usable` accepts (every
+  // whole one when it is empty), newest first: an entry the reader refuses does not hide an
+  // older copy of its key. Corruption when the segment is inconsistent (it is then marked
+  // broken).
+  using RecipeCheck = std::function<bool(const GraphRecipe&)>;
+  Status LookupRecipes(std::string_view workload, std::vector<GraphRecipe>* out,
+                       const RecipeCheck& usable = {});
 
   // Whether anything is published for `first_op_hash` (entry headers only, no copy).
   bool HasEntries(uint64_t first_op_hash) const;

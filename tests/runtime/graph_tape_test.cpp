@@ -94,6 +94,13 @@ TEST(GraphTape, DecodeRefusesWhatItDidNotWrite) {
       "ember-graph-tape 1\n0123456789abcdef 1 1 0 99999999999\n",  // out of range
       "ember-graph-tape 1\n0123456789abcdef 1 1 0 1\x1b[2J\n",     // a terminal escape
       good.substr(0, good.size() - 5) + "\n",
+      // Launches this build would decode but never writes: one tape has one body.
+      "ember-graph-tape 1\n1 1 1 0 00000000000\n",        // short hex, padded
+      "ember-graph-tape 1\n0123456789ABCDEF 1 1 0 1\n",   // upper-case hex
+      "ember-graph-tape 1\n0123456789abcdef  1 1 0 1\n",  // two spaces
+      "ember-graph-tape 1\n0123456789abcdef 1 1 0 1 \n",  // a trailing space
+      "ember-graph-tape 1\n00123456789abcdef 1 1 0 1\n",  // 17 digits
+      "ember-graph-tape 1\n0123456789abcdef 01 1 0 1\n",  // a leading zero
   };
   for (const std::string& text : bad) {
     std::string why;

@@ -127,7 +127,8 @@ int RunRecipes(const GlobalOptions& global, const RecipesOptions& options) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const GraphRecipeRecord& r : recipes) out.push_back(RecipeJson(r, key.has_value()));
     std::cout << JsonText(out) << "\n";
-    return kExitOk;
+    // As in text: a key that names no recipe is a problem.
+    return key.has_value() && recipes.empty() ? kExitProblems : kExitOk;
   }
   if (recipes.empty()) {
     std::cout << (key.has_value() ? "no graph recipe with that key\n" : "no graph recipes\n");

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "engine/runtime/graph_tape.h"
 #include "store/shm/shared_segment_layout.h"
 #include "tests/store/sample_recipes.h"
 #include "tests/store/shm_test_util.h"
@@ -57,6 +58,30 @@ TEST_F(ShmRecipes, ADamagedNewestEntryFallsBackToTheOneBefore) {
   tier->segment().at(newest + sizeof(shm::EntryHeader) + 4 + 1 + 8 + 4 + 8)[0] ^= 0x01;
   EXPECT_THAT(Find(*tier, "w"), ElementsAre(a));
   EXPECT_EQ(tier->corrupt_entries(), 1u);
+}
+
+// A newest entry that is whole but that the reader refuses (a body that is not a tape) does not
+// hide the older good copy of its key.
+TEST_F(ShmRecipes, ARefusedNewestEntryFallsBackToTheOneBefore) {
+  auto tier = OpenTier();
+  const GraphRecipe a = SampleRecipe({5});
+  tier->PublishRecipe("w", a);
+  GraphRecipe forged = a;
+  forged.body = "not a tape\n";
+  tier->PublishRecipe("w", forged);
+  int refused = 0;
+  std::vector<GraphRecipe> found;
+  ASSERT_TRUE(tier->LookupRecipes("w", &found,
+                                  [&](const GraphRecipe& r) {
+                                    if (DecodeTape(r.body).has_value()) return true;
+                                    ++refused;
+                                    return false;
+                                  })
+                  .ok());
+  EXPECT_THAT(found, ElementsAre(a));
+  EXPECT_EQ(refused, 1);
+  // Without a check, the newest whole entry of the key is the one returned.
+  EXPECT_THAT(Find(*tier, "w"), ElementsAre(forged));
 }
 
 TEST_F(ShmRecipes, OtherReadersNeverSeeARecipe) {
