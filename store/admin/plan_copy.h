@@ -17,8 +17,9 @@
 // plan_repository.h: a plan the target already has keeps its row and gains the source's
 // triggers; a kernel the target has (same source hash, arch and compiler version) keeps its
 // binary. Workloads, budgets and hit counts stay behind (they belong to the machines that earned
-// them), and so do kernels no plan uses. Each environment's plans and kernels commit in one
-// transaction.
+// them), and so do graph recipes (each is a workload's; a process there captures its windows
+// again after they repeat) and kernels no plan uses. Each environment's plans and kernels commit in
+// one transaction.
 //
 // Threading: one thread, each repository used by it alone.
 #pragma once
