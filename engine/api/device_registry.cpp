@@ -107,8 +107,10 @@ std::shared_ptr<DeviceServer> ServerFor(Device device) {
     if (backing != nullptr && backend->compiles_kernels()) {
       backend->UseKernelStore(backing->AttachKernels());
     }
-    if (backing != nullptr) backend->UseFactStore(backing->AttachFacts());
-    if (backing != nullptr) backend->UseRecipeStore(backing->AttachRecipes());
+    if (backing != nullptr) {
+      backend->UseFactStore(backing->AttachFacts());
+      backend->UseRecipeStore(backing->AttachRecipes());
+    }
     started.engine_ms = MsSince(start);
     slot = std::make_shared<DeviceServer>(device, std::move(backend), std::move(fusers),
                                           SettingsFromConfig(), std::move(backing), started);

@@ -244,7 +244,7 @@ void TraceLauncher::Replay(const LaunchRecord& record, const TraceTensors& t) {
 }
 
 void TraceLauncher::RunSpecial(const codegen::GeneratedKernel& kernel, std::vector<uint64_t> args,
-                               int64_t work, std::initializer_list<TensorHandle> uses) {
+                               int64_t work, std::initializer_list<const TensorHandle*> uses) {
   if (work <= 0) return;
   auto it = special_.find(kernel.source);
   if (it == special_.end()) {
@@ -263,7 +263,7 @@ void TraceLauncher::RunSpecial(const codegen::GeneratedKernel& kernel, std::vect
                   .threads = kThreads,
                   .args = args});
   ++launches_;
-  for (const TensorHandle& h : uses) graphs_.Keep(h);
+  for (const TensorHandle* h : uses) graphs_.Keep(*h);
 }
 
 }  // namespace ember::cuda

@@ -60,9 +60,10 @@ class TraceLauncher {
   void Run(const FuseTrace& trace, const TraceTensors& tensors);
 
   // Launches `kernel` with `args` over `work` items (a grid-stride loop of 256 threads); `uses`:
-  // every tensor whose address is in `args`.
+  // every tensor whose address is in `args` (pointers: nothing is copied unless the launch is
+  // held).
   void RunSpecial(const codegen::GeneratedKernel& kernel, std::vector<uint64_t> args, int64_t work,
-                  std::initializer_list<TensorHandle> uses);
+                  std::initializer_list<const TensorHandle*> uses);
 
   uint64_t launches() const { return launches_; }
   // Wall time generating fused kernels' source (once per trace and kernel signature: what a
