@@ -408,7 +408,12 @@ int Run(const Options& o, Clock::time_point origin, int64_t main_unix_ns) {
         {"graph_node_updates", s.graphs.node_updates},
         {"graph_fallbacks", s.graphs.fallback_diverged + s.graphs.fallback_ended_early +
                                 s.graphs.fallback_replay_failed},
-        {"graph_recipes_loaded", s.graphs.recipes_loaded}};
+        {"graph_recipes_loaded", s.graphs.recipes_loaded},
+        {"graph_windows", s.graphs.windows},
+        {"graph_ends_matmul", s.graphs.ends_matmul},
+        {"graph_ends_other_work", s.graphs.ends_other_work},
+        {"graph_ends_host_wait", s.graphs.ends_host_wait},
+        {"graph_ends_complete", s.graphs.ends_complete}};
     if (!later.empty()) r["steady_ms_per_step"] = Median(later);
     // The first steps one by one: a warm process replays from its second step (issue 44).
     r["first_steps_ms"] =

@@ -27,7 +27,10 @@ r = json.load(sys.stdin)
 print('$s $g', r['steady_ms_per_step'], 'replays', r['graph_replays'], 'launches',
       r['graph_replayed_launches'], 'of', r['launches'], 'early', r['graph_fallback_ended_early'],
       'div', r['graph_fallback_diverged'], 'upd', r['graph_node_updates'], 'cap',
-      r['graph_captures'], 'rec', r['graph_recipes_loaded'])"
+      r['graph_captures'], 'rec', r['graph_recipes_loaded'], 'win', r.get('graph_windows'),
+      'ends mm', r.get('graph_ends_matmul'), 'wait', r.get('graph_ends_host_wait'), 'other',
+      r.get('graph_ends_other_work'), 'full', r.get('graph_ends_full'), 'done',
+      r.get('graph_ends_complete'))"
     done
   done
 done
@@ -41,7 +44,10 @@ import json, sys
 r = json.load(sys.stdin)
 print('gpt $g', r['steady_ms_per_step'], 'first', [round(x, 3) for x in r['first_steps_ms']],
       'replays', r['graph_replays'], 'launches', r['graph_replayed_launches'], 'of', r['launches'],
-      'fb', r['graph_fallbacks'], 'upd', r['graph_node_updates'], 'rec', r['graph_recipes_loaded'])"
+      'fb', r['graph_fallbacks'], 'upd', r['graph_node_updates'], 'rec', r['graph_recipes_loaded'],
+      'win', r.get('graph_windows'), 'ends mm', r.get('graph_ends_matmul'), 'wait',
+      r.get('graph_ends_host_wait'), 'other', r.get('graph_ends_other_work'), 'done',
+      r.get('graph_ends_complete'))"
   done
 done
 rm -rf "$scratch"

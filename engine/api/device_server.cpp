@@ -197,7 +197,14 @@ Stats DeviceServer::GetStats() {
                   .fallback_replay_failed = g.fallback_replay_failed,
                   .evictions = g.evictions,
                   .recipes_loaded = g.recipes_loaded,
-                  .recipes_stored = g.recipes_stored};
+                  .recipes_stored = g.recipes_stored,
+                  .windows = g.windows,
+                  .ends_matmul = g.ends_matmul,
+                  .ends_other_work = g.ends_other_work,
+                  .ends_host_wait = g.ends_host_wait,
+                  .ends_stream_switch = g.ends_stream_switch,
+                  .ends_full = g.ends_full,
+                  .ends_complete = g.ends_complete};
   stats.start = started_;
   stats.start.kernel_load_ms = kernels.kernel_load_ms;
   stats.start.kernel_source_ms = kernels.kernel_source_ms;

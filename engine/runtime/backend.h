@@ -39,6 +39,13 @@ struct GraphCounters {
   uint64_t evictions = 0;
   uint64_t recipes_loaded = 0;
   uint64_t recipes_stored = 0;
+  uint64_t windows = 0;
+  uint64_t ends_matmul = 0;
+  uint64_t ends_other_work = 0;
+  uint64_t ends_host_wait = 0;
+  uint64_t ends_stream_switch = 0;
+  uint64_t ends_full = 0;
+  uint64_t ends_complete = 0;
 };
 
 // What a backend's kernel compiler did since it started (zeros for a backend without

@@ -91,7 +91,8 @@ std::string KernelsLoaded(const RunResult& r) {
   return text;
 }
 
-// "2 captured, 10 replays of 34 launches, 1 fallback" (GraphStats), or "-" without any.
+// "2 captured, 10 replays of 34 launches, 1 fallback; 40 windows, ended by 20 matmul, 10 wait,
+// 10 other" (GraphStats), or "-" without any.
 std::string Graphs(const RunResult& r) {
   const GraphStats& g = r.stats.graphs;
   const uint64_t fallbacks =
@@ -102,6 +103,12 @@ std::string Graphs(const RunResult& r) {
   if (fallbacks > 0)
     text += ", " + Count(fallbacks) + (fallbacks == 1 ? " fallback" : " fallbacks");
   if (g.recipes_loaded > 0) text += "; " + Count(g.recipes_loaded) + " recipes loaded";
+  // What ends windows bounds what a graph can stand for (the matmuls, above all).
+  if (g.windows > 0) {
+    text += "; " + Count(g.windows) + " windows, ended by " + Count(g.ends_matmul) + " matmul, " +
+            Count(g.ends_host_wait) + " wait, " +
+            Count(g.ends_other_work + g.ends_stream_switch + g.ends_full) + " other";
+  }
   return text;
 }
 

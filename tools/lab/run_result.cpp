@@ -80,6 +80,13 @@ nlohmann::json ToJson(const RunResult& r) {
           {"graph_fallback_replay_failed", s.graphs.fallback_replay_failed},
           {"graph_recipes_loaded", s.graphs.recipes_loaded},
           {"graph_recipes_stored", s.graphs.recipes_stored},
+          {"graph_windows", s.graphs.windows},
+          {"graph_ends_matmul", s.graphs.ends_matmul},
+          {"graph_ends_other_work", s.graphs.ends_other_work},
+          {"graph_ends_host_wait", s.graphs.ends_host_wait},
+          {"graph_ends_stream_switch", s.graphs.ends_stream_switch},
+          {"graph_ends_full", s.graphs.ends_full},
+          {"graph_ends_complete", s.graphs.ends_complete},
           {"engine_start_ms", r.engine_start_ms},
           // ember::StartBreakdown: the parts overlap (stats.h).
           {"start_engine_ms", s.start.engine_ms},
@@ -150,6 +157,13 @@ RunResult RunResultFromJson(const nlohmann::json& j) {
   s.graphs.fallback_replay_failed = j.value("graph_fallback_replay_failed", uint64_t{0});
   s.graphs.recipes_loaded = j.value("graph_recipes_loaded", uint64_t{0});
   s.graphs.recipes_stored = j.value("graph_recipes_stored", uint64_t{0});
+  s.graphs.windows = j.value("graph_windows", uint64_t{0});
+  s.graphs.ends_matmul = j.value("graph_ends_matmul", uint64_t{0});
+  s.graphs.ends_other_work = j.value("graph_ends_other_work", uint64_t{0});
+  s.graphs.ends_host_wait = j.value("graph_ends_host_wait", uint64_t{0});
+  s.graphs.ends_stream_switch = j.value("graph_ends_stream_switch", uint64_t{0});
+  s.graphs.ends_full = j.value("graph_ends_full", uint64_t{0});
+  s.graphs.ends_complete = j.value("graph_ends_complete", uint64_t{0});
   r.engine_start_ms = j.at("engine_start_ms").get<double>();
   r.time_to_first_result_ms = j.at("time_to_first_result_ms").get<double>();
   r.total_ms = j.at("total_ms").get<double>();

@@ -20,7 +20,7 @@ CudaStream::~CudaStream() {
 
 void CudaStream::Synchronize() const {
   ScopedContext scoped(*device_);
-  EMBER_CU(cuStreamSynchronize, get());
+  EMBER_CU(cuStreamSynchronize, get(StreamWork::kWait));
 }
 
 }  // namespace ember::cuda

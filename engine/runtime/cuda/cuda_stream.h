@@ -15,18 +15,28 @@
 
 #include <cuda.h>
 
+#include <cstdint>
 #include <memory>
 
 #include "engine/runtime/cuda/cuda_device.h"
 
 namespace ember::cuda {
 
+// What a caller of get() is about to do with the stream: counted by the holder of deferred
+// launches as what ended its window (GraphStats' window_ends_*).
+enum class StreamWork : uint8_t {
+  kOther,   // a copy, an upload, an event, a library call other than a matmul
+  kMatmul,  // a cuBLASLt matmul
+  kWait,    // the host is about to wait for the stream (a sync, a read)
+};
+
 // Launches held back for a stream (see above).
 class PendingWork {
  public:
   virtual ~PendingWork() = default;
-  // Submits everything held back for the stream, in order; afterwards the stream has none.
-  virtual void Submit() = 0;
+  // Submits everything held back for the stream, in order, because of `why`; afterwards the
+  // stream has none.
+  virtual void Submit(StreamWork why) = 0;
 };
 
 class CudaStream {
@@ -37,8 +47,8 @@ class CudaStream {
   CudaStream& operator=(const CudaStream&) = delete;
 
   // The stream, for queuing work on it: what is held back for it is submitted first.
-  CUstream get() const {
-    if (pending_ != nullptr) pending_->Submit();
+  CUstream get(StreamWork why = StreamWork::kOther) const {
+    if (pending_ != nullptr) pending_->Submit(why);
     return stream_;
   }
   // The stream, for comparing or remembering it; queues nothing.

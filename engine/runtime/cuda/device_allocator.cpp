@@ -61,10 +61,20 @@ CUdeviceptr DeviceAllocator::TakeCached(size_t size, CUstream stream) {
   auto cached = cache_.find(size);
   if (cached == cache_.end() || cached->second.empty()) return 0;
   std::vector<DeviceBlock>& blocks = cached->second;
-  // The most recently freed block of the same stream: no wait, and likely still in L2.
+  // The block of the same stream (no wait) with the lowest address. Not the most recently
+  // freed: which block a request gets then depends only on which blocks are free, not on the
+  // order they were freed in, so a program that repeats a step gets the same addresses every
+  // step once the cache has settled, and the CUDA graphs of its launch windows keep their
+  // arguments instead of being updated node by node (Note [Launch windows],
+  // backend/launch_graphs.h; docs/BENCHMARKS.md, issue 44: with the most recent block, 90% of
+  // replayed nodes needed new addresses).
   auto it = blocks.end();
-  while (it != blocks.begin() && (it - 1)->stream != stream) --it;
-  if (it == blocks.begin()) {
+  for (auto b = blocks.begin(); b != blocks.end(); ++b) {
+    if (b->stream == stream && (it == blocks.end() || b->ptr < it->ptr)) it = b;
+  }
+  if (it != blocks.end()) {
+    ++it;  // one past the chosen block, as below
+  } else {
     it = blocks.end();  // none of this stream: the most recent one, after a hand-off
     order_.After(stream, (it - 1)->stream);
     ++stats_.cross_stream_reuses;

@@ -1,5 +1,6 @@
 // The caching allocator: size classes (no GPU needed), then reuse, stream order, stats,
 // out-of-memory and poison on a GPU.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -104,6 +105,25 @@ TEST_F(DeviceAllocatorTest, ReusePrefersABlockLastUsedOnTheSameStream) {
   EXPECT_EQ(allocator_->stats().cross_stream_reuses, 0u);
   allocator_->Free(again);
   other.Synchronize();
+}
+
+// A repeated step gets the same blocks whatever order its buffers were freed in: the lowest
+// address of the stream's free blocks of a class, so the CUDA graphs of its launch windows keep
+// their arguments (Note [Launch windows], backend/launch_graphs.h).
+TEST_F(DeviceAllocatorTest, ReuseTakesTheLowestAddressWhateverTheOrderOfFrees) {
+  std::vector<DeviceBlock> blocks;
+  for (int i = 0; i < 4; ++i) blocks.push_back(allocator_->Allocate(1000, stream_->get()));
+  std::vector<CUdeviceptr> sorted;
+  for (const DeviceBlock& b : blocks) sorted.push_back(b.ptr);
+  std::sort(sorted.begin(), sorted.end());
+  for (const std::vector<int>& order : {std::vector{2, 0, 3, 1}, std::vector{3, 2, 1, 0}}) {
+    for (int i : order) allocator_->Free(blocks[static_cast<size_t>(i)]);
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      blocks[i] = allocator_->Allocate(1000, stream_->get());
+      EXPECT_EQ(blocks[i].ptr, sorted[i]) << "request " << i;
+    }
+  }
+  for (const DeviceBlock& b : blocks) allocator_->Free(b);
 }
 
 TEST_F(DeviceAllocatorTest, OutOfMemoryEmptiesTheCacheRetriesAndStaysUsable) {

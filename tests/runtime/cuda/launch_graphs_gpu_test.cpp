@@ -123,6 +123,12 @@ TEST_F(LaunchGraphsGpuTest, ARepeatedWindowIsCapturedThenReplayedWithEachRunsArg
   EXPECT_EQ(g.replayed_launches, 4u * 3u);
   EXPECT_GT(g.node_updates, 0u) << "each run's scalar differs: its nodes were given it";
   EXPECT_EQ(g.fallback_diverged + g.fallback_ended_early + g.fallback_replay_failed, 0u);
+  // The two eager windows ended at the read (the host waits); each held one at its third
+  // launch, which completes the graph. The uploads that begin each run end nothing.
+  EXPECT_EQ(g.windows, 6u);
+  EXPECT_EQ(g.ends_host_wait, 2u);
+  EXPECT_EQ(g.ends_complete, 4u);
+  EXPECT_EQ(g.ends_other_work + g.ends_matmul + g.ends_stream_switch + g.ends_full, 0u);
 }
 
 TEST_F(LaunchGraphsGpuTest, ResultsAreBitIdenticalWithGraphsOff) {

@@ -64,6 +64,17 @@ struct GraphStats {
   uint64_t evictions = 0;       // graphs dropped for `[runtime] graph_cache`
   uint64_t recipes_loaded = 0;  // stored tapes read from the plan database at the start
   uint64_t recipes_stored = 0;  // tapes this process gave it
+  // Windows (eager or held) that ended, and what ended each: a cuBLASLt matmul, other work on
+  // the stream (a copy, an upload), the host waiting for it (a sync, a read), a switch to
+  // another stream, the most launches of one window (64), or a held window completing its
+  // graph. Launches per window is what a graph can stand for: `launches / windows`.
+  uint64_t windows = 0;
+  uint64_t ends_matmul = 0;
+  uint64_t ends_other_work = 0;
+  uint64_t ends_host_wait = 0;
+  uint64_t ends_stream_switch = 0;
+  uint64_t ends_full = 0;
+  uint64_t ends_complete = 0;
 };
 
 struct Stats {

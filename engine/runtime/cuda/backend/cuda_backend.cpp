@@ -183,7 +183,7 @@ void CudaBackend::UseStream(uint64_t stream) {
   ScopedContext scope(*ctx_.device);  // a new CUDA stream is created in the device's context
   // The window held on the old stream is submitted before any other stream can wait for it
   // (Note [Launch windows]).
-  launcher_.graphs().EndWindow();
+  launcher_.graphs().EndWindow(LaunchGraphs::WindowEnd::kStreamSwitch);
   ctx_.stream = &ctx_.streams->Get(stream);
   current_ = stream;
 }
@@ -334,7 +334,7 @@ void CudaBackend::Download(const TensorHandle& handle, std::span<std::byte> out)
   if (out.empty()) return;
   ctx_.Use(handle);
   const TensorHandle dense = ops_.Contiguous(handle);
-  ctx_.staging->Download(AddressOf(dense), out, ctx_.stream->get());
+  ctx_.staging->Download(AddressOf(dense), out, ctx_.stream->get(StreamWork::kWait));
 }
 
 }  // namespace

@@ -167,7 +167,7 @@ TensorHandle CudaOps::Matmul(const TensorHandle& lhs, const TensorHandle& rhs, c
                       .epilogue = epilogue.kind,
                       .bias = epilogue.bias,
                       .alpha = epilogue.alpha},
-                     ctx_.stream->get());
+                     ctx_.stream->get(StreamWork::kMatmul));
   return result;
 }
 

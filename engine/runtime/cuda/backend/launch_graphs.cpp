@@ -46,6 +46,8 @@ LaunchGraphs::LaunchGraphs(DeviceContext& ctx, Settings settings)
                 .most_launches = kWindowLaunches}) {}
 
 LaunchGraphs::~LaunchGraphs() {
+  // The streams outlive this (the backend's context owns them): none may call back into it.
+  if (stream_ != nullptr) stream_->set_pending(nullptr);
   try {
     ScopedContext scope(*ctx_.device);
     for (auto& [id, g] : graphs_) Destroy(g);
@@ -81,10 +83,15 @@ void LaunchGraphs::Direct(const KernelLaunch& l, CUstream stream) {
 
 void LaunchGraphs::Launch(const KernelLaunch& l) {
   if (!enabled_) return Direct(l, ctx_.stream->raw());
-  if (tracker_.full() || (tracker_.in_window() && ctx_.stream != stream_)) EndWindow();
+  if (tracker_.full()) EndWindow(WindowEnd::kFull);
+  if (tracker_.in_window() && ctx_.stream != stream_) EndWindow(WindowEnd::kStreamSwitch);
   if (!tracker_.in_window()) {
     ForgetLaunches();
     stream_ = ctx_.stream;
+    // Every window, eager or held, ends where the stream next gets other work or the host
+    // waits for it (CudaStream::get): an eager window's tape is then one repeated piece of a
+    // step, not a run of launches across matmuls, copies and syncs.
+    stream_->set_pending(this);
   }
   const WindowTracker::LaunchAction action = tracker_.OnLaunch(TapeOf(l));
   if (action == WindowTracker::LaunchAction::kDiverged) {
@@ -96,7 +103,6 @@ void LaunchGraphs::Launch(const KernelLaunch& l) {
           "it runs eagerly",
           functions_.size());
     });
-    stream_->set_pending(nullptr);
     SubmitEagerly();
     kept_.clear();
   }
@@ -104,11 +110,10 @@ void LaunchGraphs::Launch(const KernelLaunch& l) {
   args_.insert(args_.end(), l.args.begin(), l.args.end());
   offsets_.push_back(args_.size());
   if (action != WindowTracker::LaunchAction::kHold) return Direct(l, stream_->raw());
-  stream_->set_pending(this);
   // Complete: no graph it still matches is longer, so nothing later can make it another
   // window's beginning. It replays now instead of waiting for the stream's next other work,
   // so the device starts as early as the last launch allows.
-  if (tracker_.complete()) EndWindow();
+  if (tracker_.complete()) EndWindow(WindowEnd::kComplete);
 }
 
 void LaunchGraphs::SubmitEagerly() {
@@ -130,8 +135,25 @@ void LaunchGraphs::ForgetLaunches() {
   kept_.clear();
 }
 
-void LaunchGraphs::EndWindow() {
+void LaunchGraphs::Submit(StreamWork why) {
+  switch (why) {
+    case StreamWork::kMatmul: return EndWindow(WindowEnd::kMatmul);
+    case StreamWork::kWait: return EndWindow(WindowEnd::kHostWait);
+    case StreamWork::kOther: return EndWindow(WindowEnd::kOtherWork);
+  }
+}
+
+void LaunchGraphs::EndWindow(WindowEnd why) {
   if (!tracker_.in_window()) return;
+  ++counters_.windows;
+  switch (why) {
+    case WindowEnd::kMatmul: ++counters_.ends_matmul; break;
+    case WindowEnd::kOtherWork: ++counters_.ends_other_work; break;
+    case WindowEnd::kHostWait: ++counters_.ends_host_wait; break;
+    case WindowEnd::kStreamSwitch: ++counters_.ends_stream_switch; break;
+    case WindowEnd::kFull: ++counters_.ends_full; break;
+    case WindowEnd::kComplete: ++counters_.ends_complete; break;
+  }
   if (stream_ != nullptr) stream_->set_pending(nullptr);  // what follows queues itself
   const WindowTracker::EndAction action = tracker_.End();
   // Held buffers go once what was held is on the stream, also when that throws.

@@ -37,6 +37,10 @@
 //
 // Only generated kernels are held: cuBLASLt and copies end a window (they are the other work
 // above), so a matmul through cuBLASLt splits a step into the windows on either side of it.
+// What ended each window is counted by cause (a matmul, other work, a host wait, a stream
+// switch, the most launches, a completed graph: GraphStats, engine/api/include/ember/stats.h),
+// since it bounds how many launches a graph can stand for. Eager windows end at the same points
+// as held ones: the stream calls back (PendingWork::Submit) whenever a window is open.
 //
 // The decisions (what repeated, what a window still matches, when it is complete, what the
 // capacity evicts) are WindowTracker's (engine/runtime/window_tracker.h), tested without a GPU;
@@ -106,9 +110,18 @@ class LaunchGraphs final : public PendingWork {
   void Keep(const TensorHandle& handle) {
     if (tracker_.holding() && handle.buffer != nullptr) kept_.push_back(handle.buffer);
   }
+  // What ended a window (GraphStats' window_ends_*).
+  enum class WindowEnd : uint8_t {
+    kMatmul,
+    kOtherWork,
+    kHostWait,
+    kStreamSwitch,
+    kFull,
+    kComplete
+  };
   // Ends the current window (what is held is submitted). Throws CudaError when a launch fails.
-  void EndWindow();
-  void Submit() override { EndWindow(); }
+  void EndWindow(WindowEnd why);
+  void Submit(StreamWork why) override;
 
   // Reads the recipes kept in `store` and keeps new ones there from now on (null: memory only).
   void UseStore(GraphRecipeStore* store);
