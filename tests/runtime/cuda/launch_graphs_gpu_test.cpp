@@ -73,7 +73,7 @@ class LaunchGraphsGpuTest : public ::testing::Test {
   }
   // One step: three dependent launches (a = x*s + y, b = a*s + y, c = b*s + x), then a read,
   // which ends the window. Checks c against the host and returns what the device computed.
-  // `rank3`: the same arithmetic over rank-3 tensors, another trace and so another kernel.
+  // `rank3`: the same arithmetic over rank-3 tensors with another kernel (OtherKernelTrace).
   std::vector<float> Step(Backend& b, const std::vector<float>& xs, const std::vector<float>& ys,
                           float s, int launches = 3, bool rank3 = false) {
     const TensorHandle x = Upload(b, xs, rank3), y = Upload(b, ys, rank3);
@@ -100,6 +100,17 @@ class LaunchGraphsGpuTest : public ::testing::Test {
     return v;
   }
 
+  // MulAddTrace at rank 3 with its reads in the other order: the same arithmetic, another
+  // kernel. The rank alone would not do: the generator indexes contiguous tensors linearly, so
+  // MulAddTrace(2) and MulAddTrace(3) over as many elements are one kernel with one geometry,
+  // one tape (verified with the generator: the sources are equal).
+  static FuseTrace OtherKernelTrace() {
+    FuseTrace t = ember::testing::MulAddTrace(3);
+    using ember::testing::Assign, ember::testing::InArg, ember::testing::Local;
+    t.blocks[0].reads = {Assign(Local(1), InArg(1)), Assign(Local(0), InArg(0))};
+    return t;
+  }
+
   std::optional<Config> saved_;
   std::unique_ptr<Backend> backend_;
   const Shape shape_ = {96, 40};
@@ -107,7 +118,7 @@ class LaunchGraphsGpuTest : public ::testing::Test {
   const Shape shape3_ = {4, 24, 40};
   const FuseTrace trace_ = ember::testing::MulAddTrace(2);
   const uint64_t serial_ = NewTraceSerial();
-  const FuseTrace trace3_ = ember::testing::MulAddTrace(3);
+  const FuseTrace trace3_ = OtherKernelTrace();
   const uint64_t serial3_ = NewTraceSerial();
 };
 
