@@ -4,8 +4,9 @@
 // relu epilogue does with NaN and -0 (a product and a host sync) need no op of the program, so
 // a thread of their own runs them while the context is created and the plan database opened.
 // The first matmul takes the handle (waiting for it only if it is not made yet); the probe runs
-// after the handle is handed over, on a second handle of its own, and a relu epilogue asked for
-// before it ends runs the generated kernel (always correct) instead of waiting for it.
+// after the handle is handed over, on a second handle of its own, and the first matmul with a
+// relu epilogue waits for it (running the generated kernel instead made the variant depend on
+// timing, and cost a warm process a compile: MatmulEpilogues::BlasReluRule).
 //
 // Nothing here is needed for a correct result: when a step fails (no cuBLASLt, a lost
 // context), TakeBlas and Relu return nothing and the backend does the work itself at the first

@@ -168,13 +168,16 @@ EpilogueChoice MatmulEpilogues::Measure(const FusedLaunch& launch,
   return choice;
 }
 
-std::optional<codegen::ReluRule> MatmulEpilogues::BlasReluRule() {
+codegen::ReluRule MatmulEpilogues::BlasReluRule() {
   if (blas_relu_) return *blas_relu_;
-  // Probed beside the device's start (blas_warm_up.h); not known while that probe runs; probed
-  // now when it could not run.
+  // Probed beside the device's start (blas_warm_up.h), waited for when it still runs; probed
+  // now when it could not run. Never skipped for the generated kernel while the probe runs:
+  // which variant a matmul + relu gets would then depend on timing, and a warm process would
+  // compile a kernel its cold run never needed (GPU suite, a731495: 93 ms on an H100, more
+  // than the probe's wait).
   std::optional<ReluProbeReadings> probed;
   if (ctx_.blas_warm_up != nullptr) {
-    if (!ctx_.blas_warm_up->done()) return std::nullopt;
+    ctx_.blas_warm_up->Wait();
     probed = ctx_.blas_warm_up->Relu();
   }
   if (!probed) probed = ProbeBlasRelu(ctx_.Blas(), *ctx_.allocator, ctx_.stream->get());
@@ -248,11 +251,9 @@ void MatmulEpilogues::Run(const FusedLaunch& launch, std::span<const TensorHandl
   if (result.match && outputs.size() != 1)
     result = {.refusal = "an output cuBLASLt does not write"};
   if (result.match && HasRelu(result.match->kind)) {
-    const std::optional<ReluRule> blas = BlasReluRule();
-    if (!blas) {
-      result = {.refusal = "cuBLASLt's relu is still being probed"};
-    } else if (!relu_usable_ || !(*blas == result.match->relu)) {
-      result = {.refusal = fmt::format("cuBLASLt's relu is {}, the program's {}", RuleText(*blas),
+    const ReluRule blas = BlasReluRule();
+    if (!relu_usable_ || !(blas == result.match->relu)) {
+      result = {.refusal = fmt::format("cuBLASLt's relu is {}, the program's {}", RuleText(blas),
                                        RuleText(result.match->relu))};
     }
   }

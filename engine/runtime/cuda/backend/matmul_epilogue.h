@@ -95,8 +95,9 @@ class MatmulEpilogues {
                          std::span<const TensorHandle> outputs, int matmul_output,
                          std::string* cublaslt_failure);
   // What cuBLASLt's relu does with NaN and -0 on this device: the warm-up's probe
-  // (blas_warm_up.h), nullopt while it runs; probed here, synchronously, when it could not run.
-  std::optional<codegen::ReluRule> BlasReluRule();
+  // (blas_warm_up.h), waited for while it runs; probed here, synchronously, when it could not
+  // run.
+  codegen::ReluRule BlasReluRule();
   EpilogueShapeClass ClassOf(const FusedLaunch& launch, const codegen::BlasEpilogueMatch& match);
 
   DeviceContext& ctx_;
