@@ -96,6 +96,13 @@ KernelCache::Entry KernelCache::Compile(const KernelSource& kernel, const Kernel
   }
   stats_.compile_ms += MsSince(start);
   ++stats_.compiled;
+  LogFusion(LogLevel::kMedium, [&] {
+    return fmt::format("[kernel] compiled {} ({:016x}) in {:.1f} ms{}", kernel.name, key.hash,
+                       MsSince(start),
+                       store_ == nullptr ? ""
+                       : replace         ? ", its stored binary refused"
+                                         : ", not in the plan database");
+  });
   std::string why;
   std::optional<Entry> entry = TryLoad(kernel, cubin, &why);
   if (!entry) {
