@@ -1,5 +1,6 @@
 #include "engine/runtime/cuda/device_allocator.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -41,6 +42,8 @@ DeviceAllocator::DeviceAllocator(std::shared_ptr<CudaDevice> device, bool poison
 
 DeviceAllocator::~DeviceAllocator() {
   try {
+    // Frees still held (a holder gone without releasing them) go with the cache.
+    while (!held_streams_.empty()) ReleaseFrees(held_streams_.back());
     EmptyCache();
   } catch (const Error&) {
     // The driver is gone (process exit) and the memory with it.
@@ -120,9 +123,33 @@ void DeviceAllocator::Free(const DeviceBlock& block) {
   EMBER_DCHECK(block.ptr != 0 && block.size == SizeClass(block.size), "not an allocator block");
   std::lock_guard lock(mutex_);
   EMBER_CHECK(stats_.bytes_in_use >= block.size, "freeing more device memory than is in use");
+  if (std::find(held_streams_.begin(), held_streams_.end(), block.stream) != held_streams_.end()) {
+    held_.push_back(block);  // still in use until ReleaseFrees
+    ++stats_.held_frees;
+    return;
+  }
   cache_[block.size].push_back(block);
   stats_.bytes_in_use -= block.size;
   stats_.bytes_cached += block.size;
+}
+
+void DeviceAllocator::HoldFrees(CUstream stream) {
+  std::lock_guard lock(mutex_);
+  if (std::find(held_streams_.begin(), held_streams_.end(), stream) == held_streams_.end()) {
+    held_streams_.push_back(stream);
+  }
+}
+
+void DeviceAllocator::ReleaseFrees(CUstream stream) {
+  std::lock_guard lock(mutex_);
+  std::erase(held_streams_, stream);
+  std::erase_if(held_, [&](const DeviceBlock& block) {
+    if (block.stream != stream) return false;
+    cache_[block.size].push_back(block);
+    stats_.bytes_in_use -= block.size;
+    stats_.bytes_cached += block.size;
+    return true;
+  });
 }
 
 void DeviceAllocator::EmptyCache() {

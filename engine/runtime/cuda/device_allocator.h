@@ -22,6 +22,15 @@
 // block last used on the requesting stream, so the wait happens only when no such block is
 // cached.
 //
+// Held frees: while launches meant for a stream are held back (CUDA graphs of launch windows,
+// Note [Launch windows], backend/launch_graphs.h), a block freed with that stream as its last
+// user may still be used by a held launch that is not on the stream yet, so it must not be
+// handed to another stream (whose wait would come before the launch) or given back to the
+// driver. HoldFrees(stream) keeps such blocks aside, still counted as in use, until
+// ReleaseFrees(stream), which the holder calls once what it held is on the stream. The buffers
+// themselves are not kept alive for this: their owners' use counts, which decide in-place
+// outputs (engine/runtime/cpu/fused_outputs.h), are those of a run without graphs.
+//
 // Out of memory: the cache is emptied (every cached block freed) and cuMemAlloc retried once;
 // if that fails too, Allocate throws ember::Error with the free and total memory, and the
 // allocator stays usable.
@@ -66,6 +75,7 @@ class DeviceAllocator {
     uint64_t driver_allocations = 0;   // Successful cuMemAlloc calls.
     uint64_t retries = 0;              // Times the cache was emptied after an out-of-memory.
     uint64_t cross_stream_reuses = 0;  // Cache hits of a block last used on another stream.
+    uint64_t held_frees = 0;           // Frees kept aside while their stream was held.
   };
 
   // `poison`: fill every block handed out with 0xFF (the default reads EMBER_CUDA_POISON).
@@ -85,6 +95,10 @@ class DeviceAllocator {
   void Free(const DeviceBlock& block);
   // Waits for the device, then frees every cached block (cuMemFree).
   void EmptyCache();
+  // See "Held frees" above. One hold per stream; ReleaseFrees of a stream not held does
+  // nothing.
+  void HoldFrees(CUstream stream);
+  void ReleaseFrees(CUstream stream);
 
   Stats stats() const;
   bool poison() const { return poison_; }
@@ -108,6 +122,8 @@ class DeviceAllocator {
   mutable std::mutex mutex_;
   StreamOrder order_;                                           // Guarded by mutex_.
   std::unordered_map<size_t, std::vector<DeviceBlock>> cache_;  // Guarded by mutex_.
+  std::vector<CUstream> held_streams_;                          // Guarded by mutex_.
+  std::vector<DeviceBlock> held_;                               // Guarded by mutex_.
   Stats stats_;                                                 // Guarded by mutex_.
 };
 

@@ -126,6 +126,31 @@ TEST_F(DeviceAllocatorTest, ReuseTakesTheLowestAddressWhateverTheOrderOfFrees) {
   for (const DeviceBlock& b : blocks) allocator_->Free(b);
 }
 
+// Held frees (launch windows held for a CUDA graph): a block freed on the held stream is not
+// handed out again, to that stream or another, until the hold ends; other streams' frees are
+// not held.
+TEST_F(DeviceAllocatorTest, FreesOnAHeldStreamWaitForItsRelease) {
+  CudaStream other(device_);
+  const DeviceBlock held = allocator_->Allocate(1000, stream_->get());
+  const DeviceBlock free = allocator_->Allocate(1000, other.get());
+  allocator_->HoldFrees(stream_->get());
+  allocator_->Free(held);
+  allocator_->Free(free);
+  EXPECT_EQ(allocator_->stats().held_frees, 1u);
+  EXPECT_EQ(allocator_->stats().bytes_in_use, 1024u) << "a held free is still in use";
+  const DeviceBlock a = allocator_->Allocate(1000, stream_->get());
+  EXPECT_EQ(a.ptr, free.ptr) << "only the other stream's block is cached";
+  const DeviceBlock b = allocator_->Allocate(1000, other.get());
+  EXPECT_NE(b.ptr, held.ptr);
+  allocator_->ReleaseFrees(stream_->get());
+  EXPECT_EQ(allocator_->stats().bytes_cached, 1024u);
+  const DeviceBlock c = allocator_->Allocate(1000, stream_->get());
+  EXPECT_EQ(c.ptr, held.ptr) << "released: cached again";
+  for (const DeviceBlock& block : {a, b, c}) allocator_->Free(block);
+  EXPECT_EQ(allocator_->stats().held_frees, 1u);
+  other.Synchronize();
+}
+
 TEST_F(DeviceAllocatorTest, OutOfMemoryEmptiesTheCacheRetriesAndStaysUsable) {
   allocator_->Free(allocator_->Allocate(kMiB, stream_->get()));
   ASSERT_EQ(allocator_->stats().bytes_cached, kMiB);

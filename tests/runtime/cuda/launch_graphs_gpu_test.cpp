@@ -194,6 +194,33 @@ TEST_F(LaunchGraphsGpuTest, AWindowThatDivergesOrEndsEarlyRunsEagerly) {
   EXPECT_EQ(Graphs().replays, 2u);
 }
 
+// The last use of a launch's output, in the next launch of a held window, is written in place
+// as it is without graphs: holding a window keeps no reference to its buffers (in-place outputs
+// follow use counts, engine/runtime/cpu/fused_outputs.h), so graphs never change which kernel
+// a launch needs (each aliasing is another kernel).
+TEST_F(LaunchGraphsGpuTest, HeldLaunchesLeaveInPlaceOutputsAsWithoutGraphs) {
+  for (int run = 0; run < 5; ++run) {
+    const std::vector<float> xs = Values(n_, 1.5f), ys = Values(n_, -0.5f);
+    const TensorHandle x = Upload(*backend_, xs), y = Upload(*backend_, ys);
+    TensorHandle a = MulAdd(*backend_, x, y, 0.5f, trace_, serial_);
+    const Buffer* a_buffer = a.buffer.get();
+    FusedLaunch launch = ember::testing::Launch(trace_, {std::move(a), y}, {OutIr(x.shape)},
+                                                {x.shape}, {ScalarIr::Float(0.5f)});
+    launch.reusable = {true, false};
+    launch.trace_serial = serial_;
+    const TensorHandle b = backend_->ExecuteFused(launch).at(0);
+    launch = {};
+    EXPECT_EQ(b.buffer.get(), a_buffer) << "run " << run << ": not written in place";
+    const std::vector<float> got = Download(*backend_, b);
+    for (size_t i = 0; i < got.size(); ++i) {
+      const float want = (xs[i] * 0.5f + ys[i]) * 0.5f + ys[i];
+      EXPECT_NEAR(got[i], want, 1e-4f * (1 + std::abs(want))) << "run " << run << " at " << i;
+      if (HasFailure()) return;
+    }
+  }
+  EXPECT_GE(Graphs().replays, 2u) << "runs 2 to 4 were held and replayed";
+}
+
 TEST_F(LaunchGraphsGpuTest, AWindowThatCompletesItsGraphReplaysAtOnce) {
   for (int run = 0; run < 2; ++run) Step(*backend_, Values(n_, 1.0f), Values(n_, 2.0f), 0.5f);
   ASSERT_EQ(Graphs().captures, 1u);

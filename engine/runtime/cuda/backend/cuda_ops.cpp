@@ -145,7 +145,7 @@ TensorHandle CudaOps::Matmul(const TensorHandle& lhs, const TensorHandle& rhs, c
         codegen::IntMatmulKernel(out.dtype),
         {AddressOf(result), AddressOf(a), AddressOf(b), static_cast<uint64_t>(batch),
          static_cast<uint64_t>(m), static_cast<uint64_t>(n), static_cast<uint64_t>(k)},
-        batch * m * n, {&result, &a, &b});
+        batch * m * n);
     return result;
   }
   const MatrixOperand a = Operand(lhs, lhs_shape);
@@ -196,7 +196,7 @@ TensorHandle CudaOps::Index(bool select, const TensorHandle& x, int64_t dim,
   }
   if (select) args[7 + 2 * r] = static_cast<uint64_t>(indices.strides.at(0));
   launcher_.RunSpecial(codegen::IndexKernel(select, x.dtype, indices.dtype), std::move(args),
-                       result.NumElements(), {&result, &x, &indices});
+                       result.NumElements());
   return result;
 }
 
@@ -224,7 +224,7 @@ TensorHandle CudaOps::Random(const Distribution& distribution, const TensorIr& o
       codegen::RandomKernel(distribution.kind, out.dtype),
       {AddressOf(result), static_cast<uint64_t>(n), generator_.key(), first,
        std::bit_cast<uint64_t>(distribution.a), std::bit_cast<uint64_t>(distribution.b)},
-      n, {&result});
+      n);
   return result;
 }
 

@@ -48,6 +48,7 @@ LaunchGraphs::LaunchGraphs(DeviceContext& ctx, Settings settings)
 LaunchGraphs::~LaunchGraphs() {
   // The streams outlive this (the backend's context owns them): none may call back into it.
   if (stream_ != nullptr) stream_->set_pending(nullptr);
+  ReleaseFrees();
   try {
     ScopedContext scope(*ctx_.device);
     for (auto& [id, g] : graphs_) Destroy(g);
@@ -104,12 +105,16 @@ void LaunchGraphs::Launch(const KernelLaunch& l) {
           functions_.size());
     });
     SubmitEagerly();
-    kept_.clear();
+    ReleaseFrees();
   }
   functions_.push_back(l.function);
   args_.insert(args_.end(), l.args.begin(), l.args.end());
   offsets_.push_back(args_.size());
   if (action != WindowTracker::LaunchAction::kHold) return Direct(l, stream_->raw());
+  if (!holding_frees_) {
+    ctx_.allocator->HoldFrees(stream_->raw());
+    holding_frees_ = true;
+  }
   // Complete: no graph it still matches is longer, so nothing later can make it another
   // window's beginning. It replays now instead of waiting for the stream's next other work,
   // so the device starts as early as the last launch allows.
@@ -132,7 +137,12 @@ void LaunchGraphs::ForgetLaunches() {
   functions_.clear();
   offsets_.assign(1, 0);
   args_.clear();
-  kept_.clear();
+}
+
+void LaunchGraphs::ReleaseFrees() {
+  if (!holding_frees_) return;
+  holding_frees_ = false;
+  ctx_.allocator->ReleaseFrees(stream_->raw());
 }
 
 void LaunchGraphs::Submit(StreamWork why) {
@@ -156,10 +166,10 @@ void LaunchGraphs::EndWindow(WindowEnd why) {
   }
   if (stream_ != nullptr) stream_->set_pending(nullptr);  // what follows queues itself
   const WindowTracker::EndAction action = tracker_.End();
-  // Held buffers go once what was held is on the stream, also when that throws.
+  // Held frees go back to the cache once what was held is on the stream, also when that throws.
   struct Release {
     LaunchGraphs* self;
-    ~Release() { self->kept_.clear(); }
+    ~Release() { self->ReleaseFrees(); }
   } release{this};
   switch (action.kind) {
     case WindowTracker::EndAction::Kind::kNothing: break;

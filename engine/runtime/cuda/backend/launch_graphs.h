@@ -23,17 +23,21 @@
 //     queued, not when the host next queues other work). If it diverged, or ended early, what
 //     was held is launched eagerly, in order, and the fallback is counted by cause.
 //   * Whatever would queue other work on the stream first submits what is held (CudaStream::
-//     get, cuda_stream.h), so the stream's order is the eager order. Held launches keep the
-//     buffers they touch alive until they are submitted (Keep), so no block they use is freed,
-//     reused or returned to the driver before they run.
+//     get, cuda_stream.h), so the stream's order is the eager order. While launches are held,
+//     the allocator keeps the blocks freed on the stream aside (DeviceAllocator::HoldFrees), so
+//     no block a held launch uses is handed to another stream or returned to the driver before
+//     the launch is on the stream; a block reused on the same stream is safe in stream order,
+//     as it is eagerly. The buffers are not kept alive: their use counts, which decide in-place
+//     outputs, stay those of a run without graphs, and so do the kernels chosen.
 //
 // So a replay runs exactly the kernels, in exactly the order, with exactly the arguments that
 // the launches would have been given one by one: every launch reads and writes only the buffers
 // allocated for its own tensors, and results are bit-identical with graphs off. What changes is
 // when the launches reach the device (a held window waits for its end: the host is the
 // bottleneck in the small programs graphs serve), and which blocks the caching allocator hands
-// out while buffers are kept, so addresses differ from a run with graphs off and may drift
-// from step to step (each drifted node is updated; docs/BENCHMARKS.md, issue 44).
+// out while frees are held, so addresses differ from a run with graphs off; a drifted address
+// is a node update (the allocator hands out the lowest free block, so a repeated step settles
+// on the same ones; docs/BENCHMARKS.md, issue 44).
 //
 // Only generated kernels are held: cuBLASLt and copies end a window (they are the other work
 // above), so a matmul through cuBLASLt splits a step into the windows on either side of it.
@@ -104,12 +108,8 @@ class LaunchGraphs final : public PendingWork {
   // Launches `launch` on the current stream, now or as part of a held window. Throws CudaError
   // when the driver refuses a launch made now.
   void Launch(const KernelLaunch& launch);
-  // Whether the window's launches are being held: a caller then hands every buffer the launches
-  // it just made touch to Keep.
+  // Whether the window's launches are being held.
   bool holding() const { return tracker_.holding(); }
-  void Keep(const TensorHandle& handle) {
-    if (tracker_.holding() && handle.buffer != nullptr) kept_.push_back(handle.buffer);
-  }
   // What ended a window (GraphStats' window_ends_*).
   enum class WindowEnd : uint8_t {
     kMatmul,
@@ -149,6 +149,8 @@ class LaunchGraphs final : public PendingWork {
   void Capture(const WindowTracker::EndAction& action);
   void Destroy(Graph& graph);
   void ForgetLaunches();
+  // Ends the allocator's hold on stream_'s frees (what was held is on the stream).
+  void ReleaseFrees();
 
   DeviceContext& ctx_;
   const bool enabled_;
@@ -160,7 +162,8 @@ class LaunchGraphs final : public PendingWork {
   std::vector<CUfunction> functions_;
   std::vector<size_t> offsets_{0};
   std::vector<uint64_t> args_;
-  std::vector<std::shared_ptr<Buffer>> kept_;
+  // The allocator holds the frees of stream_'s blocks while launches are held (HoldFrees).
+  bool holding_frees_ = false;
 
   std::unordered_map<WindowTracker::GraphId, Graph> graphs_;
   Counters counters_;

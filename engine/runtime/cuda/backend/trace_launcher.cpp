@@ -105,15 +105,6 @@ const TraceLauncher::Compiled& TraceLauncher::Find(const FuseTrace& trace,
   return compiled_.emplace(key, std::move(compiled))->second;
 }
 
-void TraceLauncher::KeepWhileHeld(const TraceTensors& t, std::span<const TensorHandle> scratch) {
-  if (!graphs_.holding()) return;
-  for (const TensorHandle& h : t.inputs) graphs_.Keep(h);
-  for (const TensorHandle& h : t.views) graphs_.Keep(h);
-  for (const TensorHandle& h : t.outputs) graphs_.Keep(h);
-  if (t.matmul != nullptr) graphs_.Keep(*t.matmul);
-  for (const TensorHandle& h : scratch) graphs_.Keep(h);
-}
-
 int64_t TraceLauncher::WaveGrid(const Compiled& compiled, const codegen::KernelSpec& spec) {
   if (compiled.resident_shared != spec.shared_bytes) {
     int blocks = 0;
@@ -240,11 +231,10 @@ void TraceLauncher::Replay(const LaunchRecord& record, const TraceTensors& t) {
                     .args = args_});
     ++launches_;
   }
-  KeepWhileHeld(t, {scratch.data(), scratch.size()});
 }
 
 void TraceLauncher::RunSpecial(const codegen::GeneratedKernel& kernel, std::vector<uint64_t> args,
-                               int64_t work, std::initializer_list<const TensorHandle*> uses) {
+                               int64_t work) {
   if (work <= 0) return;
   auto it = special_.find(kernel.source);
   if (it == special_.end()) {
@@ -263,7 +253,6 @@ void TraceLauncher::RunSpecial(const codegen::GeneratedKernel& kernel, std::vect
                   .threads = kThreads,
                   .args = args});
   ++launches_;
-  for (const TensorHandle* h : uses) graphs_.Keep(*h);
 }
 
 }  // namespace ember::cuda

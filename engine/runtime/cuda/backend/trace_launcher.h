@@ -59,11 +59,8 @@ class TraceLauncher {
   // launch or a kernel fails to compile; a launch failure afterwards throws CudaError.
   void Run(const FuseTrace& trace, const TraceTensors& tensors);
 
-  // Launches `kernel` with `args` over `work` items (a grid-stride loop of 256 threads); `uses`:
-  // every tensor whose address is in `args` (pointers: nothing is copied unless the launch is
-  // held).
-  void RunSpecial(const codegen::GeneratedKernel& kernel, std::vector<uint64_t> args, int64_t work,
-                  std::initializer_list<const TensorHandle*> uses);
+  // Launches `kernel` with `args` over `work` items (a grid-stride loop of 256 threads).
+  void RunSpecial(const codegen::GeneratedKernel& kernel, std::vector<uint64_t> args, int64_t work);
 
   uint64_t launches() const { return launches_; }
   // Wall time generating fused kernels' source (once per trace and kernel signature: what a
@@ -96,8 +93,6 @@ class TraceLauncher {
   void Replay(const LaunchRecord& record, const TraceTensors& tensors);
   // binding_ for `tensors`; throws ember::Error for a tensor that is not a CUDA tensor.
   void BindAll(const TraceTensors& tensors);
-  // Keeps every tensor of `t` (and `scratch`) alive while graphs_ holds what was launched.
-  void KeepWhileHeld(const TraceTensors& t, std::span<const TensorHandle> scratch);
 
   DeviceContext& ctx_;
   std::unordered_multimap<uint64_t, Compiled> compiled_;
