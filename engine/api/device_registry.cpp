@@ -36,7 +36,8 @@ void FlushPlanDatabasesAtExit();
 
 SearchSettings SettingsFromConfig() {
   const Config& config = GlobalConfig();
-  return SearchSettings{config.max_blocks, config.max_explorations, config.fusion_enabled};
+  return SearchSettings{config.max_blocks, config.max_explorations, config.fusion_enabled,
+                        config.search_sync_tail};
 }
 
 void FlushPlanDatabasesAtExit() {

@@ -46,7 +46,8 @@ EnvironmentFingerprint FingerprintOf(Device device, const Config& config) {
                             .device_model = "any",
                             .compute_capability = "",
                             .fusers = BackendFuserVersions(device),
-                            .max_blocks = config.max_blocks};
+                            .max_blocks = config.max_blocks,
+                            .sync_tail = config.search_sync_tail ? "search" : "burn"};
 #ifdef EMBER_WITH_CUDA
   if (device.kind() == Device::Kind::kCuda) {
     // No context: Note [One context per device] (engine/runtime/cuda/cuda_device.cpp).

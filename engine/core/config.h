@@ -58,6 +58,11 @@ struct Config {
   // [fusion.search] max_explorations / EMBER_MAX_EXPLORATIONS, per stream. nullopt: unlimited;
   // 0: never explore.
   std::optional<size_t> max_explorations;
+  // [fusion.search] search_sync_tail / EMBER_SEARCH_SYNC_TAIL. Off (burn's rule): at a sync, the
+  // positions a search leaves uncovered run unfused as the plan's last leaf. On: they are
+  // searched again first (Note [Sync tail], engine/stream/explorer.cpp). Part of the
+  // environment fingerprint.
+  bool search_sync_tail = false;
   // [fusion.log] level / EMBER_LOG.
   LogLevel log_level = LogLevel::kDisabled;
   // [fusion.log] file. Empty: stderr. Opened in append mode.

@@ -59,6 +59,12 @@ constexpr Setting kSettings[] = {
      .kind = Kind::kIntegerOrUnlimited,
      .get = [](const Config& c) { return Value{.number = c.max_explorations}; },
      .set = [](Config& c, const Value& v) { c.max_explorations = v.number; }},
+    {.table = "fusion.search",
+     .key = "search_sync_tail",
+     .variable = "EMBER_SEARCH_SYNC_TAIL",
+     .kind = Kind::kSwitch,
+     .get = [](const Config& c) { return Value{.on = c.search_sync_tail}; },
+     .set = [](Config& c, const Value& v) { c.search_sync_tail = v.on; }},
     // burn's rule: an unknown spelling keeps the configured level.
     {.table = "fusion.log",
      .key = "level",

@@ -28,10 +28,12 @@ ExecutionStrategy Shifted(ExecutionStrategy s, size_t offset) {
 }  // namespace
 
 Explorer::Explorer(std::vector<std::unique_ptr<OperationFuser>> fusers,
-                   std::optional<size_t> max_blocks, std::optional<size_t> max_explorations)
+                   std::optional<size_t> max_blocks, std::optional<size_t> max_explorations,
+                   bool search_sync_tail)
     : max_blocks_(max_blocks),
       optimizer_(CloneAll(fusers), max_blocks),
-      max_explorations_(max_explorations) {
+      max_explorations_(max_explorations),
+      search_sync_tail_(search_sync_tail) {
   prototypes_ = std::move(fusers);
 }
 
@@ -58,15 +60,20 @@ Exploration Explorer::Explore(std::span<const OperationIr> ops, ExecutionMode mo
 
 // Note [Sync tail]
 // A sync segment is final, so its plan must cover all of it: the next identical sync then hits
-// the plan instead of exploring again (burn's include_trailing). burn appends the uncovered
-// tail unfused. With head settling (Note [Head settling], engine/search/block.h) the tail is
-// often the fusable rest of a block whose head was settled, left "for the next round"; at a
-// sync there is no later round, so the next round happens here: the tail is searched again
-// with fresh fusers, as many times as it takes, and each result joins the plan. A search that
-// covers nothing ends the loop and the rest is appended unfused, as in burn. Where burn's tail
-// holds nothing fusable (its own tests), the result is the same Operations leaf.
+// the plan instead of exploring again. burn's rule, the default (include_trailing,
+// crates/burn-fusion/src/stream/execution/explorer.rs and src/search/block.rs, since burn
+// #5137): the positions the search left uncovered, always a trailing run, are appended in
+// order as one unfused Operations leaf of the same plan, and nothing in them is searched again,
+// though they may hold ops a fresh search would fuse (the cut-off rest of a block whose fusion
+// was shorter than it, or ops never registered because every block had closed or max_blocks
+// stopped the optimizer).
+// With [fusion.search] search_sync_tail (EMBER_SEARCH_SYNC_TAIL=on), ember's own rule: the tail
+// is searched again with fresh fusers, as many times as it takes, each result joining the plan,
+// and what a search cannot cover is appended unfused. The rule is part of the environment
+// fingerprint, so plans found under one are never served under the other (docs/FIDELITY.md,
+// docs/BENCHMARKS.md for its gain).
 void Explorer::CoverTail(std::span<const OperationIr> ops, BlockOptimization& optimization) const {
-  while (optimization.ordering.size() < ops.size()) {
+  while (search_sync_tail_ && optimization.ordering.size() < ops.size()) {
     const size_t covered = optimization.ordering.size();
     const std::span<const OperationIr> tail = ops.subspan(covered);
     StreamOptimizer search(CloneAll(prototypes_), max_blocks_);

@@ -3,9 +3,10 @@
 // It feeds the deferred ops (queued but not yet registered) to a StreamOptimizer. In Lazy mode
 // it waits (Continue) while any fuser of any block is still Open; once every block is closed,
 // the optimizer stopped, or at a sync, it optimizes (Completed). At a sync the plan is extended
-// to cover the whole segment (Note [Sync tail]). `max_explorations` caps the optimizations built:
-// past it, every miss runs unfused in submission order and nothing is stored (Unfused); a cap of 0
-// disables exploration. Cache hits are unaffected by the cap.
+// to cover the whole segment, by burn's rule unless told otherwise (Note [Sync tail]).
+// `max_explorations` caps the optimizations built: past it, every miss runs unfused in submission
+// order and nothing is stored (Unfused); a cap of 0 disables exploration. Cache hits are unaffected
+// by the cap.
 //
 // Threading: one per stream (inside its Processor).
 #pragma once
@@ -30,8 +31,9 @@ struct Exploration {
 
 class Explorer {
  public:
+  // `search_sync_tail`: Note [Sync tail] (off: burn's rule).
   Explorer(std::vector<std::unique_ptr<OperationFuser>> fusers, std::optional<size_t> max_blocks,
-           std::optional<size_t> max_explorations);
+           std::optional<size_t> max_explorations, bool search_sync_tail = false);
 
   void OnNewOperation() { ++num_deferred_; }
   bool IsUpToDate() const { return num_deferred_ == 0; }
@@ -47,7 +49,8 @@ class Explorer {
 
  private:
   void Update(std::span<const OperationIr> ops);
-  // Note [Sync tail]: covers ops[optimization.ordering.size()..] by searching them again.
+  // Note [Sync tail]: covers ops[optimization.ordering.size()..], searching them again first
+  // when search_sync_tail_ is set.
   void CoverTail(std::span<const OperationIr> ops, BlockOptimization& optimization) const;
 
   std::vector<std::unique_ptr<OperationFuser>> prototypes_;  // for the sync tail's searches
@@ -58,6 +61,7 @@ class Explorer {
   bool still_optimizing_ = true;
   size_t num_explorations_ = 0;
   std::optional<size_t> max_explorations_;
+  bool search_sync_tail_ = false;
 };
 
 }  // namespace ember

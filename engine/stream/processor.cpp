@@ -13,7 +13,8 @@ namespace ember {
 
 Processor::Processor(std::vector<std::unique_ptr<OperationFuser>> fusers,
                      const SearchSettings& settings)
-    : explorer_(std::move(fusers), settings.max_blocks, settings.max_explorations),
+    : explorer_(std::move(fusers), settings.max_blocks, settings.max_explorations,
+                settings.search_sync_tail),
       fusion_enabled_(settings.fusion_enabled),
       uncapped_(!settings.max_explorations.has_value()) {}
 

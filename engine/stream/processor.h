@@ -37,6 +37,9 @@ struct SearchSettings {
   // false ([fusion] enabled = false, EMBER_FUSION=off): every op runs unfused as soon as it is
   // queued, with no search and no plans: the baseline for differential tests and benchmarks.
   bool fusion_enabled = true;
+  // [fusion.search] search_sync_tail: search a sync segment's uncovered tail again instead of
+  // running it unfused as burn does (Note [Sync tail], engine/stream/explorer.cpp).
+  bool search_sync_tail = false;
 };
 
 // What a stream's processor did, for ember::GetStats (summed over a device's streams).

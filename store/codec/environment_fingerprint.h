@@ -2,12 +2,12 @@
 // by the environment that made it (docs/PLAN_DATABASE.md, "Environments").
 //
 // Note [Environment fingerprint]: the fields are the engine version, the plan schema version,
-// the backend, the device model and compute capability, the fusers with their versions, and
-// max_blocks. The device ordinal is deliberately absent: the same model in slot 0 or slot 3
-// makes the same plans, and keying on the ordinal splits caches across ranks
-// (as the device index in PyTorch Inductor's cache keys did: pytorch/pytorch issue #170621,
-// pull request #196153). The fusers keep the engine's order, because that order
-// breaks ties between equally scored plans and so changes plans.
+// the backend, the device model and compute capability, the fusers with their versions,
+// max_blocks and the sync tail's rule. The device ordinal is deliberately absent: the same model in
+// slot 0 or slot 3 makes the same plans, and keying on the ordinal splits caches across ranks (as
+// the device index in PyTorch Inductor's cache keys did: pytorch/pytorch issue #170621, pull
+// request #196153). The fusers keep the engine's order, because that order breaks ties between
+// equally scored plans and so changes plans.
 //
 // The canonical text is compact JSON with the keys in the order of the struct, stored as
 // environments.description; the stable id, "env-" and 32 hex digits of XXH3-128 of that text,
@@ -41,12 +41,17 @@ struct EnvironmentFingerprint {
   std::string compiler;
   std::vector<FuserVersion> fusers;  // In the engine's order (Note [Environment fingerprint]).
   size_t max_blocks = 0;
+  // The sync tail's rule (Note [Sync tail], engine/stream/explorer.cpp): "burn" (the default)
+  // or "search" ([fusion.search] search_sync_tail). Always written: a plan found under one
+  // rule must not be served under the other, and plans stored before the rule was a setting
+  // were found by the search rule.
+  std::string sync_tail = "burn";
 
   bool operator==(const EnvironmentFingerprint&) const = default;
 };
 
 // {"engine_version":"0.1.0","schema_version":1,...,"fusers":[{"name":"elementwise",
-// "version":1}],"max_blocks":5} — no spaces, strings JSON-escaped.
+// "version":1}],"max_blocks":5,"sync_tail":"burn"} — no spaces, strings JSON-escaped.
 std::string CanonicalEnvironmentText(const EnvironmentFingerprint& fingerprint);
 
 // "env-" followed by 32 lowercase hex digits: XXH3-128 (seed 0) of the canonical text, high

@@ -41,7 +41,8 @@ TEST(ConfigSettings, EveryKeyHasItsVariable) {
       rows,
       ElementsAre(
           "[fusion] enabled EMBER_FUSION", "[fusion.search] max_blocks EMBER_MAX_BLOCKS",
-          "[fusion.search] max_explorations EMBER_MAX_EXPLORATIONS", "[fusion.log] level EMBER_LOG",
+          "[fusion.search] max_explorations EMBER_MAX_EXPLORATIONS",
+          "[fusion.search] search_sync_tail EMBER_SEARCH_SYNC_TAIL", "[fusion.log] level EMBER_LOG",
           "[fusion.log] file ", "[store] plan_db ", "[store] path EMBER_PLAN_DB",
           "[store] workload EMBER_WORKLOAD",
           "[store] allow_shared_writable EMBER_ALLOW_SHARED_WRITABLE", "[store] shm EMBER_SHM",

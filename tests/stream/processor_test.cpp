@@ -64,8 +64,9 @@ struct TestStream {
   TestSegment segment;
   Processor processor;
 
-  explicit TestStream(std::vector<std::unique_ptr<OperationFuser>> fusers)
-      : processor(std::move(fusers), SearchSettings{5, std::nullopt}) {}
+  explicit TestStream(std::vector<std::unique_ptr<OperationFuser>> fusers,
+                      SearchSettings settings = {5, std::nullopt})
+      : processor(std::move(fusers), settings) {}
 
   void Add(OperationIr op) {
     segment.ops.push_back(std::move(op));
@@ -301,23 +302,32 @@ OperationIr Chain(OpKind kind, TensorId in, TensorId out) {
 }
 
 // Head settling (Note [Head settling]) at a sync (Note [Sync tail]): a block whose head cannot fuse
-// settles only the head; the fusable rest, trailing the segment, is searched again at the sync and
-// fuses, instead of being appended op by op.
-TEST(ProcessorExecution, HeadSettlingAtSyncFusesTheTrailingRest) {
-  const OperationIr a = Chain(OpKind::kLog, 0, 1), b = Chain(OpKind::kExp, 1, 2),
-                    c = Chain(OpKind::kSqrt, 2, 3), d = Chain(OpKind::kTanh, 3, 4),
-                    e = Chain(OpKind::kCos, 10, 11), x = Chain(OpKind::kSin, 1, 5);
-  // F0 fuses [c, d]; F1 starts on a and closes on b (the unfusable head); F2 keeps e's block
-  // open until the sync.
-  TestStream s(Builders({{0, {c, d}}, {1, {a, x}}, {2, {e, e, e}}}));
-  for (const OperationIr& op : {e, a, b, c, d}) s.Add(op);
-  EXPECT_EQ(s.queued(), 5u) << "e's block keeps the explorer waiting";
+// settles only the head; the fusable rest trails the segment. By burn's rule (the default) it is
+// appended unfused, as one Operations leaf; with search_sync_tail it is searched again and fuses.
+const OperationIr kLog = Chain(OpKind::kLog, 0, 1), kExp = Chain(OpKind::kExp, 1, 2),
+                  kSqrt = Chain(OpKind::kSqrt, 2, 3), kTanh = Chain(OpKind::kTanh, 3, 4),
+                  kCos = Chain(OpKind::kCos, 10, 11), kSin = Chain(OpKind::kSin, 1, 5);
+
+// F0 fuses [sqrt, tanh]; F1 starts on log and closes on exp (the unfusable head); F2 keeps cos's
+// block open until the sync.
+std::string SyncPlanWithASettledHead(bool search_sync_tail) {
+  TestStream s(Builders({{0, {kSqrt, kTanh}}, {1, {kLog, kSin}}, {2, {kCos, kCos, kCos}}}),
+               SearchSettings{.max_blocks = 5, .search_sync_tail = search_sync_tail});
+  for (const OperationIr& op : {kCos, kLog, kExp, kSqrt, kTanh}) s.Add(op);
+  EXPECT_EQ(s.queued(), 5u) << "cos's block keeps the explorer waiting";
   s.Sync();
   EXPECT_EQ(s.queued(), 0u);
-  s.AssertPlan(0, {e, a, b, c, d}, {Trig::OnSync()});
-  EXPECT_EQ(search_test::Describe(s.store.Get(0).optimization.strategy),
-            "Composed[Ops[0], Ops[1,2], Opt(b0,n2,[3,4],s2)]");
+  s.AssertPlan(0, {kCos, kLog, kExp, kSqrt, kTanh}, {Trig::OnSync()});
   EXPECT_EQ(s.store.Get(0).optimization.ordering, (std::vector<size_t>{0, 1, 2, 3, 4}));
+  return search_test::Describe(s.store.Get(0).optimization.strategy);
+}
+
+TEST(ProcessorExecution, HeadSettlingAtSyncAppendsTheTrailingRestUnfusedAsBurn) {
+  EXPECT_EQ(SyncPlanWithASettledHead(false), "Composed[Ops[0], Ops[1,2], Ops[3,4]]");
+}
+
+TEST(ProcessorExecution, HeadSettlingAtSyncFusesTheTrailingRestWhenTheTailIsSearched) {
+  EXPECT_EQ(SyncPlanWithASettledHead(true), "Composed[Ops[0], Ops[1,2], Opt(b0,n2,[3,4],s2)]");
 }
 
 }  // namespace

@@ -33,18 +33,18 @@ TEST(EnvironmentFingerprint, CanonicalTextIsPinned) {
             R"({"engine_version":"0.1.0","schema_version":1,"backend":"cuda",)"
             R"("device_model":"NVIDIA H200","compute_capability":"9.0","fusers":[)"
             R"({"name":"elementwise","version":1},{"name":"matmul","version":2}],)"
-            R"("max_blocks":5})");
+            R"("max_blocks":5,"sync_tail":"burn"})");
 }
 
 // Cross-checked with XXH3_128bits over the text above, outside ember.
 TEST(EnvironmentFingerprint, StableIdIsPinned) {
-  EXPECT_EQ(EnvironmentStableId(Cuda()), "env-5c72483a91727b21de9e9ffdf1314fae");
+  EXPECT_EQ(EnvironmentStableId(Cuda()), "env-8efd28ad6e347a7a78b4d0ffb5261494");
 }
 
 // Verification and bundle import check a stored id against its stored description with this.
 TEST(EnvironmentFingerprint, StableIdOfTheTextIsTheStableIdOfTheFingerprint) {
   EXPECT_EQ(EnvironmentStableIdOfText(CanonicalEnvironmentText(Cuda())),
-            "env-5c72483a91727b21de9e9ffdf1314fae");
+            "env-8efd28ad6e347a7a78b4d0ffb5261494");
   EnvironmentFingerprint other = Cuda();
   other.max_blocks = 6;
   EXPECT_EQ(EnvironmentStableIdOfText(CanonicalEnvironmentText(other)), EnvironmentStableId(other));
@@ -61,7 +61,7 @@ TEST(EnvironmentFingerprint, StringsAreJsonEscaped) {
 
 TEST(EnvironmentFingerprint, EveryFieldAndTheFuserOrderChangeTheId) {
   const std::string base = EnvironmentStableId(Cuda());
-  std::vector<EnvironmentFingerprint> variants(9, Cuda());
+  std::vector<EnvironmentFingerprint> variants(10, Cuda());
   variants[0].engine_version = "0.2.0";
   variants[1].schema_version = 2;
   variants[2].backend = "cpu";
@@ -71,6 +71,7 @@ TEST(EnvironmentFingerprint, EveryFieldAndTheFuserOrderChangeTheId) {
   variants[6].fusers = {{"matmul", 2}, {"elementwise", 1}};
   variants[7].fusers.push_back({"reduce", 1});
   variants[8].max_blocks = 6;
+  variants[9].sync_tail = "search";
   std::set<std::string> ids = {base};
   for (const EnvironmentFingerprint& fp : variants) ids.insert(EnvironmentStableId(fp));
   EXPECT_EQ(ids.size(), variants.size() + 1);
