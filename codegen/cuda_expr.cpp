@@ -90,6 +90,10 @@ std::string OpExpr(FuseOpKind kind, bool f, const std::string& x, const std::str
     case FuseOpKind::kClamp:
       return fmt::format("({0} < {1} ? {1} : ({0} > {2} ? {2} : {0}))", x, y, z);
     case FuseOpKind::kConditionalAssign: return fmt::format("({} != {} ? {} : {})", x, zero, y, z);
+    // Indexed reads (Note [Indexed inputs], engine/trace/fuse_trace.h) are not expressions.
+    case FuseOpKind::kGather:
+    case FuseOpKind::kSelect:
+    case FuseOpKind::kCat: break;
   }
   throw Error(fmt::format("fused {} has no CUDA form", FuseOpKindName(kind)));
 }

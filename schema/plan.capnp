@@ -126,8 +126,10 @@ struct FuseArg {
 
 struct FuseOp {
   kind @0 :UInt8;          # FuseOpKind stored number
-  args @1 :List(FuseArg);  # exactly FuseOpArity(kind) operands (the others are not part of an op)
+  args @1 :List(FuseArg);  # exactly FuseOpArity(kind) operands (the others are not part of an op);
+                           # an indexed op's (Gather, Select, Cat): its indexed inputs, in order
   out @2 :FuseArg;
+  dim @3 :Int64;           # indexed ops only: the dim they index along (0 otherwise)
 }
 
 struct FuseView {

@@ -41,6 +41,7 @@ FuseArg TraceBuilder::NewLocal(Block& block, const TensorIr& tensor) {
 }
 
 std::optional<FuseArg> TraceBuilder::Input(const TensorIr& tensor) {
+  if (IsIndexed(tensor.id)) return std::nullopt;  // burn's FuseBlockBuilder::input
   outputs_.Update(tensor);
   for (const auto& [id, arg] : current_.local_inputs) {
     if (id == tensor.id) return arg;
@@ -62,6 +63,7 @@ std::optional<FuseArg> TraceBuilder::Input(const TensorIr& tensor) {
 }
 
 std::optional<FuseArg> TraceBuilder::Output(const TensorIr& tensor) {
+  if (IsIndexed(tensor.id)) return std::nullopt;  // burn's FuseBlockBuilder::output
   if (auto local = FindLocal(current_, tensor.id)) return local;
   const FuseArg local = NewLocal(current_, tensor);
   current_.outputs.Insert(tensor);
@@ -118,7 +120,28 @@ void TraceBuilder::Drop(const TensorIr& tensor) {
   }
 }
 
+bool TraceBuilder::IsIndexed(TensorId id) const {
+  return std::any_of(indexed_.begin(), indexed_.end(),
+                     [&](const auto& entry) { return entry.first == id; });
+}
+
+std::optional<FuseArg> TraceBuilder::InputIndexed(const TensorIr& tensor) {
+  // burn's order: the same indexed tensor again is the same input; a tensor the trace already
+  // reads normally, or produces, cannot be addressed by index.
+  for (const auto& [id, arg] : indexed_) {
+    if (id != tensor.id) continue;
+    outputs_.Update(tensor);
+    inputs_.Update(tensor);
+    return arg;
+  }
+  if (inputs_.Contains(tensor.id) || outputs_.Contains(tensor.id)) return std::nullopt;
+  const FuseArg arg = InputUnhandled(tensor);
+  indexed_.emplace_back(tensor.id, arg);
+  return arg;
+}
+
 FuseArg TraceBuilder::InputUnhandled(const TensorIr& tensor) {
+  EMBER_DCHECK(!IsIndexed(tensor.id), "t{} is indexed", tensor.id);
   outputs_.Update(tensor);
   const uint32_t pos = inputs_.Insert(tensor);
   inputs_unhandled_.push_back(tensor.id);

@@ -44,8 +44,15 @@ class TraceBuilder {
   void Drop(const TensorIr& tensor);
   void AddOp(const FuseOp& op) { current_.ops.push_back(op); }
 
-  // An input the kernel reads itself (matmul operands): registered, no read op.
+  // An input the kernel reads itself (matmul operands): registered, no read op. REQUIRES: not
+  // indexed (IsIndexed).
   FuseArg InputUnhandled(const TensorIr& tensor);
+  // An input an indexed op reads by index (Note [Indexed inputs], engine/trace/fuse_trace.h;
+  // burn's TraceFuser::input_indexed): registered once, with no read op. nullopt when `tensor`
+  // is already a normal input of the trace or produced by it. Once indexed, a tensor is never
+  // read normally, written or viewed (Input, Output and the views refuse it).
+  std::optional<FuseArg> InputIndexed(const TensorIr& tensor);
+  bool IsIndexed(TensorId id) const;
   // Closes the current block (its reference becomes `shape_ref`) and opens a new one.
   void NextBlock(const Shape& shape_ref);
   // Hands the value of `tensor` in block `block` over to the current block (a MultiBlockLocal).
@@ -95,6 +102,7 @@ class TraceBuilder {
   std::vector<FuseView> views_;
   std::vector<TensorId> dropped_;
   std::vector<TensorId> inputs_unhandled_;
+  std::vector<std::pair<TensorId, FuseArg>> indexed_;
 
   static std::optional<FuseArg> FindLocal(const Block& block, TensorId id);
   static std::vector<FuseOp>& OpsFor(std::vector<TensorOps>& list, TensorId id);

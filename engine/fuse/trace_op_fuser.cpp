@@ -1,6 +1,8 @@
 #include "engine/fuse/trace_op_fuser.h"
 
 #include <numeric>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -15,6 +17,16 @@ FuseOp MakeOp(FuseOpKind kind, std::initializer_list<FuseArg> args, const FuseAr
   op.kind = kind;
   int i = 0;
   for (const FuseArg& a : args) op.args[i++] = a;
+  op.out = out;
+  return op;
+}
+
+// An indexed op (Note [Indexed inputs], engine/trace/fuse_trace.h) along `dim` of `out`'s rank.
+FuseOp IndexedOp(FuseOpKind kind, std::vector<FuseArg> indexed, int64_t dim, const FuseArg& out) {
+  FuseOp op;
+  op.kind = kind;
+  op.indexed = std::move(indexed);
+  op.dim = dim;
   op.out = out;
   return op;
 }
@@ -270,14 +282,43 @@ std::string_view TraceOpFuser::TryFuse(const OperationIr& op) {
       ++num_views_;
       return {};
     }
+    case SpecialOp::kGather:
+    case SpecialOp::kSelect: {
+      if (!kFuseIndexedInputs) return kUnsupported;
+      // burn's fuse_base: the output's shape first, then both tensors as indexed inputs.
+      if (!OutputIsCompatible(out[0])) return kRejected;
+      return ok(Transaction([&](TraceBuilder& b) {
+        auto tensor = b.InputIndexed(in[0]);
+        if (!tensor) return false;
+        auto indices = b.InputIndexed(in[1]);
+        if (!indices) return false;
+        auto o = b.Output(out[0]);
+        if (!o) return false;
+        b.AddOp(IndexedOp(FusedKindOf(op.kind), {*tensor, *indices}, op.dims[0], *o));
+        return true;
+      }));
+    }
+    case SpecialOp::kCat: {
+      if (!kFuseIndexedInputs) return kUnsupported;
+      if (!OutputIsCompatible(out[0])) return kRejected;
+      return ok(Transaction([&](TraceBuilder& b) {
+        std::vector<FuseArg> inputs;
+        for (const TensorIr& t : in) {
+          auto arg = b.InputIndexed(t);
+          if (!arg) return false;
+          inputs.push_back(*arg);
+        }
+        auto o = b.Output(out[0]);
+        if (!o) return false;
+        b.AddOp(IndexedOp(FuseOpKind::kCat, std::move(inputs), op.dims[0], *o));
+        return true;
+      }));
+    }
     case SpecialOp::kInit:
     case SpecialOp::kRandom:
     case SpecialOp::kPermute:
     case SpecialOp::kSlice:
     case SpecialOp::kExpand:
-    case SpecialOp::kCat:
-    case SpecialOp::kGather:
-    case SpecialOp::kSelect:
     case SpecialOp::kSumDim:
     case SpecialOp::kMeanDim:
     case SpecialOp::kProdDim:

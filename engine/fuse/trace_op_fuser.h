@@ -38,6 +38,12 @@ namespace ember {
 // fuser. A cast to bool has no burn conversion (burn compares instead) and is not fused either.
 bool CastIsFusable(DType from, DType to);
 
+// Whether Gather, Select and Cat fuse as indexed inputs (Note [Indexed inputs],
+// engine/trace/fuse_trace.h), burn's rule. Off while the backends cannot run indexed reads
+// (issue 45: the trace IR, the builder and this fuser's cases are built; the CPU interpreter
+// and the CUDA generator are not yet), so that no plan holds an op no backend executes.
+inline constexpr bool kFuseIndexedInputs = false;
+
 struct FuseSettings {
   bool broadcast = true;             // an op's output may be smaller than the reference
   bool output_shape_updates = true;  // ... or larger, growing the reference

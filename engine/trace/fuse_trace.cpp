@@ -91,6 +91,7 @@ int FuseOpArity(FuseOpKind kind) {
     case FuseOpForm::kBinary:
     case FuseOpForm::kComparison: return 2;
     case FuseOpForm::kTernary: return 3;
+    case FuseOpForm::kIndexed: return 0;
   }
   return 1;
 }
@@ -112,7 +113,8 @@ bool FuseOp::operator==(const FuseOp& o) const {
   for (int i = 0; i < n; ++i) {
     if (!(args[i] == o.args[i])) return false;
   }
-  return true;
+  // Empty and 0 on every op but the indexed ones.
+  return dim == o.dim && indexed == o.indexed;
 }
 
 std::optional<size_t> MaxRelativeShapeId(const FuseTrace& trace) {
@@ -152,6 +154,11 @@ std::string FormatOp(const FuseOp& op) {
     if (i > 0) s += ", ";
     s += FormatArg(op.args[i]);
   }
+  for (size_t i = 0; i < op.indexed.size(); ++i) {
+    if (i > 0) s += ", ";
+    s += FormatArg(op.indexed[i]);
+  }
+  if (!op.indexed.empty()) s += fmt::format("; dim {}", op.dim);
   return s + ")";
 }
 

@@ -60,14 +60,14 @@ inline constexpr int kNumFuseOpKinds = 0
 #include "engine/ir/op_list.def"
     ;
 
-// Unary (Assign and the math ops), Binary, Comparison (two operands, a bool result) or
-// Ternary (Clamp and ConditionalAssign).
-enum class FuseOpForm : uint8_t { kUnary, kBinary, kComparison, kTernary };
+// Unary (Assign and the math ops), Binary, Comparison (two operands, a bool result), Ternary
+// (Clamp and ConditionalAssign), or Indexed (Gather, Select, Cat: Note [Indexed inputs]).
+enum class FuseOpForm : uint8_t { kUnary, kBinary, kComparison, kTernary, kIndexed };
 
 FuseOpForm FormOf(FuseOpKind kind);
 std::string_view FuseOpKindName(FuseOpKind kind);
-// Number of operands (1 for unary and Assign, 2 for binary and comparisons, 3 for Clamp and
-// ConditionalAssign).
+// Number of operands in FuseOp::args (1 for unary and Assign, 2 for binary and comparisons, 3
+// for Clamp and ConditionalAssign, 0 for the indexed ops, whose operands are FuseOp::indexed).
 int FuseOpArity(FuseOpKind kind);
 
 // op_list.def's Fused column: whether `kind` always becomes one fused op in a fused trace, and
@@ -96,10 +96,29 @@ struct FuseArg {
   bool operator==(const FuseArg&) const = default;
 };
 
+// Note [Indexed inputs]
+// Gather, Select and Cat fuse as burn's do (burn-cubecl-fusion's TraceFuser::input_indexed and
+// FuseOp::Gather/Select/Concat): the tensors they read are global inputs the kernel addresses
+// itself, by index, never read position by position into a local. Such an input (an
+// "indexed" input) is recorded in resources.inputs with no read op; an indexed op's operands
+// are kInput args in `indexed`: {tensor, indices} for Gather and Select, every input in order
+// for Cat; `dim` is the dim they index along (0 <= dim < the output's rank). At a position p
+// of the block (the op's output shape, which is the reference's):
+//   Gather: tensor[p with p[dim] := indices[p]]            (indices has the output's shape)
+//   Select: tensor[p with p[dim] := indices[p[dim]]]       (indices is one-dimensional)
+//   Cat:    inputs[t][p with p[dim] := p[dim] - start_t]   (start_t: the sizes along dim of the
+//                                                           inputs before t)
+// An index outside [0, tensor's size along dim), negative included, reads 0, as the unfused
+// kernels do (docs/API.md). An indexed input is never also read normally, written, viewed, or
+// reused in place, and it is never vectorised; a block with an indexed op keeps a contiguous
+// output layout (burn's may_permute_layout).
 struct FuseOp {
   FuseOpKind kind = FuseOpKind::kAssign;
   FuseArg args[3];
   FuseArg out;
+  // Indexed ops only (FormOf(kind) == kIndexed): Note [Indexed inputs].
+  int64_t dim = 0;
+  std::vector<FuseArg> indexed;
 
   bool operator==(const FuseOp& o) const;
 };
@@ -136,7 +155,9 @@ struct FuseBlock {
 };
 
 // Calls fn(arg, is_output) for every operand and then the output of every op of `block`, in
-// the order its kernel runs them: the reads, the ops, the writes.
+// the order its kernel runs them: the reads, the ops, the writes. An indexed op's operands
+// (FuseOp::indexed) are not among them: they are not read at the block's positions
+// (ForEachIndexed visits them).
 template <typename Fn>
 void ForEachArg(const FuseBlock& block, Fn&& fn) {
   for (const std::vector<FuseOp>* ops : {&block.reads, &block.ops, &block.writes}) {
@@ -144,6 +165,14 @@ void ForEachArg(const FuseBlock& block, Fn&& fn) {
       for (int k = 0; k < FuseOpArity(op.kind); ++k) fn(op.args[k], false);
       fn(op.out, true);
     }
+  }
+}
+
+// Calls fn(op, arg) for every operand of every indexed op of `block` (Note [Indexed inputs]).
+template <typename Fn>
+void ForEachIndexed(const FuseBlock& block, Fn&& fn) {
+  for (const FuseOp& op : block.ops) {
+    for (const FuseArg& arg : op.indexed) fn(op, arg);
   }
 }
 

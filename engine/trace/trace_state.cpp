@@ -2,6 +2,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -37,6 +38,64 @@ bool Writable(FuseArgKind kind) {
          kind == FuseArgKind::kMultiBlockLocal;
 }
 
+// Note [Indexed inputs] (fuse_trace.h): an indexed op sits among a block's ops, reads only
+// global inputs (two for Gather and Select, one or more for Cat) that nothing reads otherwise,
+// along a dim of the block, and writes a local.
+Status CheckIndexed(const FuseTrace& trace, size_t b, const FuseOp& op, bool among_ops) {
+  const bool indexed_form = FormOf(op.kind) == FuseOpForm::kIndexed;
+  if (!indexed_form) {
+    if (op.indexed.empty() && op.dim == 0) return Status::Ok();
+    return Bad(fmt::format("block {}: {} has indexed operands", b, FuseOpKindName(op.kind)));
+  }
+  if (!among_ops)
+    return Bad(fmt::format("block {}: {} outside the ops", b, FuseOpKindName(op.kind)));
+  const size_t want = op.kind == FuseOpKind::kCat ? op.indexed.size() : 2;
+  if (op.indexed.empty() || op.indexed.size() != want) {
+    return Bad(fmt::format("block {}: {} with {} operands", b, FuseOpKindName(op.kind),
+                           op.indexed.size()));
+  }
+  const size_t rank = trace.blocks[b].shape_ref.size();
+  if (op.dim < 0 || static_cast<size_t>(op.dim) >= rank) {
+    return Bad(fmt::format("block {}: {} along dim {} of rank {}", b, FuseOpKindName(op.kind),
+                           op.dim, rank));
+  }
+  for (const FuseArg& arg : op.indexed) {
+    if (arg.kind != FuseArgKind::kInput) {
+      return Bad(fmt::format("block {}: {} indexes a non-input", b, FuseOpKindName(op.kind)));
+    }
+    if (Status s = CheckArg(trace, b, arg); !s.ok()) return s;
+  }
+  if (op.out.kind != FuseArgKind::kLocal) {
+    return Bad(fmt::format("block {}: {} writes a non-local", b, FuseOpKindName(op.kind)));
+  }
+  return Status::Ok();
+}
+
+// No indexed input is read at positions, written in place or viewed anywhere in the trace.
+Status CheckIndexedInputsAreOnlyIndexed(const FuseTrace& trace) {
+  std::vector<bool> indexed(trace.resources.inputs.size(), false);
+  for (const FuseBlock& block : trace.blocks) {
+    ForEachIndexed(block, [&](const FuseOp&, const FuseArg& arg) { indexed[arg.pos] = true; });
+  }
+  for (size_t b = 0; b < trace.blocks.size(); ++b) {
+    bool normal = false;
+    ForEachArg(trace.blocks[b], [&](const FuseArg& arg, bool) {
+      normal = normal ||
+               (arg.kind == FuseArgKind::kInput && arg.pos < indexed.size() && indexed[arg.pos]);
+    });
+    if (normal) return Bad(fmt::format("block {} reads an indexed input normally", b));
+  }
+  for (const FuseView& view : trace.resources.views) {
+    if (view.input < indexed.size() && indexed[view.input])
+      return Bad("a view of an indexed input");
+  }
+  if (trace.matmul && ((trace.matmul->lhs < indexed.size() && indexed[trace.matmul->lhs]) ||
+                       (trace.matmul->rhs < indexed.size() && indexed[trace.matmul->rhs]))) {
+    return Bad("a matmul of an indexed input");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status CheckFuseTrace(const FuseTrace& trace) {
@@ -48,6 +107,7 @@ Status CheckFuseTrace(const FuseTrace& trace) {
         for (int k = 0; k < FuseOpArity(op.kind); ++k) {
           if (Status s = CheckArg(trace, b, op.args[k]); !s.ok()) return s;
         }
+        if (Status s = CheckIndexed(trace, b, op, ops == &block.ops); !s.ok()) return s;
         if (Status s = CheckArg(trace, b, op.out); !s.ok()) return s;
         if (!Writable(op.out.kind)) {
           return Bad(
@@ -61,6 +121,7 @@ Status CheckFuseTrace(const FuseTrace& trace) {
       return Bad(fmt::format("view {} of input {} of {}", v, r.views[v].input, r.inputs.size()));
     }
   }
+  if (Status s = CheckIndexedInputsAreOnlyIndexed(trace); !s.ok()) return s;
   for (size_t i = 0; i < trace.reduces.size(); ++i) {
     const ReduceStage& stage = trace.reduces[i];
     if (static_cast<size_t>(stage.from) + 1 >= trace.blocks.size()) {

@@ -22,10 +22,19 @@ void WriteOps(const std::vector<FuseOp>& ops, capnp::List<schema::FuseOp>::Build
     const FuseOp& op = ops[i];
     schema::FuseOp::Builder o = out[static_cast<unsigned>(i)];
     o.setKind(static_cast<uint8_t>(op.kind));
-    // Only the operands the kind uses: they are all FuseOp::operator== compares.
-    const int arity = FuseOpArity(op.kind);
-    auto args = o.initArgs(static_cast<unsigned>(arity));
-    for (int k = 0; k < arity; ++k) WriteArg(op.args[k], args[static_cast<unsigned>(k)]);
+    // Only the operands the kind uses: they are all FuseOp::operator== compares. An indexed
+    // op's are its indexed inputs, with its dim (Note [Indexed inputs]).
+    if (FormOf(op.kind) == FuseOpForm::kIndexed) {
+      auto args = o.initArgs(Count(op.indexed.size()));
+      for (size_t k = 0; k < op.indexed.size(); ++k) {
+        WriteArg(op.indexed[k], args[static_cast<unsigned>(k)]);
+      }
+      o.setDim(op.dim);
+    } else {
+      const int arity = FuseOpArity(op.kind);
+      auto args = o.initArgs(static_cast<unsigned>(arity));
+      for (int k = 0; k < arity; ++k) WriteArg(op.args[k], args[static_cast<unsigned>(k)]);
+    }
     WriteArg(op.out, o.initOut());
   }
 }
@@ -108,10 +117,16 @@ std::vector<FuseOp> ReadOps(capnp::List<schema::FuseOp>::Reader in) {
     FuseOp op;
     op.kind = ReadEnum<FuseOpKind>(o.getKind(), "fused op kind");
     const auto args = o.getArgs();
-    const int arity = FuseOpArity(op.kind);
-    Require(args.size() == static_cast<unsigned>(arity), "fused {} with {} operands",
-            FuseOpKindName(op.kind), args.size());
-    for (int k = 0; k < arity; ++k) op.args[k] = ReadArg(args[static_cast<unsigned>(k)]);
+    if (FormOf(op.kind) == FuseOpForm::kIndexed) {
+      Require(args.size() >= 1, "fused {} with no operands", FuseOpKindName(op.kind));
+      for (schema::FuseArg::Reader arg : args) op.indexed.push_back(ReadArg(arg));
+      op.dim = o.getDim();
+    } else {
+      const int arity = FuseOpArity(op.kind);
+      Require(args.size() == static_cast<unsigned>(arity), "fused {} with {} operands",
+              FuseOpKindName(op.kind), args.size());
+      for (int k = 0; k < arity; ++k) op.args[k] = ReadArg(args[static_cast<unsigned>(k)]);
+    }
     op.out = ReadArg(o.getOut());
     ops.push_back(op);
   }

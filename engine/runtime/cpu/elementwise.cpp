@@ -218,6 +218,10 @@ TileOp ElementTile(FuseOpKind kind, DType dtype) {
               [](I in, int64_t* out, int64_t n) {
                 for (int64_t i = 0; i < n; ++i) out[i] = in[1][i] != 0 ? in[2][i] : in[0][i];
               }};
+    // Indexed reads (Note [Indexed inputs], engine/trace/fuse_trace.h) are not element functions.
+    case FuseOpKind::kGather:
+    case FuseOpKind::kSelect:
+    case FuseOpKind::kCat: break;
   }
   throw Error(fmt::format("fused {} has no tile function", FuseOpKindName(kind)));
 }
