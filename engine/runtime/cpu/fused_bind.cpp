@@ -2,6 +2,7 @@
 #include <utility>
 
 #include "engine/runtime/cpu/cpu_buffer.h"
+#include "engine/runtime/cpu/fused_indexed.h"
 #include "engine/runtime/cpu/fused_plan.h"
 #include "engine/runtime/cpu/kernels.h"
 
@@ -67,6 +68,8 @@ void BindFused(FusedPlan& plan, const FusedLaunch& launch, std::vector<TensorHan
       source.view = BroadcastView(tensors[source.index], ref);
       source.copy = overwritten[source.index];
     }
+    // Indexed inputs are never overwritten in place (ChooseInPlace, fused_outputs.cpp).
+    for (IndexedSource& source : program.indexed) BindIndexed(source, tensors, ref);
     for (OutputTarget& target : program.targets) {
       target = Target(target.output, outputs[target.output], ref);
     }

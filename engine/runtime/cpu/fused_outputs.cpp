@@ -28,6 +28,13 @@ std::vector<int> ChooseInPlace(const FusedLaunch& launch) {
   for (const FuseView& view : trace.resources.views) {
     if (view.input < inputs) excluded[view.input] = true;
   }
+  // An indexed input is read at positions other than the output's (Note [Indexed inputs]):
+  // an output in its buffer would overwrite elements later tiles still read.
+  for (const FuseBlock& block : trace.blocks) {
+    ForEachIndexed(block, [&](const FuseOp&, const FuseArg& arg) {
+      if (arg.kind == FuseArgKind::kInput && arg.pos < inputs) excluded[arg.pos] = true;
+    });
+  }
   if (trace.matmul) {
     for (uint32_t i : {trace.matmul->lhs, trace.matmul->rhs}) {
       if (i < inputs) excluded[i] = true;

@@ -6,8 +6,9 @@
 // the output's dtype and shape, is contiguous from offset 0, no handle besides the launch's
 // holds its buffer (use_count), and it is read as a plain input by exactly one block, the only
 // block that writes the output, whose reference has that same shape; not through a view, not
-// as a matmul operand, and the output is not re-read as a kOutput. So every position reads the
-// input's element before the same position writes it, and nothing else ever reads it.
+// as a matmul operand, not as an indexed input (Note [Indexed inputs], fuse_trace.h: read at
+// other positions than its own), and the output is not re-read as a kOutput. So every position
+// reads the input's element before the same position writes it, and nothing else ever reads it.
 #pragma once
 
 #include <span>

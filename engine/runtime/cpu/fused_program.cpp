@@ -73,6 +73,10 @@ class BlockCompiler {
       Write(op.out, Read(op.args[0], op.out.dtype));
       return;
     }
+    if (FormOf(op.kind) == FuseOpForm::kIndexed) {
+      Indexed(op);
+      return;
+    }
     const TileOp tile = OpTile(op);
     // ConditionalAssign(cond, lhs, rhs) is MaskWhere(tensor = rhs, mask = cond, value = lhs).
     static constexpr int kInOrder[] = {0, 1, 2};
@@ -85,6 +89,19 @@ class BlockCompiler {
     step.out = NewValue(tile.domain, true);
     program_.steps.push_back(step);
     Write(op.out, {step.out, DomainDType(tile.domain)});
+  }
+
+  // The elements an unfused Gather, Select or Cat would copy, held as their dtype, then
+  // written to the op's local as an Assign of a read of that dtype is (Note [Indexed inputs]).
+  void Indexed(const FuseOp& op) {
+    if (!links_.indexed) throw Error("fused block has an indexed op its plan cannot bind");
+    program_.indexed.push_back(links_.indexed(op));
+    const DType dtype = program_.indexed.back().dtype;
+    const int value = NewValue(DomainOf(dtype), true);
+    program_.steps.push_back({.kind = TileStep::Kind::kIndexed,
+                              .out = value,
+                              .target = static_cast<int>(program_.indexed.size()) - 1});
+    Write(op.out, {value, dtype});
   }
 
   // `fill`: the dtype an Assign stores a scalar as, which then follows Fill's rule.

@@ -16,7 +16,10 @@
 //             between domains;
 //   kCompute  one tile function of the unfused kernels (kernels.h), so the math is theirs;
 //   kStore    a value stored into an output, in the output's dtype;
-//   kKeep     a value copied into a group buffer for a later block or a reduce stage.
+//   kKeep     a value copied into a group buffer for a later block or a reduce stage;
+//   kIndexed  an indexed read (Gather, Select, Cat: Note [Indexed inputs], fuse_trace.h): per
+//             position, the element the unfused kernel would copy (or zero bytes out of
+//             range), then loaded into its domain as a read of that dtype (fused_indexed.h).
 // Stores run after every other step of the tile, so an output that took an input's buffer in
 // place (fused_outputs.h) never overwrites numbers the tile has yet to load.
 // Each value remembers the dtype whose rounding it already holds, so a kConvert appears only
@@ -67,6 +70,25 @@ struct TileSource {
   std::optional<DType> fill;
 };
 
+// An indexed op's operands as a kIndexed step reads them (fused_indexed.h).
+struct IndexedTensor {
+  const std::byte* data = nullptr;  // element at multi-index 0
+  Shape shape;
+  Shape strides;  // in elements
+};
+
+struct IndexedSource {
+  FuseOpKind kind = FuseOpKind::kGather;
+  int64_t dim = 0;
+  std::vector<int> tensors;   // plan tensors: {tensor, indices} (Gather, Select), or the inputs
+  DType dtype = DType::kF32;  // of every tensor read (never of the indices)
+  // Bound late (BindFused):
+  Shape ref;                         // the block's reference shape
+  std::vector<IndexedTensor> reads;  // the tensors elements are read from (Cat: all of them)
+  std::vector<int64_t> starts;       // Cat: where each input starts along dim
+  StridedView indices;               // Gather, Select: the index of each position, over `ref`
+};
+
 // An output as one block writes it (bound late, once the outputs exist).
 struct OutputTarget {
   int output = 0;  // index in FusedLaunch::outputs
@@ -79,13 +101,14 @@ struct OutputTarget {
 };
 
 struct TileStep {
-  enum class Kind : uint8_t { kLoad, kConvert, kCompute, kStore, kKeep };
+  enum class Kind : uint8_t { kLoad, kConvert, kCompute, kStore, kKeep, kIndexed };
   Kind kind = Kind::kLoad;
   int out = -1;                           // the value written (kLoad, kConvert, kCompute)
   int args[kMaxOperands] = {-1, -1, -1};  // the values read (kConvert/kStore/kKeep: args[0])
   TileOp op{Domain::kFloat};              // kCompute
   DType dtype = DType::kF32;              // kConvert: the dtype the value is stored as
-  int target = -1;  // kLoad: a source; kStore: a target; kKeep: a group buffer
+  // kLoad: a source; kStore: a target; kKeep: a group buffer; kIndexed: an indexed source.
+  int target = -1;
 };
 
 struct TileValue {
@@ -96,6 +119,7 @@ struct TileValue {
 struct BlockProgram {
   std::vector<TileSource> sources;
   std::vector<OutputTarget> targets;
+  std::vector<IndexedSource> indexed;
   std::vector<TileStep> steps;
   std::vector<TileValue> values;
   std::vector<std::vector<float>> float_constants;  // kFusedTile copies of one number each
@@ -125,6 +149,8 @@ struct ArgSink {
 struct BlockLinks {
   std::function<ArgSource(const FuseArg&)> source;
   std::function<ArgSink(const FuseArg&)> sink;
+  // An indexed op checked against the launch, its tensors resolved (Note [Indexed inputs]).
+  std::function<IndexedSource(const FuseOp&)> indexed;
   // The local a reduce or matmul stage fills before the block runs, and where it is.
   std::optional<FuseArg> stage_local;
   ArgSource stage_source;

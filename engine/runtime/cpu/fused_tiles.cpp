@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/runtime/cpu/convert.h"
+#include "engine/runtime/cpu/fused_indexed.h"
 
 namespace ember::cpu {
 namespace {
@@ -183,6 +184,10 @@ void RunBlockTiles(const BlockProgram& program, const GroupBuffers& group, int64
           break;
         case TileStep::Kind::kStore:
           StoreTile(program.targets[step.target], at[a], values[a].domain, pos, n);
+          break;
+        case TileStep::Kind::kIndexed:
+          LoadIndexedTile(program.indexed[step.target], pos, n, out, scratch.temp());
+          at[step.out] = out;
           break;
         case TileStep::Kind::kKeep: {
           const int size = NumberSize(values[a].domain);
