@@ -161,6 +161,43 @@ TEST(FusedIndexed, ManyThreadsMatchUnfused) {
   ExpectIndexAlongMatches(h, FuseOpKind::kSelect, {300, 257}, 0, 280, DType::kF16, DType::kI32);
 }
 
+// Strided operands (a swapped tensor, swapped indices, a swapped Cat input) are read through
+// their strides, as the unfused kernels read them.
+TEST(FusedIndexed, StridedOperandsMatchUnfused) {
+  Harness h(2);
+  const TensorIr t = DataInput(h, {61, 37}, DType::kF32, 4);
+  const TensorIr tt = h.Exec(ir::SwapDims(t, 0, 1, h.Output({37, 61})));
+  const TensorIr i = h.InputInts({61, 37}, DType::kI32, Indices(61 * 37, 61, 3));
+  const TensorIr it = h.Exec(ir::SwapDims(i, 0, 1, h.Output({37, 61}, DType::kI32)));
+  const TensorIr addend = Addend(h, {37, 61}, DType::kF32);
+  for (int64_t dim : {0, 1}) {
+    ExpectChainMatches(h, FuseOpKind::kGather, dim, {0, 1}, {tt, it, addend},
+                       ir::Indexed(OpKind::kGather, tt, dim, it, h.Output({37, 61})),
+                       fmt::format("strided gather along {}", dim));
+  }
+  const TensorIr u = DataInput(h, {37, 5}, DType::kF32, 6);
+  const Shape wide = {37, 66};
+  ExpectChainMatches(h, FuseOpKind::kCat, 1, {0, 1}, {tt, u, Addend(h, wide, DType::kF32)},
+                     ir::Cat({tt, u}, 1, h.Output(wide)), "strided cat");
+}
+
+// A kept plan (the second launch of one trace) reads the second launch's tensors.
+TEST(FusedIndexed, AKeptPlanReadsEachLaunchsTensors) {
+  Harness h(1);
+  const Shape shape = {37, 61};
+  const FuseTrace trace = IndexedChain(FuseOpKind::kSelect, 1, {0, 1},
+                                       {DType::kF32, DType::kI64, DType::kF32}, 2, DType::kF32, 2);
+  for (uint64_t seed : {1, 2}) {
+    const TensorIr t = DataInput(h, {37, 20}, DType::kF32, seed);
+    const TensorIr i = h.InputInts({61}, DType::kI64, Indices(61, 20, seed));
+    const TensorIr addend = Addend(h, shape, DType::kF32);
+    const TensorIr read = h.Exec(ir::Indexed(OpKind::kSelect, t, 1, i, h.Output(shape)));
+    const auto fused = RunFused(h, trace, {t, i, addend}, {OutIr(shape), OutIr(shape)}, {shape},
+                                {ScaleFor(DType::kF32)});
+    ExpectSameBytes(h.backend(), fused[1], h.Handle(read), "launch");
+  }
+}
+
 // Cat of inputs whose sizes along dim are `sizes` (the others are `shape`'s).
 void ExpectCatMatches(Harness& h, const Shape& shape, int64_t dim,
                       const std::vector<int64_t>& sizes, DType dtype) {
