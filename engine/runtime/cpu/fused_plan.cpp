@@ -226,7 +226,7 @@ class Planner {
   // broadcast onto the reference: only these rules bind them.
   IndexedSource IndexedOf(size_t b, const FuseOp& op) const {
     const Shape& ref = launch_.block_shapes[b];
-    const char* name = FuseOpKindName(op.kind).data();
+    const std::string_view name = FuseOpKindName(op.kind);
     IndexedSource source{.kind = op.kind, .dim = op.dim};
     const bool cat = op.kind == FuseOpKind::kCat;
     const size_t rank = ref.size();
