@@ -7,6 +7,7 @@
 #include <ember/error.h>
 
 #include "codegen/cuda_expr.h"
+#include "codegen/indexed_read.h"
 #include "codegen/reduce_accumulator.h"
 
 namespace ember::codegen {
@@ -153,6 +154,8 @@ class KernelContext::BodyWriter {
       case Access::kUniform:
         Emit(Lanes(fmt::format("v{}[l] = {};", v, LoadExpr(dtype, ptr + "[0]"))));
         break;
+      case Access::kIndexed:
+        throw Error(fmt::format("block {} reads indexed tensor {} by position", b_, t));
     }
     return {v, dtype};
   }
@@ -192,6 +195,7 @@ class KernelContext::BodyWriter {
         stmt = Lanes(fmt::format("{}[{} + l * {}] = {};", ptr, Offset(t), LastStride(t), value));
         break;
       case Access::kNone: break;
+      case Access::kIndexed: throw Error(fmt::format("block {} writes indexed tensor {}", b_, t));
     }
     if (now) {
       Emit(stmt);
@@ -380,7 +384,33 @@ class KernelContext::BodyWriter {
         fmt::format("a fused op cannot write to argument kind {}", static_cast<int>(out.kind)));
   }
 
+  // Note [Indexed inputs]: the element read (in its tensor's domain), then converted into the
+  // out local as an Assign of a read converts it.
+  void IndexedOp(const FuseOp& op) {
+    for (const FuseArg& arg : op.indexed) {
+      const auto t = static_cast<int>(arg.pos);
+      if (arg.kind != FuseArgKind::kInput || AccessOf(t) != Access::kIndexed ||
+          ctx_.spec_.dtypes.at(t) != arg.dtype) {
+        throw Error(fmt::format("block {} was not planned to index input {} as {}", b_, arg.pos,
+                                DTypeName(arg.dtype)));
+      }
+      ctx_.used_[t] = true;
+    }
+    NeedCoordinates();
+    const DType dtype = op.indexed.at(0).dtype;
+    const int v = NewValue(FloatDomain(dtype));
+    const std::string lane =
+        IndexedLane(op, static_cast<int>(RefShapeRank().size()), ctx_.spec_.dtypes,
+                    fmt::format("v{}[l]", v), [&](const Slot& slot) { return ctx_.S(slot); });
+    Emit(Lanes(lane));
+    Write(op.out, {v, dtype});
+  }
+
   void Op(const FuseOp& op) {
+    if (FormOf(op.kind) == FuseOpForm::kIndexed) {
+      IndexedOp(op);
+      return;
+    }
     if (op.kind == FuseOpKind::kAssign) {
       Write(op.out, Read(op.args[0], op.out.dtype));
       return;

@@ -64,6 +64,7 @@ enum class Access : uint8_t {
   kRowVector,  // strided, unit stride along the last dim and aligned: a vector per row run
   kSplat,      // strided, stride 0 along the last dim: one load serves the row run
   kUniform,    // every stride 0: one element for every position
+  kIndexed,    // read by index (Note [Indexed inputs]): its own strides, one element per lane
 };
 
 // How a kernel walks positions (Note [Kernel modes], codegen/trace_kernels.h).
@@ -79,16 +80,18 @@ enum class KernelMode : uint8_t {
 // What one slot of Note [Kernel arguments] holds.
 struct Slot {
   enum class Kind : uint8_t {
-    kAddress,  // tensor's data address
-    kStride,   // tensor's stride along reference dim `dim` of block `block` (0: broadcast)
-    kRefDim,   // dim `dim` of block `block`'s reference
-    kCount,    // positions of block `block`
-    kUnits,    // reduce modes: rows (outer positions)
-    kLength,   // reduce modes: the reduced axis' length
-    kInner,    // reduce modes: positions after the axis
-    kParts,    // split rows: the parts of each row (TracePlan::parts)
-    kScalar,   // scalar `index` as the domain of `dtype` would use it in an op
-    kFill,     // scalar `index` stored as `dtype` and loaded back (a fused Full)
+    kAddress,    // tensor's data address
+    kStride,     // tensor's stride along reference dim `dim` of block `block` (0: broadcast)
+    kRefDim,     // dim `dim` of block `block`'s reference
+    kCount,      // positions of block `block`
+    kUnits,      // reduce modes: rows (outer positions)
+    kLength,     // reduce modes: the reduced axis' length
+    kInner,      // reduce modes: positions after the axis
+    kParts,      // split rows: the parts of each row (TracePlan::parts)
+    kScalar,     // scalar `index` as the domain of `dtype` would use it in an op
+    kFill,       // scalar `index` stored as `dtype` and loaded back (a fused Full)
+    kOwnStride,  // tensor's own stride along its dim `dim` (indexed inputs: codegen/indexed_read.h)
+    kOwnDim,     // tensor's own size along its dim `dim` (indexed inputs)
   };
   Kind kind = Kind::kAddress;
   int tensor = 0;

@@ -97,7 +97,7 @@ std::optional<KernelSpec> ParseKernelSignature(std::string_view line, size_t blo
   spec.access.resize(blocks);
   for (size_t b = 0; b < blocks; ++b) {
     if (!ListField(tokens[7 + b], fmt::format("b{}", b), '0',
-                   static_cast<int>(Access::kUniform) + 1, &spec.access[b])) {
+                   static_cast<int>(Access::kIndexed) + 1, &spec.access[b])) {
       return std::nullopt;
     }
   }

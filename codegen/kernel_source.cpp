@@ -334,6 +334,12 @@ std::vector<uint64_t> KernelArguments(const TraceLaunch& launch, const TracePlan
         break;
       }
       case Slot::Kind::kParts: values.push_back(static_cast<uint64_t>(plan.parts)); break;
+      case Slot::Kind::kOwnStride:
+        values.push_back(static_cast<uint64_t>(tensors.at(slot.tensor)->strides.at(slot.dim)));
+        break;
+      case Slot::Kind::kOwnDim:
+        values.push_back(static_cast<uint64_t>(tensors.at(slot.tensor)->shape.at(slot.dim)));
+        break;
       case Slot::Kind::kScalar:
         values.push_back(ScalarSlotValue(launch.scalars.at(slot.index), slot.dtype, false));
         break;

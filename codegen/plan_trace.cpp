@@ -10,6 +10,7 @@
 
 #include <ember/error.h>
 
+#include "codegen/indexed_read.h"
 #include "codegen/kernel_signature.h"
 
 namespace ember::codegen {
@@ -95,6 +96,7 @@ void CheckLaunch(const TraceLaunch& launch) {
                               trace.blocks[b].shape_ref.size(), launch.block_shapes[b]));
     }
   }
+  CheckIndexedOps(launch);
 }
 
 class Planner {
@@ -185,6 +187,7 @@ class Planner {
         std::find(touched.begin(), touched.end(), table_.matmul) == touched.end()) {
       touched.push_back(table_.matmul);
     }
+    for (int t : IndexedTensors(trace_.blocks[b])) touched.push_back(t);  // never read otherwise
     return touched;
   }
 
@@ -196,12 +199,15 @@ class Planner {
   }
 
   // The widest vector every tensor of the block allows: 16 bytes of its smallest element,
-  // narrowed until it divides `row` when some tensor needs coordinates.
-  int ChooseWidth(const std::vector<int>& touched, const Shape& ref, int64_t row,
-                  bool need_row) const {
+  // narrowed until it divides `row` when some tensor needs coordinates. Indexed inputs do not
+  // vote (one element per lane, as burn's Vect::Aligned(1)) but need coordinates, lanes within
+  // a row (codegen/indexed_read.h).
+  int ChooseWidth(const std::vector<int>& touched, const Shape& ref, int64_t row, bool need_row,
+                  const std::vector<int>& indexed) const {
     int smallest = 8;
-    bool coordinates = false;
+    bool coordinates = !indexed.empty();
     for (int t : touched) {
+      if (std::find(indexed.begin(), indexed.end(), t) != indexed.end()) continue;
       smallest = std::min(smallest, DTypeSize(Tensor(t).dtype));
       if (!IsPlain(Tensor(t), ref)) coordinates = true;
     }
@@ -240,7 +246,11 @@ class Planner {
       const int t = TensorOf(arg, b);
       if (t >= 0 && is_out) written[t] = true;
     });
-    for (int t : Touched(b)) spec.access[b][t] = AccessOf(Tensor(t), ref, width, written[t]);
+    const std::vector<int> indexed = IndexedTensors(trace_.blocks[b]);
+    for (int t : Touched(b)) {
+      const bool by_index = std::find(indexed.begin(), indexed.end(), t) != indexed.end();
+      spec.access[b][t] = by_index ? Access::kIndexed : AccessOf(Tensor(t), ref, width, written[t]);
+    }
   }
 
   void FinishSpec(KernelSpec& spec, const std::vector<int64_t>& counts) const {
@@ -300,7 +310,8 @@ class Planner {
       KernelSpec spec{.mode = KernelMode::kBlock, .block = static_cast<int>(b)};
       spec.full = full;
       const std::vector<int> touched = Touched(b);
-      spec.width = ChooseWidth(touched, ref, ref.empty() ? 1 : ref.back(), false);
+      spec.width = ChooseWidth(touched, ref, ref.empty() ? 1 : ref.back(), false,
+                               IndexedTensors(trace_.blocks[b]));
       spec.access.resize(trace_.blocks.size());
       SetAccess(spec, b, ref, spec.width);
       spec.threads = kBlockThreads;
@@ -348,12 +359,13 @@ class Planner {
     }
     AddScratchTensors(shapes);
     // The tensors of the full blocks (scratch included) decide the vector width along a row.
-    std::vector<int> full_touched;
+    std::vector<int> full_touched, full_indexed;
     for (uint32_t b = 0; b < trace_.blocks.size(); ++b) {
       if (!layout.full[b]) continue;
       for (int t : Touched(b)) full_touched.push_back(t);
+      for (int t : IndexedTensors(trace_.blocks[b])) full_indexed.push_back(t);
     }
-    spec.width = row ? ChooseWidth(full_touched, full_shape, layout.length, true) : 1;
+    spec.width = row ? ChooseWidth(full_touched, full_shape, layout.length, true, full_indexed) : 1;
     spec.full = layout.full;
     CheckOutputReads(layout);
     const int64_t sms = launch_.limits.multiprocessors;

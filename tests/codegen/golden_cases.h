@@ -17,6 +17,7 @@
 #include "engine/fuse/reduce_fuser.h"
 #include "engine/ir/builders.h"
 #include "tests/codegen/codegen_test_util.h"
+#include "tests/codegen/indexed_traces.h"
 
 namespace ember::codegen_test {
 
@@ -242,6 +243,23 @@ inline std::vector<GoldenCase> GoldenCases() {
       {"max_short_rows",
        [] { return ReduceRows(OpKind::kMaxDim, DType::kF32, DType::kF32); },
        {{1, 1000}, {2, 64}}},
+      // Indexed reads (Note [Indexed inputs]), hand-built: * s0 + in2 after each.
+      {"gather_last_mul_add",
+       [] { return GatherMulAdd(1, DType::kF32, DType::kI64); },
+       {{1, 64}, {2, 48}, {3, 100}}},
+      {"select_dim0_f16_mul_add",
+       [] { return SelectMulAdd(0, DType::kF16, DType::kI32); },
+       {{1, 40}, {2, 64}, {3, 50}}},
+      {"cat_last_mul_add",
+       [] {
+         return CatMulAdd(1, {3, 4}, 5, DType::kF32);
+       },
+       {{1, 32}, {3, 24}, {4, 40}, {5, 64}}},
+      {"cat3_dim0_mul_add",
+       [] {
+         return CatMulAdd(0, {3, 4, 5}, 6, DType::kF32);
+       },
+       {{2, 128}, {3, 8}, {4, 16}, {5, 8}, {6, 32}}},
   };
 }
 

@@ -53,6 +53,9 @@ uint64_t TraceHash(const FuseTrace& trace) {
         Mix(h, static_cast<uint64_t>(op.kind));
         for (int k = 0; k < FuseOpArity(op.kind); ++k) MixArg(h, op.args[k]);
         MixArg(h, op.out);
+        // Indexed ops (Note [Indexed inputs]); other ops hash as they always did.
+        if (!op.indexed.empty()) Mix(h, static_cast<uint64_t>(op.dim) ^ op.indexed.size() << 32);
+        for (const FuseArg& a : op.indexed) MixArg(h, a);
       }
     }
   }

@@ -1,0 +1,67 @@
+// trace:
+//   input 0: t1 [3,2]
+//   input 1: t2 [4,2]
+//   input 2: t3 [5,2]
+//   input 3: t4 [6,2]
+//   output 0: t5 [6,2]
+//   scalar 0: placeholder 0 as f32
+//   block 0 over [6,2]:
+//     read  l1:f32 = Assign(in3:f32)
+//     op    l0:f32 = Cat(in0:f32, in1:f32, in2:f32; dim 0)
+//     op    l2:f32 = Mul(l0:f32, s0:f32)
+//     op    l3:f32 = Add(l2:f32, l1:f32)
+//     write out0:f32 = Assign(l3:f32)
+// kernel 0: grid 4 x 256 threads, 0 bytes of shared memory
+// <prelude: codegen/prelude.cpp>
+
+// mode=0 block=0 width=4 index64=false threads=256 group=1 shared=false b0:77722 dt:aaaaa ua:11111 full:1
+struct Params { unsigned long long s[18]; };
+typedef int idx;
+
+extern "C" __global__ void __launch_bounds__(256) ember_fused(const Params p) {
+  const float* __restrict__ t0 = (const float*)p.s[13];
+  const float* __restrict__ t1 = (const float*)p.s[14];
+  const float* __restrict__ t2 = (const float*)p.s[15];
+  const float* __restrict__ t3 = (const float*)p.s[16];
+  float* __restrict__ t4 = (float*)p.s[17];
+  const idx count = (idx)p.s[0];
+  const idx nvec = count / 4;
+  const idx stride = (idx)gridDim.x * blockDim.x;
+  for (idx v = (idx)blockIdx.x * blockDim.x + threadIdx.x; v < nvec; v += stride) {
+    const idx pos = v * 4;
+    {
+      float v0[4];
+      { float raw[4]; ember_load<4>(t3 + pos, raw); _Pragma("unroll") for (int l = 0; l < 4; ++l) { v0[l] = ember_f(raw[l]); } }
+      idx r_ = pos;
+      const idx c1 = r_ % (idx)p.s[1]; r_ /= (idx)p.s[1];
+      const idx c0 = r_;
+      float v1[4];
+      _Pragma("unroll") for (int l = 0; l < 4; ++l) { { idx a = c0; if (a < (idx)p.s[3]) v1[l] = ember_f(t0[(idx)a * (idx)p.s[4] + (c1 + (idx)l) * (idx)p.s[5]]); else if ((a -= (idx)p.s[3]) < (idx)p.s[6]) v1[l] = ember_f(t1[(idx)a * (idx)p.s[7] + (c1 + (idx)l) * (idx)p.s[8]]); else if ((a -= (idx)p.s[6]) < (idx)p.s[9]) v1[l] = ember_f(t2[(idx)a * (idx)p.s[10] + (c1 + (idx)l) * (idx)p.s[11]]); else v1[l] = 0.0f; } }
+      float v2[4];
+      _Pragma("unroll") for (int l = 0; l < 4; ++l) { v2[l] = __uint_as_float((unsigned)p.s[12]); }
+      float v3[4];
+      _Pragma("unroll") for (int l = 0; l < 4; ++l) { v3[l] = (v1[l] * v2[l]); }
+      float v4[4];
+      _Pragma("unroll") for (int l = 0; l < 4; ++l) { v4[l] = (v3[l] + v0[l]); }
+      { float raw[4]; _Pragma("unroll") for (int l = 0; l < 4; ++l) { raw[l] = ember_to_f32(v4[l]); } ember_store<4>(t4 + pos, raw); }
+    }
+  }
+  for (idx pos = nvec * 4 + (idx)blockIdx.x * blockDim.x + threadIdx.x; pos < count; pos += stride) {
+    {
+      float v0[1];
+      { const int l = 0; v0[l] = ember_f(t3[pos + l]); }
+      idx r_ = pos;
+      const idx c1 = r_ % (idx)p.s[1]; r_ /= (idx)p.s[1];
+      const idx c0 = r_;
+      float v1[1];
+      { const int l = 0; { idx a = c0; if (a < (idx)p.s[3]) v1[l] = ember_f(t0[(idx)a * (idx)p.s[4] + (c1 + (idx)l) * (idx)p.s[5]]); else if ((a -= (idx)p.s[3]) < (idx)p.s[6]) v1[l] = ember_f(t1[(idx)a * (idx)p.s[7] + (c1 + (idx)l) * (idx)p.s[8]]); else if ((a -= (idx)p.s[6]) < (idx)p.s[9]) v1[l] = ember_f(t2[(idx)a * (idx)p.s[10] + (c1 + (idx)l) * (idx)p.s[11]]); else v1[l] = 0.0f; } }
+      float v2[1];
+      { const int l = 0; v2[l] = __uint_as_float((unsigned)p.s[12]); }
+      float v3[1];
+      { const int l = 0; v3[l] = (v1[l] * v2[l]); }
+      float v4[1];
+      { const int l = 0; v4[l] = (v3[l] + v0[l]); }
+      { const int l = 0; t4[pos + l] = ember_to_f32(v4[l]); }
+    }
+  }
+}
