@@ -51,6 +51,7 @@ void CheckOp(const TraceLaunch& launch, uint32_t b, const FuseOp& op) {
   }
   int64_t along = 0;
   for (const BoundTensor* t : tensors) {
+    if (t->dtype != tensors[0]->dtype) fail("inputs of two dtypes");
     for (int64_t d = 0; d < rank; ++d) {
       if (d != op.dim && t->shape[d] != ref[d]) fail(fmt::format("an input of shape {}", t->shape));
     }
