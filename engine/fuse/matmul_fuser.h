@@ -22,8 +22,8 @@ class MatmulFuser final : public OperationFuser {
   // What the environment fingerprint records for it (Note [Environment fingerprint]): raised
   // whenever what it accepts or builds changes, so that no plan found by the old rules is
   // served. 2: burn's conversion rule for Cast (CastIsFusable, trace_op_fuser.h), and float matmuls
-  // only.
-  static constexpr uint32_t kVersion = 2;
+  // only. 3: Gather, Select and Cat as indexed inputs of the epilogue (Note [Indexed inputs]).
+  static constexpr uint32_t kVersion = 3;
 
   explicit MatmulFuser(uint32_t max_bindings);
 

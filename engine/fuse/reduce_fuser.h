@@ -26,8 +26,9 @@ class ReduceFuser final : public OperationFuser {
   static constexpr std::string_view kName = "Reduce";
   // What the environment fingerprint records for it (Note [Environment fingerprint]): raised
   // whenever what it accepts or builds changes, so that no plan found by the old rules is
-  // served. 2: burn's conversion rule for Cast (CastIsFusable, trace_op_fuser.h).
-  static constexpr uint32_t kVersion = 2;
+  // served. 2: burn's conversion rule for Cast (CastIsFusable, trace_op_fuser.h). 3: Gather,
+  // Select and Cat as indexed inputs (Note [Indexed inputs], engine/trace/fuse_trace.h).
+  static constexpr uint32_t kVersion = 3;
 
   explicit ReduceFuser(uint32_t max_bindings);
 

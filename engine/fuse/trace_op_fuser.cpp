@@ -84,6 +84,7 @@ FuseArg TraceOpFuser::OutputUnhandled(const TensorIr& tensor) {
 void TraceOpFuser::NextBlock(FuseSettings settings) {
   builder_.NextBlock(current_output_shape_);
   current_output_shape_.clear();
+  indexed_block_ = false;
   settings_ = settings;
   status_ = FuserStatus::kOpen;
 }
@@ -134,6 +135,8 @@ bool TraceOpFuser::OutputIsCompatible(const TensorIr& out) {
   }
   if (should_update) {
     if (updated != out.shape) return false;
+    // An indexed op computes at its own output's positions only (Note [Indexed inputs]).
+    if (indexed_block_) return false;
     current_output_shape_ = out.shape;
   }
   return true;
@@ -188,6 +191,10 @@ std::string_view TraceOpFuser::TryFuse(const OperationIr& op) {
   constexpr std::string_view kRejected = "rejected";
   constexpr std::string_view kUnsupported = "unsupported op";
   auto ok = [&](bool fused) { return fused ? std::string_view() : kRejected; };
+  auto IndexedFused = [&](bool fused) {
+    indexed_block_ = indexed_block_ || fused;
+    return ok(fused);
+  };
   const auto& in = op.inputs;
   const auto& out = op.outputs;
   // The generic groups are their fused op over their operands (op_list.def, Group column).
@@ -284,10 +291,10 @@ std::string_view TraceOpFuser::TryFuse(const OperationIr& op) {
     }
     case SpecialOp::kGather:
     case SpecialOp::kSelect: {
-      if (!kFuseIndexedInputs) return kUnsupported;
-      // burn's fuse_base: the output's shape first, then both tensors as indexed inputs.
-      if (!OutputIsCompatible(out[0])) return kRejected;
-      return ok(Transaction([&](TraceBuilder& b) {
+      // burn's fuse_base: the output's shape first, then both tensors as indexed inputs. The
+      // output must be the block's reference (Note [Indexed inputs]).
+      if (!OutputIsCompatible(out[0]) || out[0].shape != current_output_shape_) return kRejected;
+      return IndexedFused(Transaction([&](TraceBuilder& b) {
         auto tensor = b.InputIndexed(in[0]);
         if (!tensor) return false;
         auto indices = b.InputIndexed(in[1]);
@@ -299,9 +306,8 @@ std::string_view TraceOpFuser::TryFuse(const OperationIr& op) {
       }));
     }
     case SpecialOp::kCat: {
-      if (!kFuseIndexedInputs) return kUnsupported;
-      if (!OutputIsCompatible(out[0])) return kRejected;
-      return ok(Transaction([&](TraceBuilder& b) {
+      if (!OutputIsCompatible(out[0]) || out[0].shape != current_output_shape_) return kRejected;
+      return IndexedFused(Transaction([&](TraceBuilder& b) {
         std::vector<FuseArg> inputs;
         for (const TensorIr& t : in) {
           auto arg = b.InputIndexed(t);

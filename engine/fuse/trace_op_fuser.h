@@ -8,11 +8,11 @@
 // fused op (the Fused column of engine/ir/op_list.def: arithmetic, math and comparisons with
 // their scalar forms, Clamp, MaskWhere, MaskFill, Full, Zeros, Ones), Cast as burn's conversions
 // allow it (CastIsFusable below), Reshape and SwapDims (as views of inputs already read in the
-// kernel), and Drop (not as the first op). Any other op closes the fuser. Two knowing
-// differences from burn (docs/FIDELITY.md lists every one):
+// kernel), Gather, Select and Cat (as indexed inputs, Note [Indexed inputs] in
+// engine/trace/fuse_trace.h: burn's input_indexed), and Drop (not as the first op). Any other op
+// closes the fuser. One knowing difference from burn (docs/FIDELITY.md lists every one):
 //   * Neg is accepted (as FuseOp Neg). burn never sees a Neg op - its frontend emits
 //     MulScalar(-1) - so fusing it keeps ember's decisions equal to burn's for the same program.
-//   * Gather, Select and Cat (burn's "indexed inputs") are not fused yet; they close the fuser.
 //
 // A rejected op closes the fuser for good (until Reset). Every op but the first is tried on a
 // copy of the builder, kept only if it succeeds within the limits, and the reference shape is
@@ -37,12 +37,6 @@ namespace ember {
 // Float::IntoInt is not fused, and every Bool op (Bool::IntoFloat, Bool::IntoInt) closes the
 // fuser. A cast to bool has no burn conversion (burn compares instead) and is not fused either.
 bool CastIsFusable(DType from, DType to);
-
-// Whether Gather, Select and Cat fuse as indexed inputs (Note [Indexed inputs],
-// engine/trace/fuse_trace.h), burn's rule. Off while the backends cannot run indexed reads
-// (issue 45: the trace IR, the builder and this fuser's cases are built; the CPU interpreter
-// and the CUDA generator are not yet), so that no plan holds an op no backend executes.
-inline constexpr bool kFuseIndexedInputs = false;
 
 struct FuseSettings {
   bool broadcast = true;             // an op's output may be smaller than the reference
@@ -94,6 +88,9 @@ class TraceOpFuser {
   Scoring scoring_;
   FuseSettings settings_;
   Shape current_output_shape_;
+  // The current block holds an indexed op, whose output shape is then the block's reference for
+  // good (Note [Indexed inputs], engine/trace/fuse_trace.h).
+  bool indexed_block_ = false;
   FuserStatus status_ = FuserStatus::kOpen;
   size_t num_ops_ = 0;
   uint32_t num_views_ = 0;

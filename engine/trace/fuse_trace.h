@@ -111,7 +111,10 @@ struct FuseArg {
 // An index outside [0, tensor's size along dim), negative included, reads 0, as the unfused
 // kernels do (docs/API.md). An indexed input is never also read normally, written, viewed, or
 // reused in place, and it is never vectorised; a block with an indexed op keeps a contiguous
-// output layout (burn's may_permute_layout).
+// output layout (burn's may_permute_layout). The op's output shape is the block's reference:
+// the fuser takes an indexed op only when its output is the reference, and grows a block that
+// holds one no further (burn would, and its kernels then read indices at positions past the
+// op's output: docs/FIDELITY.md).
 struct FuseOp {
   FuseOpKind kind = FuseOpKind::kAssign;
   FuseArg args[3];

@@ -1,5 +1,5 @@
 // Fused traces with indexed ops (Note [Indexed inputs], engine/trace/fuse_trace.h), built by
-// hand: the fusers do not emit them yet (engine/fuse/trace_op_fuser.h kFuseIndexedInputs). Used
+// hand, so that each case is exactly the one named (the fusers emit them too). Used
 // by the golden, plan and NVRTC tests of the code generator and by the CUDA backend's GPU test
 // (tests/runtime/cuda/fused_indexed_gpu_test.cpp).
 #pragma once

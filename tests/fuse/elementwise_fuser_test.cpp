@@ -232,27 +232,14 @@ TEST(ElementWiseFuser, CastsFuseExactlyAsBurnsConversions) {
   }
 }
 
-// docs/FIDELITY.md: Neg is fused (burn's frontend emits MulScalar(-1) instead, which fuses too),
-// and Gather, Select and Cat close the fuser (burn fuses them as indexed inputs).
-TEST(ElementWiseFuser, NegFusesAndGatherSelectCatCloseTheFuser) {
+// docs/FIDELITY.md: Neg is fused (burn's frontend emits MulScalar(-1) instead, which fuses too).
+// Gather, Select and Cat: tests/fuse/indexed_fusion_test.cpp.
+TEST(ElementWiseFuser, NegFuses) {
   ElementWiseFuser neg(kUnlimited);
   neg.Fuse(ir::Unary(OpKind::kExp, Ro(0), Out(1)));
   neg.Fuse(ir::Unary(OpKind::kNeg, Rw(1), Out(2)));
   EXPECT_EQ(neg.len(), 2u);
   EXPECT_EQ(neg.status(), FuserStatus::kOpen);
-
-  const TensorIr index = Ro(9, {1, 1}, DType::kI64);
-  const std::vector<OperationIr> indexed = {
-      ir::Indexed(OpKind::kGather, Rw(1), 1, index, Out(2)),
-      ir::Indexed(OpKind::kSelect, Rw(1), 1, Ro(9, {1}, DType::kI64), Out(2)),
-      ir::Cat({Rw(1), Ro(3)}, 1, Out(2, {1, 2}))};
-  for (const OperationIr& op : indexed) {
-    ElementWiseFuser fuser(kUnlimited);
-    fuser.Fuse(ir::Unary(OpKind::kExp, Ro(0), Out(1)));
-    fuser.Fuse(op);
-    EXPECT_EQ(fuser.len(), 1u) << OpKindName(op.kind);
-    EXPECT_EQ(fuser.status(), FuserStatus::kClosed) << OpKindName(op.kind);
-  }
 }
 
 // The ReLU-backward mask x.Greater(0).Cast(f32) * g: burn does not fuse across the bool ->
