@@ -205,7 +205,8 @@ TEST(DifferentialFusion, RandomProgramsMatchUnfusedBitForBit) {
   struct Totals {
     int programs = 0, with_reduce = 0, with_matmul = 0, with_reduce_broadcast = 0, with_cast = 0,
         with_view = 0, with_mask = 0, with_moves = 0, with_drops = 0, half = 0,
-        with_fused_kernel = 0, with_fallback = 0, failures = 0;
+        with_fused_kernel = 0, with_fallback = 0, failures = 0, with_gather = 0, with_select = 0,
+        with_cat = 0;
     uint64_t fused_executions = 0, cached_fused_executions = 0, cache_hits = 0, ops = 0,
              shifted_cache_hits = 0, shifted_fused_executions = 0;
     std::string first_fallback;
@@ -221,7 +222,8 @@ TEST(DifferentialFusion, RandomProgramsMatchUnfusedBitForBit) {
     if (single) {
       std::cout << "seed " << seed << ":\n"
                 << want.listing << "fused run: " << StatsText(d.fused.stats)
-                << "\ncached run: " << StatsText(d.cached.stats) << "\n";
+                << "\ncached run: " << StatsText(d.cached.stats) << "\nshifted program:\n"
+                << d.unfused_shifted->result.listing;
     }
     ++t.programs;
     const auto& f = want.features;
@@ -234,6 +236,9 @@ TEST(DifferentialFusion, RandomProgramsMatchUnfusedBitForBit) {
     t.with_mask += f.masks > 0;
     t.with_moves += f.moved_operands > 0;
     t.with_drops += f.drops > 0;
+    t.with_gather += f.gathers > 0;
+    t.with_select += f.selects > 0;
+    t.with_cat += f.cats > 0;
     t.half += f.dtype != DType::kF32;
     t.fused_executions += d.fused.stats.fused_executions;
     t.cached_fused_executions += d.cached.stats.fused_executions;
@@ -301,6 +306,8 @@ TEST(DifferentialFusion, RandomProgramsMatchUnfusedBitForBit) {
             << t.with_matmul << ", cast " << t.with_cast << ", view " << t.with_view << ", mask "
             << t.with_mask << ", moves " << t.with_moves << ", drops " << t.with_drops
             << ", f16/bf16 " << t.half << "\n"
+            << "[differential] indexed ops (program_indexed_steps.h): with gather " << t.with_gather
+            << ", select " << t.with_select << ", cat " << t.with_cat << "\n"
             << "[differential] fused executions " << t.fused_executions << " (in "
             << t.with_fused_kernel << " programs), cached rerun: fused executions "
             << t.cached_fused_executions << ", cache hits " << t.cache_hits
@@ -320,6 +327,9 @@ TEST(DifferentialFusion, RandomProgramsMatchUnfusedBitForBit) {
   EXPECT_GE(t.with_mask, kNumPrograms / 5);
   EXPECT_GE(t.with_moves, kNumPrograms * 3 / 4);
   EXPECT_GE(t.half, kNumPrograms / 10);
+  EXPECT_GE(t.with_gather, kNumPrograms / 10);
+  EXPECT_GE(t.with_select, kNumPrograms / 10);
+  EXPECT_GE(t.with_cat, kNumPrograms / 10);
   // And fused kernels must actually have run (not fallen back to their ops one by one).
   EXPECT_GT(t.fused_executions, 0u) << "first fallback: " << t.first_fallback;
   EXPECT_GE(t.with_fused_kernel, kNumPrograms / 2) << "first fallback: " << t.first_fallback;

@@ -2,8 +2,9 @@
 // test (differential_test.cpp). Header-only: the suite builds every tests/end_to_end/*_test.cpp,
 // and a helper .cpp there would need that suffix. It is built in layers, one header each:
 // program_pool.h (draws, live values, listing), program_emitters.h (one op each),
-// program_elementwise_steps.h and program_shape_steps.h (the steps), and RandomProgram here (the
-// program's dims, inputs, steps and reads); program_result.h is what a run gives back.
+// program_elementwise_steps.h, program_shape_steps.h and program_indexed_steps.h (the steps),
+// and RandomProgram here (the program's dims, inputs, steps and reads); program_result.h is
+// what a run gives back.
 //
 // A program is generated *while* it runs. Every decision comes from the seed and from shapes,
 // never from values, so running one seed twice (fusion off, fusion on) queues the same ops with
@@ -47,18 +48,18 @@
 
 #include <ember/ember.h>
 
+#include "tests/end_to_end/program_indexed_steps.h"
 #include "tests/end_to_end/program_result.h"
-#include "tests/end_to_end/program_shape_steps.h"
 
 namespace ember::testing {
 
-class RandomProgram : public ShapeSteps {
+class RandomProgram : public IndexedSteps {
  public:
   // `shifted`: the same draws with every dim other than 1 grown by 3, so dims that were equal
   // stay equal and the relative shapes mostly match the unshifted program's (Note [Relative
   // form]): run after it on one engine, its segments hit the plans stored for the other dims.
   explicit RandomProgram(uint64_t seed, bool shifted = false, Device device = Device::Cpu())
-      : ShapeSteps(seed, shifted, device) {}
+      : IndexedSteps(seed, shifted, device) {}
 
   // Generates and runs the program on the calling thread's stream.
   ProgramResult Run() {
@@ -171,9 +172,10 @@ class RandomProgram : public ShapeSteps {
       kLayerNorm,
       kMatmul,
       kDrop,
-      kRead
+      kRead,
+      kIndexed
     };
-    const int kind = Weighted({18, 16, 10, 7, 4, 6, 6, 12, 5, 4, 9, 4, 2});
+    const int kind = Weighted({18, 16, 10, 7, 4, 6, 6, 12, 5, 4, 9, 4, 2, 7});
     switch (kind) {
       case kUnary: UnaryStep(); break;
       case kBinary: BinaryStep(); break;
@@ -190,6 +192,7 @@ class RandomProgram : public ShapeSteps {
       case kRead:
         if (s + 1 < steps && result_.outputs.size() < 2) MidRead();
         break;
+      case kIndexed: IndexedStep(); break;
     }
   }
 

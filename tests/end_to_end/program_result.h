@@ -37,6 +37,9 @@ struct ProgramFeatures {
   int masks = 0;
   int moved_operands = 0;
   int drops = 0;
+  int gathers = 0;  // the indexed ops (program_indexed_steps.h)
+  int selects = 0;
+  int cats = 0;
   DType dtype = DType::kF32;  // the working dtype of the inputs
 };
 

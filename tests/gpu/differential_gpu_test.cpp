@@ -171,9 +171,12 @@ TEST(DifferentialGpu, RandomProgramsMatchTheCpuFusedAndUnfused) {
   EXPECT_EQ(unfused_stats.explorations, 0u);
 
   Counts counts;
-  int failures = 0;
+  int failures = 0, with_gather = 0, with_select = 0, with_cat = 0;
   for (uint64_t seed : seeds) {
     const Runs& r = runs.at(seed);
+    with_gather += r.cpu.features.gathers > 0;
+    with_select += r.cpu.features.selects > 0;
+    with_cat += r.cpu.features.cats > 0;
     if (single) std::cout << "seed " << seed << ":\n" << r.cpu.listing;
     std::string problem;
     auto check = [&](const char* what, const ProgramResult& want, const ProgramResult& got) {
@@ -201,6 +204,8 @@ TEST(DifferentialGpu, RandomProgramsMatchTheCpuFusedAndUnfused) {
   std::cout << "[differential-gpu] " << seeds.size() << " programs, " << counts.outputs
             << " output comparisons, " << counts.fuzzy << " of them fuzzy, "
             << counts.fuzzy_differing << " fuzzy ones differing beyond the tolerance (allowed)\n"
+            << "[differential-gpu] indexed ops: programs with gather " << with_gather << ", select "
+            << with_select << ", cat " << with_cat << "\n"
             << "[differential-gpu] cuda fused: explorations " << fused_stats.explorations
             << ", cache hits " << fused_stats.cache_hits << ", fused executions "
             << fused_stats.fused_executions << ", launches " << fused_stats.launches << "\n"
