@@ -146,6 +146,12 @@ ReduceBroadcastedFuser::FullTrace ReduceBroadcastedFuser::BuildFullTrace(bool wi
     for (const OperationIr& op : ops.subspan(0, split)) full.Fuse(op);
     if (block.reduce_index) {
       const OperationIr& reduce = ops[split];
+      // A reduce of a tensor an earlier block reads by index (Note [Indexed inputs]): the
+      // single kernel cannot hold it, and IsConsistent says so.
+      if (full.builder().IsIndexed(reduce.inputs[0].id)) {
+        out.num_ops += block.fuser.len();
+        break;
+      }
       ReduceStage stage = *block.fuser.reduce();
       stage.from = static_cast<uint32_t>(full.num_previous_blocks());
       stage.input = full.NextBlock(reduce.inputs[0], kFullWriteSettings);

@@ -67,7 +67,9 @@ void ReduceFuser::Fuse(const OperationIr& op) {
 
 void ReduceFuser::OnReduce(const OperationIr& op) {
   const TensorIr& input = op.inputs[0];
-  if (fuser_.current_output_shape() != input.shape) {
+  // A tensor read by index in this trace is never read at positions (Note [Indexed inputs],
+  // engine/trace/fuse_trace.h): not as a reduce's input either.
+  if (fuser_.current_output_shape() != input.shape || fuser_.builder().IsIndexed(input.id)) {
     fuser_.Close();
     read_fallback_.Close();
     return;

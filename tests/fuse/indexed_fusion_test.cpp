@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "engine/fuse/elementwise_fuser.h"
+#include "engine/fuse/reduce_broadcasted_fuser.h"
+#include "engine/fuse/reduce_fuser.h"
 #include "engine/fuse/trace_optimization.h"
 #include "tests/fuse/fuse_test_util.h"
 
@@ -153,6 +155,21 @@ TEST(IndexedFusion, ABlockWithAnIndexedOpDoesNotGrowPastItsOutput) {
     fuser.Fuse(ir::Binary(OpKind::kAdd, Rw(2, {4, 3}), Ro(3, {0, 3}), Out(4, {4, 3})));
     EXPECT_EQ(fuser.len(), 2u);
   }
+}
+
+// A tensor read by index is not a reduce's input in the same trace (differential seed 266: a
+// Select of v, then MinDim(v), once aborted the search). Both reduce fusers close instead.
+TEST(IndexedFusion, AReduceOfAnIndexedTensorClosesTheReduceFusers) {
+  const std::vector<OperationIr> ops = {
+      ir::Indexed(OpKind::kSelect, Ro(0, {1, 2}), 1, Ro(1, {2}, DType::kI32), Out(2, {1, 2})),
+      ir::Unary(OpKind::kExp, Rw(2, {1, 2}), Out(3, {1, 2})),
+      ir::ReduceDim(OpKind::kMinDim, Ro(0, {1, 2}), 1, Out(4, {1, 0}))};
+  ReduceFuser reduce(kUnlimited);
+  EXPECT_EQ(FeedAll(reduce, ops), 2u);
+  EXPECT_EQ(reduce.status(), FuserStatus::kClosed);
+  ReduceBroadcastedFuser broadcasted(kUnlimited);
+  FeedAll(broadcasted, ops);
+  EXPECT_LE(broadcasted.len(), 2u);
 }
 
 }  // namespace
