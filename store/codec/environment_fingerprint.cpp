@@ -83,9 +83,11 @@ std::string CanonicalEnvironmentText(const EnvironmentFingerprint& fp) {
   out += "],";
   AppendKey(out, "max_blocks");
   out += fmt::format("{}", fp.max_blocks);
-  out += ',';
-  AppendKey(out, "sync_tail");
-  AppendJsonString(out, fp.sync_tail);
+  if (fp.sync_tail != "burn") {
+    out += ',';
+    AppendKey(out, "sync_tail");
+    AppendJsonString(out, fp.sync_tail);
+  }
   out += '}';
   return out;
 }

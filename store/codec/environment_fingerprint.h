@@ -42,16 +42,19 @@ struct EnvironmentFingerprint {
   std::vector<FuserVersion> fusers;  // In the engine's order (Note [Environment fingerprint]).
   size_t max_blocks = 0;
   // The sync tail's rule (Note [Sync tail], engine/stream/explorer.cpp): "burn" (the default)
-  // or "search" ([fusion.search] search_sync_tail). Always written: a plan found under one
-  // rule must not be served under the other, and plans stored before the rule was a setting
-  // were found by the search rule.
+  // or "search" ([fusion.search] search_sync_tail). Written only when it is not burn's, so that
+  // existing environments (and the schema fixtures) keep their ids. Plans stored before the rule
+  // became a setting were found by the search rule, but under fuser version 2, and every fuser
+  // became version 3 with it (indexed inputs, issue 45): none of them is served under either
+  // rule.
   std::string sync_tail = "burn";
 
   bool operator==(const EnvironmentFingerprint&) const = default;
 };
 
 // {"engine_version":"0.1.0","schema_version":1,...,"fusers":[{"name":"elementwise",
-// "version":1}],"max_blocks":5,"sync_tail":"burn"} — no spaces, strings JSON-escaped.
+// "version":1}],"max_blocks":5} — no spaces, strings JSON-escaped; ,"sync_tail":"search" after
+// max_blocks when the tail is searched again.
 std::string CanonicalEnvironmentText(const EnvironmentFingerprint& fingerprint);
 
 // "env-" followed by 32 lowercase hex digits: XXH3-128 (seed 0) of the canonical text, high
