@@ -1,6 +1,7 @@
 #include "codegen/block_emitter.h"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -491,18 +492,25 @@ std::string KernelContext::Pointers() {
 }
 
 std::string KernelContext::SharedArrays(int rows) {
-  std::string s;
+  // Each slot (Note [Shared handover slots], handover.h) holds `rows` rows of L; a row group
+  // takes its own (ember_sub). 8-byte numbers first, so every array stays aligned.
+  std::map<int, std::string> offsets;
   std::string offset = "0";
-  // Each array holds `rows` rows of L; a row group takes its own (ember_sub). 8-byte numbers
-  // first, so every array stays aligned.
+  for (bool wide : {true, false}) {
+    for (const Handover& h : handovers_) {
+      if (h.storage != Handover::Storage::kShared || FloatDomain(h.dtype) == wide) continue;
+      if (!offsets.try_emplace(h.slot, offset).second) continue;
+      offset += fmt::format(" + L * {}", rows * (wide ? 8 : 4));
+    }
+  }
   const std::string own = rows > 1 ? " + (idx)ember_sub * L" : "";
+  std::string s;
   for (bool wide : {true, false}) {
     for (const Handover& h : handovers_) {
       if (h.storage != Handover::Storage::kShared || FloatDomain(h.dtype) == wide) continue;
       const char* type = DomainType(FloatDomain(h.dtype));
       s += fmt::format("  {}* sh{}_{} = ({}*)(ember_smem + {}){};\n", type, h.block, h.pos, type,
-                       offset, own);
-      offset += fmt::format(" + L * {}", rows * (wide ? 8 : 4));
+                       offsets.at(h.slot), own);
     }
   }
   return s;

@@ -1,18 +1,72 @@
 #include "codegen/handover.h"
 
+#include <algorithm>
+#include <numeric>
+
 #include <ember/error.h>
 
+#include "codegen/cuda_expr.h"
+
 namespace ember::codegen {
+namespace {
+
+bool WideSlot(DType dtype) { return !FloatDomain(dtype); }
+
+// Note [Shared handover slots]: lowest free slot of the same width whose last reader ran
+// before the writer; then slots renumbered by first use in `found`'s order.
+void AssignSlots(std::vector<Handover>& found) {
+  std::vector<size_t> by_writer;
+  for (size_t k = 0; k < found.size(); ++k) {
+    if (found[k].storage == Handover::Storage::kShared) by_writer.push_back(k);
+  }
+  std::stable_sort(by_writer.begin(), by_writer.end(),
+                   [&](size_t a, size_t b) { return found[a].block < found[b].block; });
+  struct Slot {
+    bool wide;
+    uint32_t busy_until;  // the last block that reads its current value
+  };
+  std::vector<Slot> slots;
+  for (size_t k : by_writer) {
+    Handover& h = found[k];
+    const bool wide = WideSlot(h.dtype);
+    int chosen = -1;
+    for (size_t s = 0; s < slots.size(); ++s) {
+      if (slots[s].wide == wide && slots[s].busy_until < h.block) {
+        chosen = static_cast<int>(s);
+        break;
+      }
+    }
+    if (chosen < 0) {
+      chosen = static_cast<int>(slots.size());
+      slots.push_back({.wide = wide, .busy_until = 0});
+    }
+    slots[chosen].busy_until = h.last_read;
+    h.slot = chosen;
+  }
+  std::vector<int> renumber(slots.size(), -1);
+  int next = 0;
+  for (Handover& h : found) {
+    if (h.storage != Handover::Storage::kShared) continue;
+    if (renumber[h.slot] < 0) renumber[h.slot] = next++;
+    h.slot = renumber[h.slot];
+  }
+}
+
+}  // namespace
+
 std::vector<Handover> FindHandovers(const FuseTrace& trace, KernelMode mode, bool shared,
                                     const std::vector<bool>& full) {
   std::vector<Handover> found;
   int scratch = 0;
-  auto add = [&](const FuseArg& arg) {
-    for (const Handover& h : found) {
-      if (h.block == arg.block && h.pos == arg.pos) return;
+  auto add = [&](const FuseArg& arg, uint32_t reader) {
+    for (Handover& h : found) {
+      if (h.block == arg.block && h.pos == arg.pos) {
+        h.last_read = std::max(h.last_read, reader);
+        return;
+      }
     }
     if (arg.block >= trace.blocks.size()) throw Error("a handover from a missing block");
-    Handover h{.block = arg.block, .pos = arg.pos, .dtype = arg.dtype};
+    Handover h{.block = arg.block, .pos = arg.pos, .dtype = arg.dtype, .last_read = reader};
     const bool from_full = full.at(arg.block);
     if (mode == KernelMode::kBlock || (from_full && !(mode == KernelMode::kRow && shared))) {
       h.storage = Handover::Storage::kScratch;
@@ -22,12 +76,23 @@ std::vector<Handover> FindHandovers(const FuseTrace& trace, KernelMode mode, boo
     }
     found.push_back(h);
   };
-  for (const FuseBlock& block : trace.blocks) {
-    ForEachArg(block, [&](const FuseArg& arg, bool is_out) {
-      if (!is_out && arg.kind == FuseArgKind::kMultiBlockLocal) add(arg);
+  for (uint32_t b = 0; b < trace.blocks.size(); ++b) {
+    ForEachArg(trace.blocks[b], [&](const FuseArg& arg, bool is_out) {
+      if (!is_out && arg.kind == FuseArgKind::kMultiBlockLocal) add(arg, b);
     });
   }
+  AssignSlots(found);
   return found;
+}
+
+int SharedSlotBytes(const std::vector<Handover>& handovers) {
+  std::vector<int> bytes;
+  for (const Handover& h : handovers) {
+    if (h.storage != Handover::Storage::kShared) continue;
+    if (bytes.size() <= static_cast<size_t>(h.slot)) bytes.resize(h.slot + 1, 0);
+    bytes[h.slot] = WideSlot(h.dtype) ? 8 : 4;
+  }
+  return std::accumulate(bytes.begin(), bytes.end(), 0);
 }
 
 }  // namespace ember::codegen

@@ -1,7 +1,20 @@
 // Handovers: the values one block of a fused trace hands to a later one (its
 // kMultiBlockLocal arguments), and where each lives in the kernels of a launch. The planner
-// (plan_trace.h) sizes scratch buffers from them and the generator (block_emitter.h) declares
-// and reads them, so both take them from one function.
+// (plan_trace.h) sizes scratch buffers and shared memory from them and the generator
+// (block_emitter.h) declares and reads them, so both take them from one function.
+//
+// Note [Shared handover slots]
+// In a row kernel every thread of a row group reads a full block's handed-over value back only
+// at the positions it wrote itself (each full block walks the row with the same group, width
+// and stride), so a row's shared array is private to its writer thread position by position.
+// An array is therefore free again once the last block that reads its value has run: a
+// handover written by a later block may take it. FindHandovers gives each shared handover a
+// slot (one row-long array) by that rule, the writer strictly after the last reader, so a
+// trace of many independent reduce chains (what the search, faithful to burn, builds from
+// back-to-back softmaxes or layernorms) needs the shared memory of its widest point, not of
+// every chain together, and keeps its handovers out of scratch. Slots are numbered in the
+// order their first handover is found, so a trace without reuse keeps the layout (and the
+// source) it had before slots.
 #pragma once
 
 #include <cstdint>
@@ -24,12 +37,18 @@ struct Handover {
   uint32_t pos = 0;
   DType dtype = DType::kF32;
   Storage storage = Storage::kRegister;
-  int scratch = -1;  // kScratch: index into TracePlan::scratch
+  int scratch = -1;        // kScratch: index into TracePlan::scratch
+  int slot = -1;           // kShared: its row-long array (Note [Shared handover slots])
+  uint32_t last_read = 0;  // the last block that reads it
 };
 
 // The handovers of `trace` in a fixed order, storage chosen for `mode` (`shared`: kRow keeps
-// full values in shared memory). Used by the planner and by the generator alike.
+// full values in shared memory, in slots). Used by the planner and by the generator alike.
 std::vector<Handover> FindHandovers(const FuseTrace& trace, KernelMode mode, bool shared,
                                     const std::vector<bool>& full);
+
+// The bytes of one row position over every shared slot: float-domain slots hold 4-byte
+// numbers, the others 8-byte ones (the domain types of codegen/cuda_expr.h).
+int SharedSlotBytes(const std::vector<Handover>& handovers);
 
 }  // namespace ember::codegen

@@ -27,8 +27,6 @@ constexpr int64_t kSplitBlocksPerMultiprocessor = 8;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-int DomainBytes(DType dtype) { return IsFloat(dtype) ? 4 : 8; }
-
 // The largest element offset a tensor reaches, plus one.
 int64_t Span(const BoundTensor& t) {
   int64_t span = 1;
@@ -341,14 +339,13 @@ class Planner {
     const bool row = layout.inner == 1;
     KernelSpec spec{.mode = row ? KernelMode::kRow : KernelMode::kColumn};
     // Shared memory for the full blocks' handovers, when a row of them fits.
-    int handover_bytes = 0;
-    bool full_handovers = false;
-    for (const Handover& h : FindHandovers(trace_, KernelMode::kRow, true, layout.full)) {
-      if (h.storage != Handover::Storage::kShared) continue;
-      handover_bytes += DomainBytes(h.dtype);
-      full_handovers = true;
-    }
-    const int64_t shared = layout.length * handover_bytes;
+    // Slots by liveness (Note [Shared handover slots], handover.h).
+    const std::vector<Handover> in_shared =
+        FindHandovers(trace_, KernelMode::kRow, true, layout.full);
+    const bool full_handovers = std::any_of(in_shared.begin(), in_shared.end(), [](const auto& h) {
+      return h.storage == Handover::Storage::kShared;
+    });
+    const int64_t shared = layout.length * SharedSlotBytes(in_shared);
     spec.shared_handover = row && shared + kReduceSharedBytes <= launch_.limits.max_shared_memory;
     handovers_ = FindHandovers(trace_, spec.mode, spec.shared_handover, layout.full);
     std::vector<Shape> shapes;

@@ -153,6 +153,25 @@ inline FuseTrace Softmax() {
                      ir::Binary(OpKind::kDiv, Rw(4, kRows), Rw(5, kRow), Out(6, kRows))});
 }
 
+// Two independent softmaxes queued back to back (inputs 0 and 10): one ReduceBroadcasted
+// trace, as the search builds it, whose second chain reuses the first's shared slots
+// (Note [Shared handover slots], codegen/handover.h).
+inline FuseTrace TwoSoftmaxes() {
+  ReduceBroadcastedFuser f(kUnlimited);
+  std::vector<OperationIr> ops;
+  for (uint32_t base : {0u, 10u}) {
+    ops.push_back(ir::Scalar(OpKind::kMulScalar, Ro(base, kRows), P(0), Out(base + 1, kRows)));
+    ops.push_back(ir::ReduceDim(OpKind::kMaxDim, Ro(base + 1, kRows), 1, Out(base + 2, kRow)));
+    ops.push_back(
+        ir::Binary(OpKind::kSub, Rw(base + 1, kRows), Rw(base + 2, kRow), Out(base + 3, kRows)));
+    ops.push_back(ir::Unary(OpKind::kExp, Rw(base + 3, kRows), Out(base + 4, kRows)));
+    ops.push_back(ir::ReduceDim(OpKind::kSumDim, Ro(base + 4, kRows), 1, Out(base + 5, kRow)));
+    ops.push_back(
+        ir::Binary(OpKind::kDiv, Rw(base + 4, kRows), Rw(base + 5, kRow), Out(base + 6, kRows)));
+  }
+  return TraceOf(f, ops);
+}
+
 inline FuseTrace LayerNorm() {
   ReduceBroadcastedFuser f(kUnlimited);
   const Shape r = kRows, p = kRow;
@@ -217,6 +236,7 @@ inline std::vector<GoldenCase> GoldenCases() {
       {"mask_clamp_cast_full", MaskClampCastFull, {{1, 40}}},
       {"softmax", Softmax, {{1, 512}, {2, 4096}}},
       {"softmax_long_rows", Softmax, {{1, 4}, {2, 1 << 20}}},
+      {"two_softmaxes", TwoSoftmaxes, {{1, 512}, {2, 4096}}},
       {"layernorm", LayerNorm, {{1, 512}, {2, 1024}}},
       {"sum_axis0", SumAxis0, {{1, 300}, {2, 500}}},
       {"argmax_rows", ArgMaxRows, {{1, 100}, {2, 33}}},
