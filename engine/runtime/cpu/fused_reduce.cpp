@@ -4,14 +4,16 @@
 
 #include "engine/runtime/cpu/convert.h"
 #include "engine/runtime/cpu/reduce_fold.h"
+#include "engine/runtime/cpu/reduce_lanes.h"
 #include "engine/runtime/cpu/strided.h"
 
 namespace ember::cpu {
 namespace {
 
 // Rows folded together: enough independent folds to hide an add's latency, few enough streams
-// for the prefetcher when the rows are not in cache.
-constexpr int64_t kRowsTogether = 8;
+// for the prefetcher when the rows are not in cache; float rows fold in the vector lanes of
+// reduce_lanes.h, one tile at a time.
+constexpr int64_t kRowsTogether = kRowLanes;
 
 // The fold loop of ReduceTile with the op a constant, so Fold's switch leaves the loop.
 template <ReduceOp kOp, typename V>
@@ -23,10 +25,25 @@ void FoldTile(const V* start, int64_t length, int64_t count, int64_t across, int
   }
 }
 
+// Outputs [first, first + count) of the group, finished: stored as the unfused kernel stores
+// its output, then loaded into the local's domain.
+template <typename V>
+void StoreTile(const ReducePlan& stage, const typename Accumulator<V>::A* finished, int64_t first,
+               int64_t count, std::byte* output) {
+  std::byte stored[kTileSize * 8];
+  Store<V>(stage.op, finished, count, stage.output_dtype, stored);
+  if (DomainOf(stage.output_dtype) == Domain::kFloat) {
+    LoadRunF32(stored, stage.output_dtype, 1, count, reinterpret_cast<float*>(output) + first);
+  } else {
+    LoadRunI64(stored, stage.output_dtype, 1, count, reinterpret_cast<int64_t*>(output) + first);
+  }
+}
+
 // Outputs [first, first + count) of the group, count <= kTileSize. Each output folds its
 // numbers in order along the axis, as ReduceDim does; the outputs of a tile advance together
 // so their folds overlap (a lone sum would wait on each add). With inner == 1 the outputs are
-// rows; otherwise they share one unit and each step along the axis reads a contiguous run.
+// rows (float rows fold in vector lanes, Note [Row folds in lanes]); otherwise they share one
+// unit and each step along the axis reads a contiguous run.
 template <typename V>
 void ReduceTile(const ReducePlan& stage, const V* in, int64_t length, int64_t inner, int64_t first,
                 int64_t count, std::byte* output) {
@@ -37,6 +54,18 @@ void ReduceTile(const ReducePlan& stage, const V* in, int64_t length, int64_t in
       rows ? in + first * length : in + (first / inner) * length * inner + first % inner;
   const int64_t across = rows ? length : 1;  // between neighbouring outputs
   const int64_t along = rows ? 1 : inner;    // between neighbouring positions on the axis
+  A finished[kTileSize];
+  if constexpr (std::is_same_v<V, float>) {
+    if (rows && FoldsInLanes(length)) {  // count <= kRowsTogether == kRowLanes
+      const float* at[kRowLanes];
+      for (int64_t j = 0; j < kRowLanes; ++j) at[j] = start + std::min(j, count - 1) * length;
+      RowLanes lanes = StartRowLanes(op);
+      FoldRowChunk(op, at, 0, length, lanes);
+      FinishRowLanes(op, lanes, static_cast<int>(count), length, finished);
+      StoreTile<V>(stage, finished, first, count, output);
+      return;
+    }
+  }
   Accumulator<V> acc[kTileSize];
   std::fill_n(acc, count, Start<V>(op));
   switch (op) {
@@ -56,16 +85,8 @@ void ReduceTile(const ReducePlan& stage, const V* in, int64_t length, int64_t in
       FoldTile<ReduceOp::kArgMin>(start, length, count, across, along, acc);
       break;
   }
-  A finished[kTileSize];
   for (int64_t j = 0; j < count; ++j) finished[j] = Finish(op, acc[j], length);
-  // Stored as the unfused kernel stores its output, then loaded into the local's domain.
-  std::byte stored[kTileSize * 8];
-  Store<V>(op, finished, count, stage.output_dtype, stored);
-  if (DomainOf(stage.output_dtype) == Domain::kFloat) {
-    LoadRunF32(stored, stage.output_dtype, 1, count, reinterpret_cast<float*>(output) + first);
-  } else {
-    LoadRunI64(stored, stage.output_dtype, 1, count, reinterpret_cast<int64_t*>(output) + first);
-  }
+  StoreTile<V>(stage, finished, first, count, output);
 }
 
 template <typename V>

@@ -4,7 +4,9 @@
 // Two loops, picked per call (both see the input as a strided view, so permuted, sliced and
 // expanded inputs need no copy):
 //  * along the axis: each output element walks its L inputs; used when the axis is the
-//    innermost dense dim, or when there are few outputs;
+//    innermost dense dim, or when there are few outputs. Float outputs fold eight at a time,
+//    one per vector lane, each in the scalar fold's order (Note [Row folds in lanes],
+//    reduce_lanes.h);
 //  * across outputs: a tile of outputs is updated once per position r along the axis, so each
 //    step reads a dense row of inputs; used when the axis is an outer dim.
 // Each output is computed by one thread in a fixed order, and ReduceAll combines fixed chunks
@@ -20,6 +22,7 @@
 #include "engine/runtime/cpu/cpu_buffer.h"
 #include "engine/runtime/cpu/kernels.h"
 #include "engine/runtime/cpu/reduce_fold.h"
+#include "engine/runtime/cpu/reduce_lanes.h"
 #include "engine/runtime/cpu/strided.h"
 
 namespace ember::cpu {
@@ -35,6 +38,45 @@ const V* Load(const StridedView& view, int64_t begin, int64_t n, V* scratch) {
   } else {
     return LoadI64(view, begin, n, scratch);
   }
+}
+
+// Positions of a row loaded (converted to f32, or gathered from a strided axis) per lane fold
+// call; dense f32 rows are read in place, so this only bounds the scratch.
+constexpr int64_t kLaneChunk = 512;
+
+// The along-the-axis loop for float outputs (view: [outer..., L], output j owns the linear
+// range [j*L, (j+1)*L)): groups of kRowLanes outputs fold together in vector lanes. Each output
+// folds its L inputs in order from Start to Finish (reduce_lanes.h), so the results are
+// Fold's, bit for bit, whatever the grouping or the number of threads.
+void ReduceRowsInLanes(ReduceOp op, const StridedView& view, int64_t length, int64_t outputs,
+                       DType out_dtype, std::byte* dst, ThreadPool& pool) {
+  const int out_size = DTypeSize(out_dtype);
+  // Whole groups per worker chunk; the grain is otherwise the scalar loop's.
+  const int64_t grain =
+      (std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(length, 1)) + kRowLanes - 1) /
+      kRowLanes * kRowLanes;
+  pool.ParallelFor(outputs, grain, [&](int64_t begin, int64_t end) {
+    float scratch[kRowLanes][kLaneChunk];
+    double finished[kTileSize];
+    for (int64_t tile = begin; tile < end; tile += kTileSize) {
+      const int64_t count = std::min(kTileSize, end - tile);
+      for (int64_t group = 0; group < count; group += kRowLanes) {
+        const int rows = static_cast<int>(std::min<int64_t>(kRowLanes, count - group));
+        RowLanes lanes = StartRowLanes(op);
+        for (int64_t r0 = 0; r0 < length; r0 += kLaneChunk) {
+          const int64_t n = std::min(kLaneChunk, length - r0);
+          const float* at[kRowLanes];
+          for (int j = 0; j < kRowLanes; ++j) {  // lanes past `rows` repeat row 0, unused
+            at[j] =
+                j < rows ? LoadF32(view, (tile + group + j) * length + r0, n, scratch[j]) : at[0];
+          }
+          FoldRowChunk(op, at, r0, n, lanes);
+        }
+        FinishRowLanes(op, lanes, rows, length, finished + group);
+      }
+      Store<float>(op, finished, count, out_dtype, dst + tile * out_size);
+    }
+  });
 }
 
 template <typename V>
@@ -59,6 +101,12 @@ void ReduceAxis(ReduceOp op, const TensorHandle& x, int64_t axis, TensorHandle& 
     shape.push_back(length);
     strides.push_back(x.strides[axis]);
     const StridedView view = MakeView(src, x.dtype, shape, strides);
+    if constexpr (std::is_same_v<V, float>) {
+      if (FoldsInLanes(length)) {
+        ReduceRowsInLanes(op, view, length, outputs, out.dtype, dst, pool);
+        return;
+      }
+    }
     const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(length, 1));
     pool.ParallelFor(outputs, grain, [&](int64_t begin, int64_t end) {
       V scratch[kTileSize];

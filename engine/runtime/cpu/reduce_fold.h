@@ -103,7 +103,7 @@ typename Accumulator<V>::A Finish(ReduceOp op, const Accumulator<V>& acc, int64_
   return acc.value;
 }
 
-inline bool IsArg(ReduceOp op) { return op == ReduceOp::kArgMax || op == ReduceOp::kArgMin; }
+constexpr bool IsArg(ReduceOp op) { return op == ReduceOp::kArgMax || op == ReduceOp::kArgMin; }
 
 // Stores `n` finished outputs at `dst` (contiguous, out_dtype). Arg results are indices and
 // always go through the integer path.

@@ -1,0 +1,235 @@
+// Note [Row folds in lanes] (reduce_lanes.h): the generic body, in GCC's vector extensions,
+// compiled twice (baseline x86-64 and AVX2) by inlining it into one entry point per target.
+#include "engine/runtime/cpu/reduce_lanes.h"
+
+#include <cstring>
+
+#include "engine/runtime/cpu/reduce_fold.h"
+
+// GCC warns that a 32-byte vector passed by value without AVX "changes the ABI": every such
+// function here is inlined into one target's entry point, so no call crosses targets.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace ember::cpu {
+namespace {
+
+// 32-byte vectors: eight rows of floats or positions, four rows of doubles. The baseline target
+// has no 32-byte registers, so GCC splits each operation in two 16-byte ones.
+typedef float F8 __attribute__((vector_size(32)));
+typedef double D4 __attribute__((vector_size(32)));
+typedef int32_t I8 __attribute__((vector_size(32)));
+typedef float F4 __attribute__((vector_size(16)));
+// An F8 read from any float address: GCC loads it directly (vmovups), no copy on the stack.
+typedef float F8Unaligned __attribute__((vector_size(32), aligned(4), may_alias));
+
+static_assert(kRowLanes == 8, "the transpose below is 8x8");
+
+#define EMBER_LANES_INLINE inline __attribute__((always_inline))
+
+// The first two rounds of the 8x8 transpose of positions [p, p + 8) of the eight rows: eight
+// unaligned row loads, pairs of rows interleaved, then pairs of pairs. Afterwards quarter[q],
+// q < 4, holds rows 0-3 at position p + q in its low half and at p + q + 4 in its high half;
+// quarter[q + 4] the same for rows 4-7. (AVX2: vunpcklps/vunpckhps, vshufps.)
+EMBER_LANES_INLINE void LoadQuarters(const float* const* rows, int64_t p, F8* quarter) {
+  F8 r[8];
+  for (int j = 0; j < 8; ++j) r[j] = *reinterpret_cast<const F8Unaligned*>(rows[j] + p);
+  F8 t[8];
+  for (int j = 0; j < 8; j += 2) {
+    t[j] = __builtin_shufflevector(r[j], r[j + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+    t[j + 1] = __builtin_shufflevector(r[j], r[j + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+  }
+  for (int half = 0; half < 8; half += 4) {
+    F8* u = quarter + half;
+    u[0] = __builtin_shufflevector(t[half], t[half + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+    u[1] = __builtin_shufflevector(t[half], t[half + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+    u[2] = __builtin_shufflevector(t[half + 1], t[half + 3], 0, 1, 8, 9, 4, 5, 12, 13);
+    u[3] = __builtin_shufflevector(t[half + 1], t[half + 3], 2, 3, 10, 11, 6, 7, 14, 15);
+  }
+}
+
+// The whole transpose: col[k], k < 8, lane j holds rows[j][p + k] (the last round joins the
+// 16-byte halves: vinsertf128/vperm2f128).
+EMBER_LANES_INLINE void LoadColumns(const float* const* rows, int64_t p, F8* col) {
+  F8 u[8];
+  LoadQuarters(rows, p, u);
+  for (int q = 0; q < 4; ++q) {
+    col[q] = __builtin_shufflevector(u[q], u[q + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+    col[q + 4] = __builtin_shufflevector(u[q], u[q + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+  }
+}
+
+// Half `high` of x as four doubles (exact): one vcvtps2pd ymm on AVX2, two cvtps2pd on SSE2.
+// The empty asm keeps the half a register: without it GCC 12 traces each lane of the doubles
+// back through the shuffles to its load and builds them from scalar inserts (three shuffle
+// uops per four numbers instead of one conversion).
+EMBER_LANES_INLINE D4 Widen(F8 x, bool high) {
+  F4 h =
+      high ? __builtin_shufflevector(x, x, 4, 5, 6, 7) : __builtin_shufflevector(x, x, 0, 1, 2, 3);
+  asm("" : "+x"(h));
+  return D4{static_cast<double>(h[0]), static_cast<double>(h[1]), static_cast<double>(h[2]),
+            static_cast<double>(h[3])};
+}
+
+constexpr bool IsExtreme(ReduceOp op) {
+  return op == ReduceOp::kMax || op == ReduceOp::kMin || op == ReduceOp::kArgMax ||
+         op == ReduceOp::kArgMin;
+}
+constexpr bool TakesGreater(ReduceOp op) { return op == ReduceOp::kMax || op == ReduceOp::kArgMax; }
+
+// Beats (reduce_fold.h) for one lane: a NaN best stays; a NaN x wins; else strictly better.
+template <ReduceOp kOp>
+EMBER_LANES_INLINE bool BeatsScalar(float x, float best) {
+  if (best != best) return false;
+  if (x != x) return true;
+  return TakesGreater(kOp) ? x > best : x < best;
+}
+
+// The same, all lanes at once: a lane mask (all ones where x replaces best).
+template <ReduceOp kOp>
+EMBER_LANES_INLINE I8 BeatsLanes(F8 x, F8 best) {
+  const I8 better = TakesGreater(kOp) ? (x > best) : (x < best);
+  return (best == best) & ((x != x) | better);
+}
+
+// kOp is kSum (also Mean), kProd, or one of the extremes (only kArgMax/kArgMin track the
+// index: Finish of kMax/kMin reads the value alone).
+template <ReduceOp kOp>
+EMBER_LANES_INLINE void FoldChunk(const float* const* rows, int64_t r0, int64_t n,
+                                  RowLanes& lanes) {
+  int64_t p = 0;
+  if constexpr (!IsExtreme(kOp)) {
+    D4 lo, hi;
+    std::memcpy(&lo, lanes.value, sizeof lo);
+    std::memcpy(&hi, lanes.value + 4, sizeof hi);
+    for (; p + 8 <= n; p += 8) {
+      F8 quarter[8];
+      LoadQuarters(rows, p, quarter);
+      for (int k = 0; k < 8; ++k) {  // position p + k: rows 0-3 in lo, rows 4-7 in hi
+        const D4 low = Widen(quarter[k % 4], k >= 4), high = Widen(quarter[k % 4 + 4], k >= 4);
+        if constexpr (kOp == ReduceOp::kProd) {
+          lo = lo * low;
+          hi = hi * high;
+        } else {
+          lo = lo + low;
+          hi = hi + high;
+        }
+      }
+    }
+    std::memcpy(lanes.value, &lo, sizeof lo);
+    std::memcpy(lanes.value + 4, &hi, sizeof hi);
+    for (; p < n; ++p) {
+      for (int j = 0; j < kRowLanes; ++j) {
+        const double x = static_cast<double>(rows[j][p]);
+        lanes.value[j] = kOp == ReduceOp::kProd ? lanes.value[j] * x : lanes.value[j] + x;
+      }
+    }
+  } else {
+    F8 best;
+    I8 index;
+    std::memcpy(&best, lanes.best, sizeof best);
+    std::memcpy(&index, lanes.index, sizeof index);
+    for (; p + 8 <= n; p += 8) {
+      F8 col[8];
+      LoadColumns(rows, p, col);
+      const int32_t r = static_cast<int32_t>(r0 + p);
+      for (int k = 0; k < 8; ++k) {
+        const I8 take = BeatsLanes<kOp>(col[k], best);
+        best = take ? col[k] : best;
+        if constexpr (IsArg(kOp)) {
+          const I8 position = I8{} + (r + k);
+          index = take ? position : index;
+        }
+      }
+    }
+    std::memcpy(lanes.best, &best, sizeof best);
+    std::memcpy(lanes.index, &index, sizeof index);
+    for (; p < n; ++p) {
+      for (int j = 0; j < kRowLanes; ++j) {
+        const float x = rows[j][p];
+        if (BeatsScalar<kOp>(x, lanes.best[j])) {
+          lanes.best[j] = x;
+          lanes.index[j] = static_cast<int32_t>(r0 + p);
+        }
+      }
+    }
+  }
+}
+
+EMBER_LANES_INLINE void FoldAnyOp(ReduceOp op, const float* const* rows, int64_t r0, int64_t n,
+                                  RowLanes& lanes) {
+  switch (op) {
+    case ReduceOp::kSum:
+    case ReduceOp::kMean: FoldChunk<ReduceOp::kSum>(rows, r0, n, lanes); return;
+    case ReduceOp::kProd: FoldChunk<ReduceOp::kProd>(rows, r0, n, lanes); return;
+    case ReduceOp::kMax: FoldChunk<ReduceOp::kMax>(rows, r0, n, lanes); return;
+    case ReduceOp::kMin: FoldChunk<ReduceOp::kMin>(rows, r0, n, lanes); return;
+    case ReduceOp::kArgMax: FoldChunk<ReduceOp::kArgMax>(rows, r0, n, lanes); return;
+    case ReduceOp::kArgMin: FoldChunk<ReduceOp::kArgMin>(rows, r0, n, lanes); return;
+  }
+}
+
+// No "fma" in the target: the body has no multiply-add to contract, and must not get one.
+__attribute__((target("avx2"))) void FoldAvx2(ReduceOp op, const float* const* rows, int64_t r0,
+                                              int64_t n, RowLanes& lanes) {
+  FoldAnyOp(op, rows, r0, n, lanes);
+}
+
+void FoldBaseline(ReduceOp op, const float* const* rows, int64_t r0, int64_t n, RowLanes& lanes) {
+  FoldAnyOp(op, rows, r0, n, lanes);
+}
+
+using FoldFn = void (*)(ReduceOp, const float* const*, int64_t, int64_t, RowLanes&);
+
+FoldFn Chosen() {
+  static const FoldFn fn = __builtin_cpu_supports("avx2") ? FoldAvx2 : FoldBaseline;
+  return fn;
+}
+
+}  // namespace
+
+RowLanes StartRowLanes(ReduceOp op) {
+  RowLanes lanes;
+  const float inf = std::numeric_limits<float>::infinity();
+  const float best = !IsExtreme(op) ? 0.0f : TakesGreater(op) ? -inf : inf;
+  for (int j = 0; j < kRowLanes; ++j) {
+    lanes.value[j] = op == ReduceOp::kProd ? 1.0 : 0.0;
+    lanes.best[j] = best;
+    lanes.index[j] = 0;
+  }
+  return lanes;
+}
+
+void FoldRowChunk(ReduceOp op, const float* const* rows, int64_t r0, int64_t n, RowLanes& lanes) {
+  Chosen()(op, rows, r0, n, lanes);
+}
+
+void FinishRowLanes(ReduceOp op, const RowLanes& lanes, int count, int64_t length,
+                    double* finished) {
+  for (int j = 0; j < count; ++j) {
+    Accumulator<float> acc = Start<float>(op);
+    if (!IsExtreme(op)) {
+      acc.value = lanes.value[j];
+    } else if (length > 0) {  // an empty row keeps Start's {0, 0}, as the scalar fold does
+      acc = {static_cast<double>(lanes.best[j]), lanes.index[j]};
+    }
+    finished[j] = Finish(op, acc, length);
+  }
+}
+
+bool RowLaneTargetAvailable(RowLaneTarget target) {
+  switch (target) {
+    case RowLaneTarget::kBaseline: return true;
+    case RowLaneTarget::kAvx2: return __builtin_cpu_supports("avx2");
+  }
+  return false;
+}
+
+void FoldRowChunkOn(RowLaneTarget target, ReduceOp op, const float* const* rows, int64_t r0,
+                    int64_t n, RowLanes& lanes) {
+  switch (target) {
+    case RowLaneTarget::kBaseline: FoldBaseline(op, rows, r0, n, lanes); return;
+    case RowLaneTarget::kAvx2: FoldAvx2(op, rows, r0, n, lanes); return;
+  }
+}
+
+}  // namespace ember::cpu
