@@ -19,6 +19,7 @@ typedef float F8 __attribute__((vector_size(32)));
 typedef double D4 __attribute__((vector_size(32)));
 typedef int32_t I8 __attribute__((vector_size(32)));
 typedef float F4 __attribute__((vector_size(16)));
+typedef uint64_t U4 __attribute__((vector_size(32), may_alias));
 // An F8 read from any float address: GCC loads it directly (vmovups), no copy on the stack.
 typedef float F8Unaligned __attribute__((vector_size(32), aligned(4), may_alias));
 
@@ -26,25 +27,21 @@ static_assert(kRowLanes == 8, "the transpose below is 8x8");
 
 #define EMBER_LANES_INLINE inline __attribute__((always_inline))
 
-// The first two rounds of the 8x8 transpose of positions [p, p + 8) of the eight rows: eight
-// unaligned row loads, pairs of rows interleaved, then pairs of pairs. Afterwards quarter[q],
-// q < 4, holds rows 0-3 at position p + q in its low half and at p + q + 4 in its high half;
-// quarter[q + 4] the same for rows 4-7. (AVX2: vunpcklps/vunpckhps, vshufps.)
+// The first two rounds of the transpose of positions [p, p + 8) of four rows: four unaligned
+// row loads, pairs of rows interleaved, then pairs of pairs. Afterwards quarter[q], q < 4,
+// holds the four rows at position p + q in its low half and at p + q + 4 in its high half.
+// (AVX2: vunpcklps/vunpckhps, vshufps.)
 EMBER_LANES_INLINE void LoadQuarters(const float* const* rows, int64_t p, F8* quarter) {
-  F8 r[8];
-  for (int j = 0; j < 8; ++j) r[j] = *reinterpret_cast<const F8Unaligned*>(rows[j] + p);
-  F8 t[8];
-  for (int j = 0; j < 8; j += 2) {
-    t[j] = __builtin_shufflevector(r[j], r[j + 1], 0, 8, 1, 9, 4, 12, 5, 13);
-    t[j + 1] = __builtin_shufflevector(r[j], r[j + 1], 2, 10, 3, 11, 6, 14, 7, 15);
-  }
-  for (int half = 0; half < 8; half += 4) {
-    F8* u = quarter + half;
-    u[0] = __builtin_shufflevector(t[half], t[half + 2], 0, 1, 8, 9, 4, 5, 12, 13);
-    u[1] = __builtin_shufflevector(t[half], t[half + 2], 2, 3, 10, 11, 6, 7, 14, 15);
-    u[2] = __builtin_shufflevector(t[half + 1], t[half + 3], 0, 1, 8, 9, 4, 5, 12, 13);
-    u[3] = __builtin_shufflevector(t[half + 1], t[half + 3], 2, 3, 10, 11, 6, 7, 14, 15);
-  }
+  F8 r[4];
+  for (int j = 0; j < 4; ++j) r[j] = *reinterpret_cast<const F8Unaligned*>(rows[j] + p);
+  const F8 t0 = __builtin_shufflevector(r[0], r[1], 0, 8, 1, 9, 4, 12, 5, 13);
+  const F8 t1 = __builtin_shufflevector(r[0], r[1], 2, 10, 3, 11, 6, 14, 7, 15);
+  const F8 t2 = __builtin_shufflevector(r[2], r[3], 0, 8, 1, 9, 4, 12, 5, 13);
+  const F8 t3 = __builtin_shufflevector(r[2], r[3], 2, 10, 3, 11, 6, 14, 7, 15);
+  quarter[0] = __builtin_shufflevector(t0, t2, 0, 1, 8, 9, 4, 5, 12, 13);
+  quarter[1] = __builtin_shufflevector(t0, t2, 2, 3, 10, 11, 6, 7, 14, 15);
+  quarter[2] = __builtin_shufflevector(t1, t3, 0, 1, 8, 9, 4, 5, 12, 13);
+  quarter[3] = __builtin_shufflevector(t1, t3, 2, 3, 10, 11, 6, 7, 14, 15);
 }
 
 // The whole transpose: col[k], k < 8, lane j holds rows[j][p + k] (the last round joins the
@@ -52,6 +49,7 @@ EMBER_LANES_INLINE void LoadQuarters(const float* const* rows, int64_t p, F8* qu
 EMBER_LANES_INLINE void LoadColumns(const float* const* rows, int64_t p, F8* col) {
   F8 u[8];
   LoadQuarters(rows, p, u);
+  LoadQuarters(rows + 4, p, u + 4);
   for (int q = 0; q < 4; ++q) {
     col[q] = __builtin_shufflevector(u[q], u[q + 4], 0, 1, 2, 3, 8, 9, 10, 11);
     col[q + 4] = __builtin_shufflevector(u[q], u[q + 4], 4, 5, 6, 7, 12, 13, 14, 15);
@@ -91,6 +89,15 @@ EMBER_LANES_INLINE I8 BeatsLanes(F8 x, F8 best) {
   return (best == best) & ((x != x) | better);
 }
 
+// Whether any lane of the eight columns is a NaN (off the folds' dependency chains: the
+// compares and ors of a block are independent of its steps).
+EMBER_LANES_INLINE bool AnyNan(const F8* col) {
+  I8 nan = col[0] != col[0];
+  for (int k = 1; k < 8; ++k) nan |= col[k] != col[k];
+  const U4 words = reinterpret_cast<U4&>(nan);
+  return (words[0] | words[1] | words[2] | words[3]) != 0;
+}
+
 // kOp is kSum (also Mean), kProd, or one of the extremes (only kArgMax/kArgMin track the
 // index: Finish of kMax/kMin reads the value alone).
 template <ReduceOp kOp>
@@ -102,16 +109,15 @@ EMBER_LANES_INLINE void FoldChunk(const float* const* rows, int64_t r0, int64_t 
     std::memcpy(&lo, lanes.value, sizeof lo);
     std::memcpy(&hi, lanes.value + 4, sizeof hi);
     for (; p + 8 <= n; p += 8) {
-      F8 quarter[8];
-      LoadQuarters(rows, p, quarter);
-      for (int k = 0; k < 8; ++k) {  // position p + k: rows 0-3 in lo, rows 4-7 in hi
-        const D4 low = Widen(quarter[k % 4], k >= 4), high = Widen(quarter[k % 4 + 4], k >= 4);
-        if constexpr (kOp == ReduceOp::kProd) {
-          lo = lo * low;
-          hi = hi * high;
-        } else {
-          lo = lo + low;
-          hi = hi + high;
+      // Rows 0-3 (lo) then rows 4-7 (hi): two independent chains, eight steps each; four rows
+      // at a time keep the transposed block and both accumulators in registers.
+      for (int half = 0; half < 2; ++half) {
+        F8 quarter[4];
+        LoadQuarters(rows + 4 * half, p, quarter);
+        D4& acc = half == 0 ? lo : hi;
+        for (int k = 0; k < 8; ++k) {
+          const D4 x = Widen(quarter[k % 4], k >= 4);  // position p + k
+          acc = kOp == ReduceOp::kProd ? acc * x : acc + x;
         }
       }
     }
@@ -132,6 +138,17 @@ EMBER_LANES_INLINE void FoldChunk(const float* const* rows, int64_t r0, int64_t 
       F8 col[8];
       LoadColumns(rows, p, col);
       const int32_t r = static_cast<int32_t>(r0 + p);
+      if (!AnyNan(col)) {  // Beats without its NaN tests, which only a NaN x needs
+        for (int k = 0; k < 8; ++k) {
+          const I8 take = TakesGreater(kOp) ? col[k] > best : col[k] < best;
+          best = take ? col[k] : best;  // vmaxps / vminps: keeps a NaN best, as Beats does
+          if constexpr (IsArg(kOp)) {
+            const I8 position = I8{} + (r + k);
+            index = take ? position : index;
+          }
+        }
+        continue;
+      }
       for (int k = 0; k < 8; ++k) {
         const I8 take = BeatsLanes<kOp>(col[k], best);
         best = take ? col[k] : best;

@@ -21,6 +21,9 @@
 //    keeps its index. The scalar fold's "position 0 always assigns" is the start best = -inf
 //    (Max) or +inf (Min) at index 0: any x at position 0 beats it or equals it (x = -inf for
 //    Max), and either way the state after position 0 is {x, 0}, as assigning gives.
+//    A block of eight positions without a NaN x (the common case, tested off the dependency
+//    chain) steps with the compare alone: x > best is false for a NaN best, so it stays, which
+//    is all Beats' NaN tests do when x is a number; only blocks with a NaN take the full rule.
 // One thing is not the lanes' to keep: when a sum or product meets two NaNs, x86 returns the
 // first operand's NaN, and which operand comes first is the compiler's choice (the add
 // commutes), in the scalar fold as here, so the payload of a NaN sum was never a property of
