@@ -145,7 +145,7 @@ void ExpectRowsMatch(RowLaneTarget target, ReduceOp op, const std::vector<float>
 }
 
 TEST(CpuReduceLanes, EveryOpMatchesTheScalarFoldBitForBit) {
-  const int64_t row_counts[] = {1, 3, 7, 8, 9, 13, 16, 17};
+  const int64_t row_counts[] = {1, 3, 7, 8, 9, 13, 16, 17, 24, 33};
   const int64_t lengths[] = {0, 1, 2, 7, 8, 9, 15, 16, 17, 31, 64, 100, 1000, 1027};
   uint32_t seed = 1;
   for (RowLaneTarget target : Targets()) {
@@ -211,8 +211,15 @@ TEST(CpuReduceLanes, NanTiesAndSignedZeros) {
   };
   std::vector<float> data;
   for (const auto& row : rows) data.insert(data.end(), row.begin(), row.end());
+  // And again as rows 8-15 (the second group of lanes) and as 13 rows.
+  std::vector<float> twice = data;
+  twice.insert(twice.end(), data.rbegin(), data.rend());
   for (RowLaneTarget target : Targets()) {
-    for (ReduceOp op : kOps) ExpectRowsMatch(target, op, data, 8, 12, 12);
+    for (ReduceOp op : kOps) {
+      ExpectRowsMatch(target, op, data, 8, 12, 12);
+      ExpectRowsMatch(target, op, twice, 16, 12, 12);
+      ExpectRowsMatch(target, op, twice, 13, 12, 12);
+    }
   }
   // And the rules themselves, as reduce_fold.h states them.
   const std::vector<double> argmax = LaneFold(Targets().back(), ReduceOp::kArgMax, data, 8, 12, 12);
@@ -226,6 +233,35 @@ TEST(CpuReduceLanes, NanTiesAndSignedZeros) {
   EXPECT_EQ(std::bit_cast<uint64_t>(max[0]), std::bit_cast<uint64_t>(static_cast<double>(nan_a)));
   const std::vector<double> argmin = LaneFold(Targets().back(), ReduceOp::kArgMin, data, 8, 12, 12);
   EXPECT_EQ(argmin[3], 5);  // the first 0
+}
+
+// A NaN met in the first block stays the best through later blocks without a NaN (which step
+// with the compare alone) and through the tail, in two groups of eight rows.
+TEST(CpuReduceLanes, ANanBestStaysThroughLaterBlocks) {
+  constexpr int64_t kRows = 16, kLength = 43;
+  std::vector<float> data(kRows * kLength);
+  for (int64_t i = 0; i < kRows; ++i) {
+    for (int64_t r = 0; r < kLength; ++r) {
+      const float up = static_cast<float>(r), down = static_cast<float>(-r);
+      data[i * kLength + r] = i % 2 == 1 && r == 1
+                                  ? std::bit_cast<float>(0x7fc00000u | static_cast<uint32_t>(i))
+                                  : (i % 4 < 2 ? up : down);
+    }
+  }
+  for (RowLaneTarget target : Targets()) {
+    for (ReduceOp op : kOps) {
+      if (op == ReduceOp::kProd || op == ReduceOp::kSum || op == ReduceOp::kMean) continue;
+      ExpectRowsMatch(target, op, data, kRows, kLength, kLength);
+      const std::vector<double> got = LaneFold(target, op, data, kRows, kLength, kLength);
+      for (int64_t i = 1; i < kRows; i += 2) {
+        if (IsArg(op)) {
+          EXPECT_EQ(got[i], 1) << Name(op) << " row " << i;
+        } else {
+          EXPECT_TRUE(std::isnan(got[i])) << Name(op) << " row " << i;
+        }
+      }
+    }
+  }
 }
 
 TEST(CpuReduceLanes, EmptyRowsFinishAsTheScalarFold) {
