@@ -1,7 +1,9 @@
 #include "codegen/handover.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
+#include <utility>
 
 #include <ember/error.h>
 
@@ -12,8 +14,9 @@ namespace {
 
 bool WideSlot(DType dtype) { return !FloatDomain(dtype); }
 
-// Note [Shared handover slots]: lowest free slot of the same width whose last reader ran
-// before the writer; then slots renumbered by first use in `found`'s order.
+// Note [Shared handover slots]: the lowest slot of the same width whose value is read for the
+// last time before this handover is written (an earlier block, or an earlier step of the
+// writer's block); then slots renumbered by first use in `found`'s order.
 void AssignSlots(std::vector<Handover>& found) {
   std::vector<size_t> by_writer;
   for (size_t k = 0; k < found.size(); ++k) {
@@ -24,6 +27,7 @@ void AssignSlots(std::vector<Handover>& found) {
   struct Slot {
     bool wide;
     uint32_t busy_until;  // the last block that reads its current value
+    uint32_t last_step;   // its last read's step in that block
   };
   std::vector<Slot> slots;
   for (size_t k : by_writer) {
@@ -31,16 +35,19 @@ void AssignSlots(std::vector<Handover>& found) {
     const bool wide = WideSlot(h.dtype);
     int chosen = -1;
     for (size_t s = 0; s < slots.size(); ++s) {
-      if (slots[s].wide == wide && slots[s].busy_until < h.block) {
+      const bool free = slots[s].busy_until < h.block ||
+                        (slots[s].busy_until == h.block && slots[s].last_step < h.write_step);
+      if (slots[s].wide == wide && free) {
         chosen = static_cast<int>(s);
         break;
       }
     }
     if (chosen < 0) {
       chosen = static_cast<int>(slots.size());
-      slots.push_back({.wide = wide, .busy_until = 0});
+      slots.push_back({.wide = wide, .busy_until = 0, .last_step = 0});
     }
     slots[chosen].busy_until = h.last_read;
+    slots[chosen].last_step = h.last_read_step;
     h.slot = chosen;
   }
   std::vector<int> renumber(slots.size(), -1);
@@ -58,15 +65,22 @@ std::vector<Handover> FindHandovers(const FuseTrace& trace, KernelMode mode, boo
                                     const std::vector<bool>& full) {
   std::vector<Handover> found;
   int scratch = 0;
+  uint32_t step = 0;
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> written_at;
   auto add = [&](const FuseArg& arg, uint32_t reader) {
     for (Handover& h : found) {
       if (h.block == arg.block && h.pos == arg.pos) {
         h.last_read = std::max(h.last_read, reader);
+        h.last_read_step = step;
         return;
       }
     }
     if (arg.block >= trace.blocks.size()) throw Error("a handover from a missing block");
-    Handover h{.block = arg.block, .pos = arg.pos, .dtype = arg.dtype, .last_read = reader};
+    Handover h{.block = arg.block,
+               .pos = arg.pos,
+               .dtype = arg.dtype,
+               .last_read = reader,
+               .last_read_step = step};
     const bool from_full = full.at(arg.block);
     if (mode == KernelMode::kBlock || (from_full && !(mode == KernelMode::kRow && shared))) {
       h.storage = Handover::Storage::kScratch;
@@ -78,8 +92,18 @@ std::vector<Handover> FindHandovers(const FuseTrace& trace, KernelMode mode, boo
   };
   for (uint32_t b = 0; b < trace.blocks.size(); ++b) {
     ForEachArg(trace.blocks[b], [&](const FuseArg& arg, bool is_out) {
-      if (!is_out && arg.kind == FuseArgKind::kMultiBlockLocal) add(arg, b);
+      ++step;
+      if (arg.kind != FuseArgKind::kMultiBlockLocal) return;
+      if (is_out) {
+        written_at.try_emplace({arg.block, arg.pos}, step);
+      } else {
+        add(arg, b);
+      }
     });
+  }
+  for (Handover& h : found) {
+    const auto it = written_at.find({h.block, h.pos});
+    h.write_step = it == written_at.end() ? 0 : it->second;
   }
   AssignSlots(found);
   return found;

@@ -7,14 +7,17 @@
 // In a row kernel every thread of a row group reads a full block's handed-over value back only
 // at the positions it wrote itself (each full block walks the row with the same group, width
 // and stride), so a row's shared array is private to its writer thread position by position.
-// An array is therefore free again once the last block that reads its value has run: a
-// handover written by a later block may take it. FindHandovers gives each shared handover a
-// slot (one row-long array) by that rule, the writer strictly after the last reader, so a
-// trace of many independent reduce chains (what the search, faithful to burn, builds from
-// back-to-back softmaxes or layernorms) needs the shared memory of its widest point, not of
-// every chain together, and keeps its handovers out of scratch. Slots are numbered in the
-// order their first handover is found, so a trace without reuse keeps the layout (and the
-// source) it had before slots.
+// An array is therefore free again once the last read of its value has run: a handover
+// written later may take it. "Later" is a later block, or a later step of the block that
+// reads the old value for the last time: within one block a thread runs the block's ops in
+// order for each of its positions, so when every read of the old value comes before the
+// write of the new one (steps in ForEachArg's order), the thread has loaded the old value at a
+// position before it stores the new one there. Softmax then needs one array, not two (exp's
+// values take the scaled input's place as they are computed), and a trace of many
+// independent reduce chains (what the search, faithful to burn, builds from back-to-back
+// softmaxes or layernorms) needs the shared memory of its widest point, not of every chain
+// together, and keeps its handovers out of scratch. Slots are numbered in the order their
+// first handover is found.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +43,10 @@ struct Handover {
   int scratch = -1;        // kScratch: index into TracePlan::scratch
   int slot = -1;           // kShared: its row-long array (Note [Shared handover slots])
   uint32_t last_read = 0;  // the last block that reads it
+  // Steps in ForEachArg's order over the whole trace: its last read, and its write (Note
+  // [Shared handover slots]).
+  uint32_t last_read_step = 0;
+  uint32_t write_step = 0;
 };
 
 // The handovers of `trace` in a fixed order, storage chosen for `mode` (`shared`: kRow keeps

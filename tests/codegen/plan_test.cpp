@@ -43,7 +43,8 @@ TEST(RowGeometry, SoftmaxRowsOf4096TakeAGroupOf256) {
   EXPECT_EQ(k.group, 256);
   EXPECT_EQ(k.threads, 256);
   EXPECT_TRUE(k.shared_handover);
-  EXPECT_EQ(k.shared_bytes, 4096 * 4 * 2);  // two handovers of a row, one row per block
+  // Two handovers of a row in one slot (Note [Shared handover slots]), one row per block.
+  EXPECT_EQ(k.shared_bytes, 4096 * 4);
   EXPECT_TRUE(plan.scratch.empty());
 }
 

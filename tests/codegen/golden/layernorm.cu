@@ -24,7 +24,7 @@
 //   block 4 over [1,2]:
 //     op    l0:f32 = Div(b2.v1:f32, b3.v0:f32)
 //     write out0:f32 = Assign(l0:f32)
-// kernel 0: grid 512 x 64 threads, 8192 bytes of shared memory
+// kernel 0: grid 512 x 64 threads, 4096 bytes of shared memory
 // <prelude: codegen/prelude.cpp>
 
 // mode=1 block=0 width=4 index64=false threads=64 group=64 shared=true b0:220 b1:000 b2:000 b3:000 b4:002 dt:aaa ua:111 full:10101
@@ -43,7 +43,7 @@ extern "C" __global__ void __launch_bounds__(64) ember_fused(const Params p) {
   const idx L = (idx)p.s[1];
   const int ember_t = (int)threadIdx.x % 64;
   float* sh0_0 = (float*)(ember_smem + 0);
-  float* sh2_1 = (float*)(ember_smem + 0 + L * 4);
+  float* sh2_1 = (float*)(ember_smem + 0);
   for (idx u = blockIdx.x; u < units; u += gridDim.x) {
     float h1_0 = 0;
     float h3_0 = 0;

@@ -19,7 +19,7 @@
 //   block 4 over [1,2]:
 //     op    l0:f32 = Div(b2.v0:f32, b3.v0:f32)
 //     write out0:f32 = Assign(l0:f32)
-// kernel 0: grid 512 x 256 threads, 32768 bytes of shared memory
+// kernel 0: grid 512 x 256 threads, 16384 bytes of shared memory
 // <prelude: codegen/prelude.cpp>
 
 // mode=1 block=0 width=4 index64=false threads=256 group=256 shared=true b0:20 b1:00 b2:00 b3:00 b4:02 dt:aa ua:11 full:10101
@@ -37,7 +37,7 @@ extern "C" __global__ void __launch_bounds__(256) ember_fused(const Params p) {
   const idx L = (idx)p.s[1];
   const int ember_t = (int)threadIdx.x % 256;
   float* sh0_0 = (float*)(ember_smem + 0);
-  float* sh2_0 = (float*)(ember_smem + 0 + L * 4);
+  float* sh2_0 = (float*)(ember_smem + 0);
   for (idx u = blockIdx.x; u < units; u += gridDim.x) {
     float h1_0 = 0;
     float h3_0 = 0;

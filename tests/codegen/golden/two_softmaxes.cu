@@ -38,7 +38,7 @@
 //   block 8 over [1,2]:
 //     op    l0:f32 = Div(b6.v0:f32, b7.v0:f32)
 //     write out1:f32 = Assign(l0:f32)
-// kernel 0: grid 512 x 256 threads, 32768 bytes of shared memory
+// kernel 0: grid 512 x 256 threads, 16384 bytes of shared memory
 // <prelude: codegen/prelude.cpp>
 
 // mode=1 block=0 width=4 index64=false threads=256 group=256 shared=true b0:2000 b1:0000 b2:0000 b3:0000 b4:0220 b5:0000 b6:0000 b7:0000 b8:0002 dt:aaaa ua:1111 full:101010101
@@ -58,9 +58,9 @@ extern "C" __global__ void __launch_bounds__(256) ember_fused(const Params p) {
   const idx L = (idx)p.s[1];
   const int ember_t = (int)threadIdx.x % 256;
   float* sh0_0 = (float*)(ember_smem + 0);
-  float* sh2_0 = (float*)(ember_smem + 0 + L * 4);
+  float* sh2_0 = (float*)(ember_smem + 0);
   float* sh4_0 = (float*)(ember_smem + 0);
-  float* sh6_0 = (float*)(ember_smem + 0 + L * 4);
+  float* sh6_0 = (float*)(ember_smem + 0);
   for (idx u = blockIdx.x; u < units; u += gridDim.x) {
     float h1_0 = 0;
     float h3_0 = 0;
