@@ -1,7 +1,9 @@
 // The reduce stage of a fused trace (ReduceStage, engine/trace/fuse_trace.h) over one group of
 // units (Note [CPU fused groups], fused_layout.h). It folds exactly as ReduceDim does
 // (reduce_fold.h): the same accumulator, each output along the axis in order, the same final
-// rounding, so a fused reduce is bit-identical to the unfused one over the materialized input.
+// rounding, so a fused reduce is bit-identical to the unfused one over the materialized input;
+// float rows fold in vector lanes through the same code as ReduceDim's (Note [Row folds in
+// lanes], reduce_lanes.h).
 // The stage's `acc` dtype is therefore not consulted: ReduceDim accumulates floats in double and
 // ints in wrapping i64 whatever the output dtype.
 #pragma once
