@@ -43,7 +43,8 @@ void StoreTile(const ReducePlan& stage, const typename Accumulator<V>::A* finish
 // numbers in order along the axis, as ReduceDim does; the outputs of a tile advance together
 // so their folds overlap (a lone sum would wait on each add). With inner == 1 the outputs are
 // rows (float rows fold in vector lanes, Note [Row folds in lanes]); otherwise they share one
-// unit and each step along the axis reads a contiguous run.
+// unit and each step along the axis reads a contiguous run (float: in lanes too, one output
+// per lane).
 template <typename V>
 void ReduceTile(const ReducePlan& stage, const V* in, int64_t length, int64_t inner, int64_t first,
                 int64_t count, std::byte* output) {
@@ -62,6 +63,14 @@ void ReduceTile(const ReducePlan& stage, const V* in, int64_t length, int64_t in
       RowLanes lanes = StartRowLanes(op);
       FoldRowChunk(op, at, 0, length, lanes);
       FinishRowLanes(op, lanes, static_cast<int>(count), length, finished);
+      StoreTile<V>(stage, finished, first, count, output);
+      return;
+    }
+    if (!rows && FoldsInLanes(length)) {  // one unit's outputs, side by side
+      ColumnLanes lanes;
+      StartColumnLanes(op, count, lanes);
+      FoldColumnChunk(op, start, along, 0, length, count, lanes);
+      FinishColumnLanes(op, lanes, count, length, finished);
       StoreTile<V>(stage, finished, first, count, output);
       return;
     }

@@ -8,7 +8,8 @@
 //    one per vector lane, each in the scalar fold's order (Note [Row folds in lanes],
 //    reduce_lanes.h);
 //  * across outputs: a tile of outputs is updated once per position r along the axis, so each
-//    step reads a dense row of inputs; used when the axis is an outer dim.
+//    step reads a dense row of inputs; used when the axis is an outer dim. Float outputs fold
+//    in vector lanes too, lane j = output j.
 // Each output is computed by one thread in a fixed order, and ReduceAll combines fixed chunks
 // in order, so results do not depend on the number of threads.
 #include <algorithm>
@@ -79,6 +80,33 @@ void ReduceRowsInLanes(ReduceOp op, const StridedView& view, int64_t length, int
   });
 }
 
+// The across-outputs loop for float outputs (view: [L, outer...], position r of output j at
+// linear index r*outputs + j): a tile of outputs folds in vector lanes, lane j = output j
+// (reduce_lanes.h), each output in order from Start to Finish, as Fold does.
+void ReduceColumnsInLanes(ReduceOp op, const StridedView& view, int64_t length, int64_t outputs,
+                          DType out_dtype, std::byte* dst, ThreadPool& pool) {
+  const int out_size = DTypeSize(out_dtype);
+  const bool dense = view.dtype == DType::kF32 && view.IsDense();
+  pool.ParallelFor(outputs, kTileSize, [&](int64_t begin, int64_t end) {
+    const int64_t count = end - begin;
+    ColumnLanes lanes;
+    StartColumnLanes(op, count, lanes);
+    if (dense) {  // position r of the tile: count floats at data + r*outputs + begin
+      const float* first = reinterpret_cast<const float*>(view.data) + begin;
+      FoldColumnChunk(op, first, outputs, 0, length, count, lanes);
+    } else {
+      float scratch[kTileSize];
+      for (int64_t r = 0; r < length; ++r) {
+        FoldColumnChunk(op, LoadF32(view, r * outputs + begin, count, scratch), 0, r, 1, count,
+                        lanes);
+      }
+    }
+    double finished[kTileSize];
+    FinishColumnLanes(op, lanes, count, length, finished);
+    Store<float>(op, finished, count, out_dtype, dst + begin * out_size);
+  });
+}
+
 template <typename V>
 void ReduceAxis(ReduceOp op, const TensorHandle& x, int64_t axis, TensorHandle& out,
                 ThreadPool& pool) {
@@ -135,6 +163,12 @@ void ReduceAxis(ReduceOp op, const TensorHandle& x, int64_t axis, TensorHandle& 
     strides.push_back(x.strides[d]);
   }
   const StridedView view = MakeView(src, x.dtype, shape, strides);
+  if constexpr (std::is_same_v<V, float>) {
+    if (FoldsInLanes(length)) {
+      ReduceColumnsInLanes(op, view, length, outputs, out.dtype, dst, pool);
+      return;
+    }
+  }
   pool.ParallelFor(outputs, kTileSize, [&](int64_t begin, int64_t end) {
     V scratch[kTileSize];
     Accumulator<V> acc[kTileSize];

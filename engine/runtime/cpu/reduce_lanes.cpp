@@ -1,5 +1,6 @@
-// Note [Row folds in lanes] (reduce_lanes.h): the generic body, in GCC's vector extensions,
-// compiled twice (baseline x86-64 and AVX2) by inlining it into one entry point per target.
+// Note [Row folds in lanes] (reduce_lanes.h): the generic bodies (rows, and outputs side by
+// side), in GCC's vector extensions, compiled twice (baseline x86-64 and AVX2) by inlining each
+// into one entry point per target.
 #include "engine/runtime/cpu/reduce_lanes.h"
 
 #include <cstring>
@@ -185,6 +186,94 @@ EMBER_LANES_INLINE void FoldAnyOp(ReduceOp op, const float* const* rows, int64_t
   }
 }
 
+// Columns: lane j is output j, and position r0 + i of outputs [j0, j0 + 8 * kVectors) is the
+// run at first + i * stride + j0, loaded as it is. kVectors vectors of eight outputs step
+// together: independent chains, which the core overlaps.
+template <ReduceOp kOp, int kVectors>
+EMBER_LANES_INLINE void FoldColumnBlock(const float* first, int64_t stride, int64_t r0, int64_t n,
+                                        int64_t j0, ColumnLanes& lanes) {
+  if constexpr (!IsExtreme(kOp)) {
+    D4 acc[2 * kVectors];
+    for (int q = 0; q < 2 * kVectors; ++q) {
+      std::memcpy(&acc[q], lanes.value + j0 + 4 * q, sizeof(D4));
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      const float* at = first + i * stride + j0;
+#pragma GCC unroll 4
+      for (int v = 0; v < kVectors; ++v) {
+        const F8 x = *reinterpret_cast<const F8Unaligned*>(at + 8 * v);
+        const D4 low = Widen(x, false), high = Widen(x, true);
+        acc[2 * v] = kOp == ReduceOp::kProd ? acc[2 * v] * low : acc[2 * v] + low;
+        acc[2 * v + 1] = kOp == ReduceOp::kProd ? acc[2 * v + 1] * high : acc[2 * v + 1] + high;
+      }
+    }
+    for (int q = 0; q < 2 * kVectors; ++q) {
+      std::memcpy(lanes.value + j0 + 4 * q, &acc[q], sizeof(D4));
+    }
+  } else {
+    F8 best[kVectors];
+    I8 index[kVectors];
+    for (int v = 0; v < kVectors; ++v) {
+      std::memcpy(&best[v], lanes.best + j0 + 8 * v, sizeof(F8));
+      std::memcpy(&index[v], lanes.index + j0 + 8 * v, sizeof(I8));
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      const float* at = first + i * stride + j0;
+      const I8 position = I8{} + static_cast<int32_t>(r0 + i);
+#pragma GCC unroll 4
+      for (int v = 0; v < kVectors; ++v) {
+        const F8 x = *reinterpret_cast<const F8Unaligned*>(at + 8 * v);
+        const I8 take = BeatsLanes<kOp>(x, best[v]);
+        best[v] = take ? x : best[v];
+        if constexpr (IsArg(kOp)) index[v] = take ? position : index[v];
+      }
+    }
+    for (int v = 0; v < kVectors; ++v) {
+      std::memcpy(lanes.best + j0 + 8 * v, &best[v], sizeof(F8));
+      std::memcpy(lanes.index + j0 + 8 * v, &index[v], sizeof(I8));
+    }
+  }
+}
+
+// Outputs [0, count): blocks of 32, then of 8, then the last count % 8 one by one in scalar
+// code doing the same operations.
+template <ReduceOp kOp>
+EMBER_LANES_INLINE void FoldColumns(const float* first, int64_t stride, int64_t r0, int64_t n,
+                                    int64_t count, ColumnLanes& lanes) {
+  int64_t j = 0;
+  for (; j + 32 <= count; j += 32) FoldColumnBlock<kOp, 4>(first, stride, r0, n, j, lanes);
+  for (; j + 8 <= count; j += 8) FoldColumnBlock<kOp, 1>(first, stride, r0, n, j, lanes);
+  for (; j < count; ++j) {
+    for (int64_t i = 0; i < n; ++i) {
+      const float x = first[i * stride + j];
+      if constexpr (!IsExtreme(kOp)) {
+        const double d = static_cast<double>(x);
+        lanes.value[j] = kOp == ReduceOp::kProd ? lanes.value[j] * d : lanes.value[j] + d;
+      } else if (BeatsScalar<kOp>(x, lanes.best[j])) {
+        lanes.best[j] = x;
+        lanes.index[j] = static_cast<int32_t>(r0 + i);
+      }
+    }
+  }
+}
+
+EMBER_LANES_INLINE void FoldColumnsAnyOp(ReduceOp op, const float* first, int64_t stride,
+                                         int64_t r0, int64_t n, int64_t count, ColumnLanes& lanes) {
+  switch (op) {
+    case ReduceOp::kSum:
+    case ReduceOp::kMean: FoldColumns<ReduceOp::kSum>(first, stride, r0, n, count, lanes); return;
+    case ReduceOp::kProd: FoldColumns<ReduceOp::kProd>(first, stride, r0, n, count, lanes); return;
+    case ReduceOp::kMax: FoldColumns<ReduceOp::kMax>(first, stride, r0, n, count, lanes); return;
+    case ReduceOp::kMin: FoldColumns<ReduceOp::kMin>(first, stride, r0, n, count, lanes); return;
+    case ReduceOp::kArgMax:
+      FoldColumns<ReduceOp::kArgMax>(first, stride, r0, n, count, lanes);
+      return;
+    case ReduceOp::kArgMin:
+      FoldColumns<ReduceOp::kArgMin>(first, stride, r0, n, count, lanes);
+      return;
+  }
+}
+
 // No "fma" in the target: the body has no multiply-add to contract, and must not get one.
 __attribute__((target("avx2"))) void FoldAvx2(ReduceOp op, const float* const* rows, int64_t r0,
                                               int64_t n, RowLanes& lanes) {
@@ -195,42 +284,83 @@ void FoldBaseline(ReduceOp op, const float* const* rows, int64_t r0, int64_t n, 
   FoldAnyOp(op, rows, r0, n, lanes);
 }
 
-using FoldFn = void (*)(ReduceOp, const float* const*, int64_t, int64_t, RowLanes&);
+__attribute__((target("avx2"))) void FoldColumnsAvx2(ReduceOp op, const float* first,
+                                                     int64_t stride, int64_t r0, int64_t n,
+                                                     int64_t count, ColumnLanes& lanes) {
+  FoldColumnsAnyOp(op, first, stride, r0, n, count, lanes);
+}
 
-FoldFn Chosen() {
-  static const FoldFn fn = __builtin_cpu_supports("avx2") ? FoldAvx2 : FoldBaseline;
-  return fn;
+void FoldColumnsBaseline(ReduceOp op, const float* first, int64_t stride, int64_t r0, int64_t n,
+                         int64_t count, ColumnLanes& lanes) {
+  FoldColumnsAnyOp(op, first, stride, r0, n, count, lanes);
+}
+
+bool UseAvx2() {
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  return avx2;
+}
+
+// Start and Finish of lanes held in arrays (rows' or columns').
+void StartLanes(ReduceOp op, int64_t count, double* value, float* best, int32_t* index) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float start = !IsExtreme(op) ? 0.0f : TakesGreater(op) ? -inf : inf;
+  for (int64_t j = 0; j < count; ++j) {
+    value[j] = op == ReduceOp::kProd ? 1.0 : 0.0;
+    best[j] = start;
+    index[j] = 0;
+  }
+}
+
+void FinishLanes(ReduceOp op, int64_t count, int64_t length, const double* value, const float* best,
+                 const int32_t* index, double* finished) {
+  for (int64_t j = 0; j < count; ++j) {
+    Accumulator<float> acc = Start<float>(op);
+    if (!IsExtreme(op)) {
+      acc.value = value[j];
+    } else if (length > 0) {  // an empty axis keeps Start's {0, 0}, as the scalar fold does
+      acc = {static_cast<double>(best[j]), index[j]};
+    }
+    finished[j] = Finish(op, acc, length);
+  }
 }
 
 }  // namespace
 
 RowLanes StartRowLanes(ReduceOp op) {
   RowLanes lanes;
-  const float inf = std::numeric_limits<float>::infinity();
-  const float best = !IsExtreme(op) ? 0.0f : TakesGreater(op) ? -inf : inf;
-  for (int j = 0; j < kRowLanes; ++j) {
-    lanes.value[j] = op == ReduceOp::kProd ? 1.0 : 0.0;
-    lanes.best[j] = best;
-    lanes.index[j] = 0;
-  }
+  StartLanes(op, kRowLanes, lanes.value, lanes.best, lanes.index);
   return lanes;
 }
 
 void FoldRowChunk(ReduceOp op, const float* const* rows, int64_t r0, int64_t n, RowLanes& lanes) {
-  Chosen()(op, rows, r0, n, lanes);
+  if (UseAvx2()) {
+    FoldAvx2(op, rows, r0, n, lanes);
+  } else {
+    FoldBaseline(op, rows, r0, n, lanes);
+  }
 }
 
 void FinishRowLanes(ReduceOp op, const RowLanes& lanes, int count, int64_t length,
                     double* finished) {
-  for (int j = 0; j < count; ++j) {
-    Accumulator<float> acc = Start<float>(op);
-    if (!IsExtreme(op)) {
-      acc.value = lanes.value[j];
-    } else if (length > 0) {  // an empty row keeps Start's {0, 0}, as the scalar fold does
-      acc = {static_cast<double>(lanes.best[j]), lanes.index[j]};
-    }
-    finished[j] = Finish(op, acc, length);
+  FinishLanes(op, count, length, lanes.value, lanes.best, lanes.index, finished);
+}
+
+void StartColumnLanes(ReduceOp op, int64_t count, ColumnLanes& lanes) {
+  StartLanes(op, count, lanes.value, lanes.best, lanes.index);
+}
+
+void FoldColumnChunk(ReduceOp op, const float* first, int64_t stride, int64_t r0, int64_t n,
+                     int64_t count, ColumnLanes& lanes) {
+  if (UseAvx2()) {
+    FoldColumnsAvx2(op, first, stride, r0, n, count, lanes);
+  } else {
+    FoldColumnsBaseline(op, first, stride, r0, n, count, lanes);
   }
+}
+
+void FinishColumnLanes(ReduceOp op, const ColumnLanes& lanes, int64_t count, int64_t length,
+                       double* finished) {
+  FinishLanes(op, count, length, lanes.value, lanes.best, lanes.index, finished);
 }
 
 bool RowLaneTargetAvailable(RowLaneTarget target) {
@@ -246,6 +376,16 @@ void FoldRowChunkOn(RowLaneTarget target, ReduceOp op, const float* const* rows,
   switch (target) {
     case RowLaneTarget::kBaseline: FoldBaseline(op, rows, r0, n, lanes); return;
     case RowLaneTarget::kAvx2: FoldAvx2(op, rows, r0, n, lanes); return;
+  }
+}
+
+void FoldColumnChunkOn(RowLaneTarget target, ReduceOp op, const float* first, int64_t stride,
+                       int64_t r0, int64_t n, int64_t count, ColumnLanes& lanes) {
+  switch (target) {
+    case RowLaneTarget::kBaseline:
+      FoldColumnsBaseline(op, first, stride, r0, n, count, lanes);
+      return;
+    case RowLaneTarget::kAvx2: FoldColumnsAvx2(op, first, stride, r0, n, count, lanes); return;
   }
 }
 

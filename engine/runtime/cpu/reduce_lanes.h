@@ -1,7 +1,8 @@
 // Row reductions folded in vector lanes: up to kRowLanes rows reduced along their last axis at
 // once, one row per lane, each row in exactly the order of the scalar fold of reduce_fold.h.
 // Used by ReduceDim's along-the-axis loop (reduce.cpp) and by the fused interpreter's reduce of
-// rows (fused_reduce.cpp), so both stay bit-identical with each other and with Fold.
+// rows (fused_reduce.cpp), so both stay bit-identical with each other and with Fold; reductions
+// along an outer axis use the column form below, in both paths too.
 //
 // Note [Row folds in lanes]
 // The scalar fold of one row is a chain: each step needs the accumulator of the step before
@@ -40,7 +41,13 @@
 // 32-byte vector in two). The code is one generic body in GCC's vector extensions compiled
 // for both; the results do not depend on the target.
 //
-// Integer rows (the i64 domain) still fold in reduce_fold.h's scalar loop.
+// Outputs side by side in memory (a reduce along an outer axis: ReduceDim's across-outputs loop,
+// the fused reduce with inner > 1) fold the same way with lane j = output j: position r of the
+// outputs is one contiguous run, loaded as it is, no transpose. Each output still folds its
+// positions in order with the same operations (no fast path there: the steps of 32 outputs
+// are independent chains already).
+//
+// Integer reductions (the i64 domain) still fold in reduce_fold.h's scalar loop.
 #pragma once
 
 #include <cstdint>
@@ -79,11 +86,32 @@ void FoldRowChunk(ReduceOp op, const float* const* rows, int64_t r0, int64_t n, 
 void FinishRowLanes(ReduceOp op, const RowLanes& lanes, int count, int64_t length,
                     double* finished);
 
+// Up to kTileSize outputs side by side (lane j is output j).
+struct ColumnLanes {
+  alignas(32) double value[kTileSize];
+  alignas(32) float best[kTileSize];
+  alignas(32) int32_t index[kTileSize];
+};
+
+// Lanes [0, count) of `lanes`, count <= kTileSize.
+void StartColumnLanes(ReduceOp op, int64_t count, ColumnLanes& lanes);
+
+// Folds positions [r0, r0 + n) of outputs [0, count): position r0 + i of output j is
+// first[i * stride + j]. Chunks of positions must come in order, r0 = 0 first.
+void FoldColumnChunk(ReduceOp op, const float* first, int64_t stride, int64_t r0, int64_t n,
+                     int64_t count, ColumnLanes& lanes);
+
+// finished[j], j < count: as FinishRowLanes.
+void FinishColumnLanes(ReduceOp op, const ColumnLanes& lanes, int64_t count, int64_t length,
+                       double* finished);
+
 // The targets, for tests that fold the same rows on each: kBaseline runs on any x86-64,
 // kAvx2 only where RowLaneTargetAvailable says so. FoldRowChunk uses the best available.
 enum class RowLaneTarget { kBaseline, kAvx2 };
 bool RowLaneTargetAvailable(RowLaneTarget target);
 void FoldRowChunkOn(RowLaneTarget target, ReduceOp op, const float* const* rows, int64_t r0,
                     int64_t n, RowLanes& lanes);
+void FoldColumnChunkOn(RowLaneTarget target, ReduceOp op, const float* first, int64_t stride,
+                       int64_t r0, int64_t n, int64_t count, ColumnLanes& lanes);
 
 }  // namespace ember::cpu

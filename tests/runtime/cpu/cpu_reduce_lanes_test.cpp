@@ -3,8 +3,9 @@
 // (NaN sums: NaN, ExpectRowsMatch says why)
 // (Start, Fold in order, Finish), for row counts that are not a multiple of the lanes, short
 // and long rows, empty rows, rows folded in chunks, NaN (payloads, signalling), infinities,
-// ties and signed zeros; and ReduceDim, which uses the lanes, agrees with the same reference
-// on dense, strided and f16 inputs.
+// ties and signed zeros; the same for outputs side by side (the column form, a reduce along an
+// outer axis); and ReduceDim, which uses both, agrees with the same reference on dense, strided
+// and f16 inputs.
 #include "engine/runtime/cpu/reduce_lanes.h"
 
 #include <gtest/gtest.h>
@@ -14,6 +15,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -264,6 +266,60 @@ TEST(CpuReduceLanes, ANanBestStaysThroughLaterBlocks) {
   }
 }
 
+// Outputs side by side: `count` outputs, position r of output j at data[r * stride + j],
+// folded on `target` in chunks of `chunk` positions.
+std::vector<double> ColumnFold(RowLaneTarget target, ReduceOp op, const std::vector<float>& data,
+                               int64_t count, int64_t stride, int64_t length, int64_t chunk) {
+  auto lanes = std::make_unique<ColumnLanes>();
+  StartColumnLanes(op, count, *lanes);
+  for (int64_t r0 = 0; r0 < length; r0 += chunk) {
+    const int64_t n = std::min(chunk, length - r0);
+    FoldColumnChunkOn(target, op, data.data() + r0 * stride, stride, r0, n, count, *lanes);
+  }
+  std::vector<double> out(static_cast<size_t>(count));
+  FinishColumnLanes(op, *lanes, count, length, out.data());
+  return out;
+}
+
+TEST(CpuReduceLanes, ColumnsMatchTheScalarFoldBitForBit) {
+  // Counts around the blocks of 32 and 8 outputs and the scalar tail; a stride past the count
+  // (other numbers between the runs); chunks of 1 and 7 positions.
+  const int64_t counts[] = {1, 7, 8, 9, 31, 32, 33, 45, 77, 2048};
+  const int64_t lengths[] = {0, 1, 5, 64, 300};
+  uint32_t seed = 100;
+  for (RowLaneTarget target : Targets()) {
+    for (ReduceOp op : kOps) {
+      for (int64_t count : counts) {
+        for (int64_t length : lengths) {
+          const int64_t stride = count + 3;
+          const size_t n = static_cast<size_t>(stride * length);
+          const bool specials = !IsArithmetic(op) || seed % 3 == 0;
+          const std::vector<float> data =
+              op == ReduceOp::kProd ? NearOne(n, seed) : Numbers(n, seed, specials);
+          ++seed;
+          for (int64_t chunk : {std::max<int64_t>(length, 1), int64_t{1}, int64_t{7}}) {
+            const std::vector<double> got =
+                ColumnFold(target, op, data, count, stride, length, chunk);
+            std::vector<float> column(static_cast<size_t>(length));
+            for (int64_t j = 0; j < count; ++j) {
+              for (int64_t r = 0; r < length; ++r) column[r] = data[r * stride + j];
+              const double want = ScalarFold(op, column.data(), length);
+              if (IsArithmetic(op) && std::isnan(want)) {  // which NaN: ExpectRowsMatch
+                ASSERT_TRUE(std::isnan(got[j])) << Name(op) << " output " << j;
+                continue;
+              }
+              ASSERT_EQ(std::bit_cast<uint64_t>(got[j]), std::bit_cast<uint64_t>(want))
+                  << Name(op) << " on " << Name(target) << ": output " << j << " of " << count
+                  << ", length " << length << ", chunk " << chunk << ": got " << got[j] << ", want "
+                  << want;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(CpuReduceLanes, EmptyRowsFinishAsTheScalarFold) {
   const std::vector<float> none;
   for (RowLaneTarget target : Targets()) {
@@ -281,6 +337,45 @@ TEST(CpuReduceLanes, EmptyRowsFinishAsTheScalarFold) {
   }
   EXPECT_TRUE(std::isnan(ScalarFold(ReduceOp::kMean, nullptr, 0)));  // 0/0
   EXPECT_EQ(ScalarFold(ReduceOp::kProd, nullptr, 0), 1.0);
+}
+
+// ReduceDim along an outer axis (the across-outputs loop, in column lanes): [L, 37] reduced
+// over axis 0, dense f32 (read in place) and f16 (converted position by position), against the
+// scalar fold of each column.
+TEST(CpuReduceLanes, ReduceDimOverTheFirstAxisMatchesTheScalarFold) {
+  const std::pair<OpKind, ReduceOp> kinds[] = {
+      {OpKind::kSumDim, ReduceOp::kSum},   {OpKind::kMeanDim, ReduceOp::kMean},
+      {OpKind::kProdDim, ReduceOp::kProd}, {OpKind::kMaxDim, ReduceOp::kMax},
+      {OpKind::kMinDim, ReduceOp::kMin},   {OpKind::kArgMax, ReduceOp::kArgMax},
+      {OpKind::kArgMin, ReduceOp::kArgMin}};
+  constexpr int64_t kLength = 300, kOutputs = 2100;  // two tiles of outputs, the second short
+  for (DType dtype : {DType::kF32, DType::kF16}) {
+    for (const auto& [kind, op] : kinds) {
+      std::vector<float> numbers = op == ReduceOp::kProd ? NearOne(kLength * kOutputs, 5)
+                                                         : Numbers(kLength * kOutputs, 5, false);
+      if (dtype == DType::kF16) {
+        for (float& x : numbers) x = std::clamp(x, -6e4f, 6e4f);
+      }
+      const std::vector<double> values(numbers.begin(), numbers.end());
+      std::vector<float> seen(values.size());
+      for (size_t i = 0; i < values.size(); ++i) {
+        seen[i] = static_cast<float>(testing::RoundTo(values[i], dtype));
+      }
+      testing::Harness h;
+      const TensorIr x = h.Input({kLength, kOutputs}, dtype, values);
+      const bool arg = op == ReduceOp::kArgMax || op == ReduceOp::kArgMin;
+      const TensorIr o = h.Output({1, kOutputs}, arg ? DType::kI64 : DType::kF32);
+      const std::vector<double> got = h.Run(ir::ReduceDim(kind, x, 0, o));
+      std::vector<float> column(kLength);
+      for (int64_t j = 0; j < kOutputs; ++j) {
+        for (int64_t r = 0; r < kLength; ++r) column[r] = seen[r * kOutputs + j];
+        const double want = ScalarFold(op, column.data(), kLength);
+        const double stored = arg ? want : static_cast<double>(static_cast<float>(want));
+        ASSERT_EQ(std::bit_cast<uint64_t>(got[j]), std::bit_cast<uint64_t>(stored))
+            << Name(op) << " " << DTypeName(dtype) << " output " << j;
+      }
+    }
+  }
 }
 
 // ReduceDim's along-the-axis loop folds in lanes: dense rows (read in place), a transposed
