@@ -33,6 +33,11 @@ OutputTarget Target(int output, const TensorHandle& handle, const Shape& ref) {
   return target;
 }
 
+// The plan tensor of output `o`: after the inputs and the views (fused_plan.h).
+size_t OutputTensor(const FusedLaunch& launch, size_t o) {
+  return launch.inputs.size() + launch.view_shapes.size() + o;
+}
+
 }  // namespace
 
 void BindFused(FusedPlan& plan, const FusedLaunch& launch, std::vector<TensorHandle>& outputs,
@@ -53,12 +58,18 @@ void BindFused(FusedPlan& plan, const FusedLaunch& launch, std::vector<TensorHan
   }
   tensors.insert(tensors.end(), outputs.begin(), outputs.end());
   if (trace.matmul) tensors.push_back(std::move(product));
-  // Tensors an output overwrites in place: their numbers are always copied out before use.
+  // Tensors an output overwrites in place, and those outputs: a read of the input must happen
+  // before the output's store (Note [Direct writes], fused_program.h).
   std::vector<bool> overwritten(tensors.size(), false);
-  for (int input : plan.in_place) {
-    if (input >= 0) overwritten[input] = true;
+  for (size_t o = 0; o < plan.in_place.size(); ++o) {
+    if (plan.in_place[o] < 0) continue;
+    overwritten[plan.in_place[o]] = true;
+    overwritten[OutputTensor(launch, o)] = true;
   }
-  if (plan.matmul_output >= 0) overwritten.back() = true;
+  if (plan.matmul_output >= 0) {
+    overwritten.back() = true;
+    overwritten[OutputTensor(launch, plan.matmul_output)] = true;
+  }
   for (size_t b = 0; b < plan.blocks.size(); ++b) {
     const Shape& ref = launch.block_shapes[b];
     BlockProgram& program = plan.blocks[b];
@@ -66,12 +77,13 @@ void BindFused(FusedPlan& plan, const FusedLaunch& launch, std::vector<TensorHan
     for (TileSource& source : program.sources) {
       if (source.kind != TileSource::Kind::kTensor) continue;
       source.view = BroadcastView(tensors[source.index], ref);
-      source.copy = overwritten[source.index];
+      source.copy = overwritten[source.index] && source.stored_raw;
     }
     // Indexed inputs are never overwritten in place (ChooseInPlace, fused_outputs.cpp).
     for (IndexedSource& source : program.indexed) BindIndexed(source, tensors, ref);
     for (OutputTarget& target : program.targets) {
       target = Target(target.output, outputs[target.output], ref);
+      target.direct = target.dense && !overwritten[OutputTensor(launch, target.output)];
     }
   }
 }

@@ -64,6 +64,7 @@ class BlockCompiler {
     std::stable_partition(program_.steps.begin(), program_.steps.end(),
                           [](const TileStep& step) { return step.kind != TileStep::Kind::kStore; });
     AllocateSlots();
+    MarkDirectWrites();
     return std::move(program_);
   }
 
@@ -191,7 +192,8 @@ class BlockCompiler {
       case FuseArgKind::kLocal: locals_[{out.pos, out.dtype}] = Convert(held, out.dtype); return;
       case FuseArgKind::kOutput: {
         // A store applies the same rules as the rounding, so it takes the value as it is.
-        program_.targets.push_back({.output = static_cast<int>(links_.sink(out).index)});
+        program_.targets.push_back(
+            {.output = static_cast<int>(links_.sink(out).index), .dtype = out.dtype});
         program_.steps.push_back({.kind = TileStep::Kind::kStore,
                                   .args = {held.value, -1, -1},
                                   .target = static_cast<int>(program_.targets.size()) - 1});
@@ -246,6 +248,41 @@ class BlockCompiler {
       free_slots.pop_back();
       if (last_use[step.out] < 0) free_slots.push_back(values[step.out].slot);
     }
+  }
+
+  // Note [Direct writes]: which steps write into the destination of the kKeep or kStore that
+  // reads their value, and which loads a store reads raw.
+  void MarkDirectWrites() {
+    std::vector<TileStep>& steps = program_.steps;
+    std::vector<int> producer(program_.values.size(), -1);
+    for (size_t s = 0; s < steps.size(); ++s) {
+      if (steps[s].out >= 0) producer[steps[s].out] = static_cast<int>(s);
+    }
+    for (size_t s = 0; s < steps.size(); ++s) {
+      const TileStep& step = steps[s];
+      if (step.kind != TileStep::Kind::kKeep && step.kind != TileStep::Kind::kStore) continue;
+      const int p = producer[step.args[0]];
+      if (p < 0) continue;
+      TileStep& from = steps[p];
+      if (from.kind == TileStep::Kind::kLoad && step.kind == TileStep::Kind::kStore) {
+        program_.sources[from.target].stored_raw = true;
+        continue;
+      }
+      const bool computed =
+          from.kind == TileStep::Kind::kCompute || from.kind == TileStep::Kind::kConvert;
+      if (!computed || from.into >= 0) continue;
+      if (step.kind == TileStep::Kind::kStore && !StoresAsIs(step, from)) continue;
+      from.into = static_cast<int>(s);
+    }
+  }
+
+  // The store takes `from`'s numbers byte for byte (the output is in the value's domain dtype),
+  // and no other store of the block writes its output, so writing it early changes no order.
+  bool StoresAsIs(const TileStep& store, const TileStep& from) const {
+    const OutputTarget& target = program_.targets[store.target];
+    if (target.dtype != DomainDType(program_.values[from.out].domain)) return false;
+    return std::count_if(program_.targets.begin(), program_.targets.end(),
+                         [&](const OutputTarget& t) { return t.output == target.output; }) == 1;
   }
 
   const BlockLinks& links_;

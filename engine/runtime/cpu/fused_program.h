@@ -26,6 +26,18 @@
 // where an unfused run would have stored and reloaded something different. A value lives in
 // a scratch slot from its step to its last use, and slots are reused after that: the working
 // set is (values live at once) x kFusedTile x 8 bytes, whatever the length of the block.
+//
+// Note [Direct writes]
+// An unfused kernel writes its result straight into its output (map_tiles.h); the interpreter
+// must not pay a copy that the ops run one by one do not. So a kCompute or kConvert whose value
+// is kept in a group buffer, or stored into an output that holds the numbers as they are (dense,
+// the domain's own dtype), writes there instead of into its slot (TileStep::into), and the
+// kKeep or kStore that follows finds its numbers already in place and copies nothing. Only an
+// output that aliases no tensor the block reads may be written early (OutputTarget::direct):
+// one that took an input's or the matmul result's buffer is still written by the stores at the
+// end of the tile. For the same reason an input overwritten in place is copied out of the way
+// only when a store reads its loaded numbers raw (TileSource::stored_raw): every other read of
+// it happens before the tile's stores.
 #pragma once
 
 #include <cstdint>
@@ -60,8 +72,11 @@ struct TileSource {
   Kind kind = Kind::kTensor;
   int index = 0;
   Domain domain = Domain::kFloat;
-  StridedView view;   // kTensor: the tensor broadcast to the block's reference (bound late)
-  bool copy = false;  // kTensor: an output overwrites this tensor in place; never read it there
+  StridedView view;  // kTensor: the tensor broadcast to the block's reference (bound late)
+  // kTensor: read the numbers from a copy, not from the tensor: an output overwrites it in place
+  // and a store reads this value raw (Note [Direct writes]). Bound late.
+  bool copy = false;
+  bool stored_raw = false;  // kTensor: a kStore's argument is this load's value
   // kConstant of a launch scalar: its position in FusedLaunch::scalars (-1: a literal, fixed
   // by the trace), the dtype it is read as and the Fill dtype, so that a plan kept across
   // launches takes each launch's value (RefillConstants).
@@ -95,9 +110,12 @@ struct OutputTarget {
   std::byte* data = nullptr;
   DType dtype = DType::kF32;
   bool dense = true;  // the output has the reference's shape: position p is element p
-  Shape ref;          // the block's reference shape
-  Shape strides;      // per reference dim; 0 where the output has size 1 and the
-                      // reference does not (only coordinate 0 there is written)
+  // Dense, and no tensor the block reads shares its buffer: a step may write its numbers there
+  // before the tile's stores (Note [Direct writes]). Bound late.
+  bool direct = false;
+  Shape ref;      // the block's reference shape
+  Shape strides;  // per reference dim; 0 where the output has size 1 and the
+                  // reference does not (only coordinate 0 there is written)
 };
 
 struct TileStep {
@@ -109,6 +127,9 @@ struct TileStep {
   DType dtype = DType::kF32;              // kConvert: the dtype the value is stored as
   // kLoad: a source; kStore: a target; kKeep: a group buffer; kIndexed: an indexed source.
   int target = -1;
+  // kCompute, kConvert: the kKeep or kStore step (an index into steps) whose destination this
+  // step writes directly, when it can (Note [Direct writes]); -1: its slot.
+  int into = -1;
 };
 
 struct TileValue {

@@ -150,6 +150,19 @@ void StoreTile(const OutputTarget& target, const void* src, Domain domain, int64
   StoreRepeated(target, src, domain, pos, n);
 }
 
+// Where a kKeep or kStore puts the tile's numbers when they need no conversion: the group buffer,
+// or a direct output (Note [Direct writes]); null for a store that converts or scatters.
+void* Destination(const BlockProgram& program, const TileStep& step, const GroupBuffers& group,
+                  int64_t pos, int64_t rel) {
+  if (step.kind == TileStep::Kind::kKeep) {
+    const Domain domain = program.values[step.args[0]].domain;
+    return group.data[step.target] + rel * NumberSize(domain);
+  }
+  const OutputTarget& target = program.targets[step.target];
+  if (!target.direct) return nullptr;
+  return target.data + pos * DTypeSize(target.dtype);
+}
+
 }  // namespace
 
 TileScratch::TileScratch(int slots)
@@ -167,8 +180,12 @@ void RunBlockTiles(const BlockProgram& program, const GroupBuffers& group, int64
     const int64_t n = std::min(kFusedTile, end - pos);
     const int64_t rel = pos - base;
     for (const TileStep& step : program.steps) {
-      void* out = step.out >= 0 && values[step.out].slot >= 0 ? scratch.slot(values[step.out].slot)
-                                                              : nullptr;
+      void* out = nullptr;
+      if (step.out >= 0) {
+        out = step.into >= 0 ? Destination(program, program.steps[step.into], group, pos, rel)
+                             : nullptr;
+        if (out == nullptr && values[step.out].slot >= 0) out = scratch.slot(values[step.out].slot);
+      }
       const int a = step.args[0];
       switch (step.kind) {
         case TileStep::Kind::kLoad:
@@ -183,6 +200,8 @@ void RunBlockTiles(const BlockProgram& program, const GroupBuffers& group, int64
           at[step.out] = out;
           break;
         case TileStep::Kind::kStore:
+          // A step wrote the numbers here already (Note [Direct writes]).
+          if (at[a] == Destination(program, step, group, pos, rel)) break;
           StoreTile(program.targets[step.target], at[a], values[a].domain, pos, n);
           break;
         case TileStep::Kind::kIndexed:
@@ -190,8 +209,10 @@ void RunBlockTiles(const BlockProgram& program, const GroupBuffers& group, int64
           at[step.out] = out;
           break;
         case TileStep::Kind::kKeep: {
-          const int size = NumberSize(values[a].domain);
-          std::memcpy(group.data[step.target] + rel * size, at[a], n * size);
+          void* into = Destination(program, step, group, pos, rel);
+          if (at[a] != into) {
+            std::memcpy(into, at[a], n * NumberSize(values[a].domain));
+          }
           break;
         }
       }
