@@ -61,6 +61,10 @@ TileOp ElementTile(FuseOpKind kind, DType dtype) {
               },
               [](I in, int64_t* out, int64_t n) {
                 for (int64_t i = 0; i < n; ++i) out[i] = WrapAdd(in[0][i], in[1][i]);
+              },
+              [](F in, float* out, int64_t n) {
+                const float rhs = in[1][0];
+                for (int64_t i = 0; i < n; ++i) out[i] = in[0][i] + rhs;
               }};
     case FuseOpKind::kSub:
       return {domain,
@@ -69,6 +73,10 @@ TileOp ElementTile(FuseOpKind kind, DType dtype) {
               },
               [](I in, int64_t* out, int64_t n) {
                 for (int64_t i = 0; i < n; ++i) out[i] = WrapSub(in[0][i], in[1][i]);
+              },
+              [](F in, float* out, int64_t n) {
+                const float rhs = in[1][0];
+                for (int64_t i = 0; i < n; ++i) out[i] = in[0][i] - rhs;
               }};
     case FuseOpKind::kMul:
       return {domain,
@@ -77,6 +85,10 @@ TileOp ElementTile(FuseOpKind kind, DType dtype) {
               },
               [](I in, int64_t* out, int64_t n) {
                 for (int64_t i = 0; i < n; ++i) out[i] = WrapMul(in[0][i], in[1][i]);
+              },
+              [](F in, float* out, int64_t n) {
+                const float rhs = in[1][0];
+                for (int64_t i = 0; i < n; ++i) out[i] = in[0][i] * rhs;
               }};
     case FuseOpKind::kDiv:
       return {domain,
@@ -85,6 +97,10 @@ TileOp ElementTile(FuseOpKind kind, DType dtype) {
               },
               [](I in, int64_t* out, int64_t n) {
                 for (int64_t i = 0; i < n; ++i) out[i] = IntDiv(in[0][i], in[1][i]);
+              },
+              [](F in, float* out, int64_t n) {
+                const float rhs = in[1][0];
+                for (int64_t i = 0; i < n; ++i) out[i] = in[0][i] / rhs;
               }};
     case FuseOpKind::kRem:
       return {domain,

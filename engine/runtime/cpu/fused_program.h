@@ -38,6 +38,13 @@
 // end of the tile. For the same reason an input overwritten in place is copied out of the way
 // only when a store reads its loaded numbers raw (TileSource::stored_raw): every other read of
 // it happens before the tile's stores.
+//
+// Note [Repeated rows]
+// A full block reads a reduced block's value repeated along the axis (kBroadcastBuffer): with
+// rows (inner == 1) and a tile inside one row, that is one number for the whole tile. The load
+// then points at that number instead of filling a tile with copies of it, and a float binary op
+// whose right operand it is runs its float_rhs_repeated function (map_tiles.h): the same
+// arithmetic, so the same bits. Any other step that reads the value gets the tile filled first.
 #pragma once
 
 #include <cstdint>

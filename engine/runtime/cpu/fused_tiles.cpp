@@ -163,6 +163,18 @@ void* Destination(const BlockProgram& program, const TileStep& step, const Group
   return target.data + pos * DTypeSize(target.dtype);
 }
 
+// Where a step that makes a value writes it: the destination of the store or keep it feeds
+// (Note [Direct writes]) when that takes it, else its slot; null for a value without one.
+void* OutPlace(const BlockProgram& program, const TileStep& step, const GroupBuffers& group,
+               int64_t pos, int64_t rel, TileScratch& scratch) {
+  if (step.out < 0) return nullptr;
+  if (step.into >= 0) {
+    if (void* into = Destination(program, program.steps[step.into], group, pos, rel)) return into;
+  }
+  const int slot = program.values[step.out].slot;
+  return slot >= 0 ? scratch.slot(slot) : nullptr;
+}
+
 }  // namespace
 
 TileScratch::TileScratch(int slots)
@@ -176,16 +188,44 @@ void RunBlockTiles(const BlockProgram& program, const GroupBuffers& group, int64
                    int64_t begin, int64_t end, TileScratch& scratch) {
   const std::vector<TileValue>& values = program.values;
   std::vector<const void*>& at = scratch.places(values.size());
+  std::vector<uint8_t>& repeated = scratch.repeated();
+  // A repeated value (Note [Repeated rows]) as a tile of copies in its slot, for a step that
+  // reads whole tiles.
+  auto spread = [&](int v, int64_t n) {
+    if (v < 0 || !repeated[v]) return;
+    float* slot = static_cast<float*>(scratch.slot(values[v].slot));
+    std::fill_n(slot, n, *static_cast<const float*>(at[v]));
+    at[v] = slot;
+    repeated[v] = 0;
+  };
   for (int64_t pos = begin; pos < end; pos += kFusedTile) {
     const int64_t n = std::min(kFusedTile, end - pos);
     const int64_t rel = pos - base;
+    const int64_t length = group.axis_length;
+    const bool one_row = group.inner == 1 && length > 0 && rel / length == (rel + n - 1) / length;
     for (const TileStep& step : program.steps) {
-      void* out = nullptr;
-      if (step.out >= 0) {
-        out = step.into >= 0 ? Destination(program, program.steps[step.into], group, pos, rel)
-                             : nullptr;
-        if (out == nullptr && values[step.out].slot >= 0) out = scratch.slot(values[step.out].slot);
+      if (step.kind == TileStep::Kind::kCompute && step.op.domain == Domain::kFloat &&
+          step.op.float_rhs_repeated != nullptr && step.args[1] >= 0 && repeated[step.args[1]]) {
+        spread(step.args[0], n);
+        void* out = OutPlace(program, step, group, pos, rel, scratch);
+        const float* in[kMaxOperands] = {static_cast<const float*>(at[step.args[0]]),
+                                         static_cast<const float*>(at[step.args[1]])};
+        step.op.float_rhs_repeated(in, static_cast<float*>(out), n);
+        at[step.out] = out;
+        repeated[step.out] = 0;
+        continue;
       }
+      for (int a : step.args) spread(a, n);
+      if (step.out >= 0) repeated[step.out] = 0;
+      if (one_row && step.kind == TileStep::Kind::kLoad) {
+        const TileSource& source = program.sources[step.target];
+        if (source.kind == TileSource::Kind::kBroadcastBuffer && source.domain == Domain::kFloat) {
+          at[step.out] = reinterpret_cast<const float*>(group.data[source.index]) + rel / length;
+          repeated[step.out] = 1;
+          continue;
+        }
+      }
+      void* out = OutPlace(program, step, group, pos, rel, scratch);
       const int a = step.args[0];
       switch (step.kind) {
         case TileStep::Kind::kLoad:

@@ -30,8 +30,12 @@ class TileScratch {
   // calls that share this scratch.
   std::vector<const void*>& places(size_t values) {
     if (places_.size() < values) places_.resize(values);
+    if (repeated_.size() < values) repeated_.resize(values);
     return places_;
   }
+  // Per value: its place holds one number that stands for the whole tile (Note [Repeated rows],
+  // fused_program.h). Sized by places().
+  std::vector<uint8_t>& repeated() { return repeated_; }
 
  private:
   static constexpr int64_t kSlotBytes = kFusedTile * 8;
@@ -39,6 +43,7 @@ class TileScratch {
   size_t capacity_ = 0;
   std::byte* bytes_;  // uninitialized: every step writes before it reads
   std::vector<const void*> places_;
+  std::vector<uint8_t> repeated_;
 };
 
 // The buffers of the group of units being run (Note [CPU fused groups], fused_layout.h).

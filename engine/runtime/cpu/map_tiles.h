@@ -60,6 +60,10 @@ struct TileOp {
   Domain domain;
   FloatTileFn float_fn = nullptr;
   IntTileFn int_fn = nullptr;
+  // Optional, float binary ops: float_fn with in[1] pointing at one number that stands for all
+  // n (a row's statistic broadcast along the row), so no tile of copies of it is filled. Same
+  // arithmetic, so the same bits as float_fn over the repeated number.
+  FloatTileFn float_rhs_repeated = nullptr;
 };
 
 // REQUIRES: 1 <= operands.size() <= kMaxOperands; every tensor operand broadcasts to
