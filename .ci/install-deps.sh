@@ -34,6 +34,13 @@ packages=(
   libtomlplusplus-dev  # ember.toml
   libcli11-dev         # ember-lab, ember-plans
   nlohmann-json3-dev   # --json output
+  # The Python module (engine/python; off with a message where these are missing).
+  python3-dev       # Python's headers
+  pybind11-dev
+  libdlpack-dev     # dlpack/dlpack.h: Tensor.__dlpack__, ember.from_dlpack
+  python3-numpy     # the module's NumPy exchange, and its tests' reference
+  python3-pytest    # tests/python, run by CTest
+  python3-torch     # tests/python's PyTorch exchange checks (skipped where it is absent)
   # Tests and benchmarks.
   libgtest-dev
   libgmock-dev

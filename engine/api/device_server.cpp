@@ -107,6 +107,26 @@ std::vector<std::byte> DeviceServer::Read(StreamId stream, const TensorIr& tenso
   return out;
 }
 
+TensorHandle DeviceServer::Export(StreamId stream, const TensorIr& tensor) {
+  std::lock_guard lock(mu_);
+  EMBER_CHECK(tensor.status == TensorStatus::kReadOnly, "t{}: an export is never a last use",
+              tensor.id);
+  if (streams_.PlanRead(stream, tensor, handles_) == ReadPlan::kDrain) {
+    streams_.Drain(stream, handles_);
+  }
+  if (!handles_.Has(tensor.id)) {
+    throw Error(
+        fmt::format("ember: ExportMemory: t{} was never computed: an op queued before it "
+                    "failed (see the error that op raised)",
+                    tensor.id));
+  }
+  TensorHandle handle = handles_.Get(tensor);
+  backend_->SetStream(stream);  // the consumer reads it after the stream that wrote it
+  backend_->Synchronize();
+  ReleaseIfIdle(stream);
+  return handle;
+}
+
 void DeviceServer::ReleaseIfIdle(StreamId stream) {
   // A thread that only reads or syncs has no queue, and may never close its stream.
   if (streams_.queue(stream) == nullptr) backend_->ReleaseStream(stream);

@@ -51,6 +51,16 @@ class DeviceServer {
   // is the tensor's last use. Throws ember::Error when the op that should have produced the
   // tensor failed.
   std::vector<std::byte> Read(StreamId stream, const TensorIr& tensor);
+  // The handle of `tensor` (home `stream`, read as ReadOnly: it stays registered), draining
+  // first when needed and waiting for the device: ember::ExportMemory. Throws ember::Error when
+  // the op that should have produced the tensor failed.
+  TensorHandle Export(StreamId stream, const TensorIr& tensor);
+  // Releases a buffer that ExportMemory handed out, under the server's lock: a device buffer
+  // goes back to an allocator that one caller at a time may use.
+  void DropExported(std::shared_ptr<Buffer> buffer) {
+    std::lock_guard lock(mu_);
+    buffer.reset();
+  }
   // Drains `stream`, then reseeds the device's random generator.
   void Seed(StreamId stream, uint64_t seed);
 

@@ -86,6 +86,28 @@ Tensor Tensor::FromVector(const std::vector<float>& values, std::vector<int64_t>
   return Upload(bytes, std::move(shape), dtype, device);
 }
 
+Tensor Tensor::FromBytes(std::span<const std::byte> bytes, std::vector<int64_t> shape, DType dtype,
+                         ember::Device device) {
+  checks::RequireKnownDtype("FromBytes", dtype);
+  checks::RequireValidShape("FromBytes", shape);
+  const int64_t n = ember::NumElements(shape);
+  if (bytes.size() != static_cast<size_t>(n) * static_cast<size_t>(DTypeSize(dtype))) {
+    checks::Fail("FromBytes",
+                 fmt::format("{} bytes for shape {} of {}; expected {}", bytes.size(),
+                             checks::DescribeShape(shape), DTypeName(dtype), n * DTypeSize(dtype)));
+  }
+  // The kernels read a bool byte as 0 or 1; any other byte would give results that depend on
+  // the kernel (a sum counts it as 2, a mask takes it as true).
+  if (dtype == DType::kBool) {
+    for (std::byte b : bytes) {
+      if (b != std::byte{0} && b != std::byte{1}) {
+        checks::Fail("FromBytes", "a bool byte is neither 0 nor 1; expected 0 or 1");
+      }
+    }
+  }
+  return Upload(bytes, std::move(shape), dtype, device);
+}
+
 Tensor Tensor::Zeros(std::vector<int64_t> shape, DType dtype, ember::Device device) {
   return Create("Zeros", std::move(shape), dtype, device,
                 [](TensorIr out) { return ir::Creation(OpKind::kZeros, std::move(out)); });

@@ -5,6 +5,7 @@
 #include <ember/device.h>
 #include <ember/dtype.h>
 #include <ember/error.h>
+#include <ember/memory.h>
 #include <ember/slice.h>
 #include <ember/stats.h>
 #include <ember/tensor.h>

@@ -18,8 +18,10 @@
 // and what was expected, and queues nothing.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include <ember/device.h>
@@ -59,6 +61,11 @@ class Tensor {
   static Tensor Ones(std::vector<int64_t> shape, DType dtype, Device device = Device::Cpu());
   static Tensor Full(std::vector<int64_t> shape, double value, DType dtype,
                      Device device = Device::Cpu());
+  // Row-major elements of `dtype` as they are stored (f16/bf16 as their 16 bits, bool as one
+  // byte 0 or 1), copied once to the device: the import path of NumPy arrays and DLPack.
+  // REQUIRES: bytes.size() == product(shape) * DTypeSize(dtype) (else ember::Error).
+  static Tensor FromBytes(std::span<const std::byte> bytes, std::vector<int64_t> shape, DType dtype,
+                          Device device = Device::Cpu());
   // Float dtypes only.
   static Tensor RandomUniform(std::vector<int64_t> shape, DType dtype,
                               Device device = Device::Cpu(), double lo = 0.0, double hi = 1.0);

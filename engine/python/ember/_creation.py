@@ -1,0 +1,172 @@
+"""The standard's creation functions and DLPack import. Values computed on the host (asarray of
+Python data, arange, linspace, eye) are uploaded with one copy (ember's Tensor::FromBytes);
+zeros, ones and full are queued as ember ops."""
+
+import builtins
+
+import numpy as np
+
+from . import _dtypes
+from . import _ember
+from ._array import Tensor
+from ._manipulation import _shape
+
+
+def _device(device):
+    """The canonical name of `device` (default "cpu"), checked before anything is queued."""
+    if device is None:
+        return "cpu"
+    if not isinstance(device, str):
+        raise TypeError(f"ember: device {device!r} is not a device name; expected \"cpu\" or "
+                        "\"cuda:N\"")
+    return _ember.check_device(device)
+
+
+def _from_numpy(a, dtype, device):
+    if a.size == 0:
+        raise ValueError(f"ember: shape {a.shape} has no elements, and ember has no empty tensors")
+    dtype = _dtypes.from_numpy(a.dtype) if dtype is None else _dtypes.check(dtype)
+    if dtype == _dtypes.bfloat16:
+        # NumPy has no bfloat16: upload float32 and let ember round (nearest even).
+        t = Tensor(_ember.from_buffer(np.ascontiguousarray(a, np.float32), list(a.shape),
+                                      _dtypes.float32.code, device))
+        return Tensor(_ember.cast(t._t, dtype.code))
+    data = np.ascontiguousarray(a, _dtypes.to_numpy(dtype))
+    return Tensor(_ember.from_buffer(data, list(a.shape), dtype.code, device))
+
+
+def asarray(obj, /, *, dtype=None, device=None, copy=None):
+    """A tensor of `obj`: an ember.Tensor (cast or moved if asked), anything with DLPack, or
+    Python data and NumPy arrays (copied once to the device). Python floats and float64 data
+    become float32, ember's default float dtype; Python ints become int64."""
+    if dtype is not None:
+        _dtypes.check(dtype)
+    if isinstance(obj, Tensor):
+        out = obj if dtype is None else _ember_cast(obj, dtype)
+        return out if device is None else out.to_device(device)
+    device = _device(device)
+    if copy is False:
+        raise ValueError("ember: asarray(copy=False): only ember.Tensor inputs avoid a copy; "
+                         "use from_dlpack for other libraries")
+    if not isinstance(obj, np.ndarray) and hasattr(obj, "__dlpack__") and dtype is None:
+        return from_dlpack(obj, device=device)
+    a = np.asarray(obj)
+    if a.dtype == object:
+        raise TypeError(f"ember: asarray: cannot make a tensor of {type(obj).__name__}")
+    if dtype is None and isinstance(obj, (builtins.bool, int, float, list, tuple)):
+        # The standard's defaults for Python data (NumPy would pick float64 and int64).
+        if a.dtype.kind == "f":
+            dtype = _dtypes.default_float
+        elif a.dtype.kind in "iu":
+            dtype = _dtypes.default_int
+    return _from_numpy(a, dtype, device)
+
+
+def _ember_cast(x, dtype):
+    return x if x.dtype == dtype else Tensor(_ember.cast(x._t, dtype.code))
+
+
+def from_dlpack(x, /, *, device=None):
+    """A tensor of the data of `x` (a NumPy array, a PyTorch tensor, anything with
+    __dlpack__). Host memory is copied once into ember's memory: ember's CPU backend owns
+    its buffers, so a zero-copy import is not there yet (docs/API.md, "Python")."""
+    if isinstance(x, Tensor):
+        return x if device is None else x.to_device(device)
+    device = _device(device)
+    if isinstance(x, np.ndarray):
+        # NumPy 1.24 refuses to export read-only arrays (DLPack 0.6 cannot say read-only), so
+        # its arrays come through their buffer, with the same single copy.
+        if x.dtype not in (np.float32, np.float16, np.int32, np.int64, np.bool_):
+            raise TypeError(f"ember: from_dlpack: {x.dtype} data has no ember dtype; expected "
+                            "float32, float16, int32, int64 or bool (astype first)")
+        return _from_numpy(x, None, device)
+    if not hasattr(x, "__dlpack__"):
+        raise TypeError(f"ember: from_dlpack: {type(x).__name__} has no __dlpack__")
+    if hasattr(x, "__dlpack_device__") and x.__dlpack_device__()[0] != 1:
+        raise TypeError(f"ember: from_dlpack: memory on DLPack device {x.__dlpack_device__()} is "
+                        "not importable yet; ember imports host memory (move it to the CPU first)")
+    return Tensor(_ember.from_dlpack(x.__dlpack__(), device))
+
+
+def _dtype_or(dtype, default):
+    return default if dtype is None else _dtypes.check(dtype)
+
+
+def zeros(shape, *, dtype=None, device=None):
+    dtype = _dtype_or(dtype, _dtypes.default_float)
+    return Tensor(_ember.zeros(_shape(shape, "zeros"), dtype.code, _device(device)))
+
+
+def ones(shape, *, dtype=None, device=None):
+    dtype = _dtype_or(dtype, _dtypes.default_float)
+    return Tensor(_ember.ones(_shape(shape, "ones"), dtype.code, _device(device)))
+
+
+def empty(shape, *, dtype=None, device=None):
+    """ember has no uninitialized tensors: zeros (one fill, which ember fuses away when the
+    tensor is overwritten by a later op anyway)."""
+    return zeros(shape, dtype=dtype, device=device)
+
+
+def full(shape, fill_value, *, dtype=None, device=None):
+    if dtype is None:
+        if isinstance(fill_value, builtins.bool):
+            dtype = _dtypes.bool
+        elif isinstance(fill_value, int):
+            dtype = _dtypes.default_int
+        elif isinstance(fill_value, float):
+            dtype = _dtypes.default_float
+        else:
+            raise TypeError(f"ember: full: fill_value {fill_value!r} is not a Python scalar")
+    dtype = _dtypes.check(dtype)
+    return Tensor(_ember.full(_shape(shape, "full"), float(fill_value), dtype.code,
+                              _device(device)))
+
+
+def zeros_like(x, /, *, dtype=None, device=None):
+    return zeros(x.shape, dtype=_dtype_or(dtype, x.dtype), device=device or x.device)
+
+
+def ones_like(x, /, *, dtype=None, device=None):
+    return ones(x.shape, dtype=_dtype_or(dtype, x.dtype), device=device or x.device)
+
+
+def empty_like(x, /, *, dtype=None, device=None):
+    return zeros_like(x, dtype=dtype, device=device)
+
+
+def full_like(x, /, fill_value, *, dtype=None, device=None):
+    return full(x.shape, fill_value, dtype=_dtype_or(dtype, x.dtype), device=device or x.device)
+
+
+def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
+    values = np.arange(start, stop, step)
+    if dtype is None and values.dtype.kind == "f":
+        dtype = _dtypes.default_float
+    elif dtype is None:
+        dtype = _dtypes.default_int
+    return _from_numpy(values, dtype, _device(device))
+
+
+def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
+    values = np.linspace(start, stop, num, endpoint=endpoint)
+    return _from_numpy(values, _dtype_or(dtype, _dtypes.default_float), _device(device))
+
+
+def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
+    values = np.eye(n_rows, n_cols, k)
+    return _from_numpy(values, _dtype_or(dtype, _dtypes.default_float), _device(device))
+
+
+def random_uniform(shape, low=0.0, high=1.0, *, dtype=None, device=None):
+    """Not in the standard: ember's RandomUniform (seeded by ember.seed)."""
+    dtype = _dtype_or(dtype, _dtypes.default_float)
+    return Tensor(_ember.random_uniform(_shape(shape, "random_uniform"), dtype.code,
+                                        _device(device), float(low), float(high)))
+
+
+def random_normal(shape, mean=0.0, std=1.0, *, dtype=None, device=None):
+    """Not in the standard: ember's RandomNormal (seeded by ember.seed)."""
+    dtype = _dtype_or(dtype, _dtypes.default_float)
+    return Tensor(_ember.random_normal(_shape(shape, "random_normal"), dtype.code,
+                                       _device(device), float(mean), float(std)))

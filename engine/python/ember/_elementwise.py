@@ -1,0 +1,322 @@
+"""The standard's elementwise functions, with broadcasting, type promotion and Python scalars.
+
+Each maps onto ember's C++ ops (docs/API.md has the table); a few that ember has no op for are
+built from ops it has (not_equal, maximum, sign, isnan, ...), as noted at each.
+"""
+
+import builtins
+import math
+
+from . import _dtypes
+from . import _ember
+from ._array import Tensor
+
+_SCALARS = (builtins.bool, int, float)
+
+
+def _require_tensor(x, fn):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"ember: {fn}: expected an ember.Tensor, not {type(x).__name__}")
+
+
+def _check_scalar(s, fn):
+    if not isinstance(s, _SCALARS):
+        raise TypeError(f"ember: {fn}: expected an ember.Tensor or a Python scalar, not "
+                        f"{type(s).__name__}")
+
+
+def _cast(x, dtype):
+    return x if x.dtype == dtype else Tensor(_ember.cast(x._t, dtype.code))
+
+
+def _scalar_tensor(s, like):
+    """A Python scalar as a 0-d tensor of `like`'s dtype and device (it broadcasts)."""
+    return Tensor(_ember.full([], float(s), like.dtype.code, like.device))
+
+
+def _operands(x1, x2, fn):
+    """Both operands as tensors of one dtype, or a tensor and a Python scalar. A float scalar
+    with an int tensor computes in the default float dtype (the standard leaves it open)."""
+    if isinstance(x1, Tensor) and isinstance(x2, Tensor):
+        if x1.device != x2.device:
+            raise ValueError(f"ember: {fn}: tensors on {x1.device} and {x2.device}; expected one "
+                             "device (use to_device)")
+        dtype = _dtypes.promote(x1.dtype, x2.dtype)
+        return _cast(x1, dtype), _cast(x2, dtype)
+    tensor, scalar = (x1, x2) if isinstance(x1, Tensor) else (x2, x1)
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"ember: {fn}: expected at least one ember.Tensor")
+    _check_scalar(scalar, fn)
+    if isinstance(scalar, float) and tensor.dtype.kind != "f" and not scalar.is_integer():
+        tensor = _cast(tensor, _dtypes.default_float)
+    return (tensor, scalar) if isinstance(x1, Tensor) else (scalar, tensor)
+
+
+def _binary(name, x1, x2, fn, reflected=None):
+    """ember op `name` on two operands; `reflected` is the op for scalar op tensor (None: the
+    scalar becomes a 0-d tensor)."""
+    a, b = _operands(x1, x2, fn)
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        return Tensor(_ember.binary(name, a._t, b._t))
+    if isinstance(a, Tensor):
+        return Tensor(_ember.scalar(name, a._t, float(b)))
+    if reflected is not None:
+        return Tensor(_ember.scalar(reflected, b._t, float(a)))
+    return Tensor(_ember.binary(name, _scalar_tensor(a, b)._t, b._t))
+
+
+def _unary(name, x, fn):
+    _require_tensor(x, fn)
+    return Tensor(_ember.unary(name, x._t))
+
+
+def _float_unary(name, x, fn):
+    """A math function of floats: ints are computed in the default float dtype (NumPy does the
+    same in float64)."""
+    _require_tensor(x, fn)
+    if x.dtype.kind != "f":
+        x = _cast(x, _dtypes.default_float)
+    return Tensor(_ember.unary(name, x._t))
+
+
+# --- Arithmetic -------------------------------------------------------------------------
+def add(x1, x2):
+    return _binary("Add", x1, x2, "add", reflected="Add")
+
+
+def subtract(x1, x2):
+    return _binary("Sub", x1, x2, "subtract", reflected="RSub")
+
+
+def multiply(x1, x2):
+    return _binary("Mul", x1, x2, "multiply", reflected="Mul")
+
+
+def divide(x1, x2):
+    """True division: ints divide in the default float dtype, as the standard asks."""
+    a, b = _operands(x1, x2, "divide")
+    if isinstance(a, Tensor) and a.dtype.kind != "f":
+        a = _cast(a, _dtypes.default_float)
+    if isinstance(b, Tensor) and b.dtype.kind != "f":
+        b = _cast(b, _dtypes.default_float)
+    return _binary("Div", a, b, "divide", reflected="RDiv")
+
+
+def remainder(x1, x2):
+    """Python's %: the sign of the divisor (ember's Rem)."""
+    return _binary("Rem", x1, x2, "remainder")
+
+
+def floor_divide(x1, x2):
+    """(x1 - remainder(x1, x2)) / x2: exact for ints; for floats that quotient is a whole number
+    but for the division's rounding, so it is rounded to the nearest one (through int64: beyond
+    2^63, and for inf and NaN, this differs from NumPy)."""
+    a, b = _operands(x1, x2, "floor_divide")
+    q = _binary("Div", subtract(a, remainder(a, b)), b, "floor_divide", reflected="RDiv")
+    if q.dtype.kind != "f":
+        return q
+    return _cast(_cast(add(q, where(less(q, 0), -0.5, 0.5)), _dtypes.int64), q.dtype)
+
+
+def pow(x1, x2):  # noqa: A001 - the standard's name
+    """Float tensors (ember's Powf); ints compute in the default float dtype."""
+    a, b = _operands(x1, x2, "pow")
+    if isinstance(a, Tensor) and a.dtype.kind != "f":
+        a = _cast(a, _dtypes.default_float)
+    if isinstance(b, Tensor) and b.dtype.kind != "f":
+        b = _cast(b, a.dtype if isinstance(a, Tensor) else _dtypes.default_float)
+    return _binary("Powf", a, b, "pow")
+
+
+def negative(x):
+    return _unary("Neg", x, "negative")
+
+
+def positive(x):
+    _require_tensor(x, "positive")
+    return x
+
+
+def abs(x):  # noqa: A001
+    return _unary("Abs", x, "abs")
+
+
+def square(x):
+    _require_tensor(x, "square")
+    return multiply(x, x)
+
+
+def sign(x):
+    """-1, 0 or 1 by comparison (ember has no sign op); NaN gives 0."""
+    _require_tensor(x, "sign")
+    zero = zeros_like(x)
+    return where(greater(x, 0), _ones_like(x), where(less(x, 0), negative(_ones_like(x)), zero))
+
+
+def clip(x, /, min=None, max=None):  # noqa: A002
+    _require_tensor(x, "clip")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        out = x if min is None else where(less(x, min), min, x)
+        return out if max is None else where(greater(out, max), max, out)
+    lo = -math.inf if min is None else float(min)
+    hi = math.inf if max is None else float(max)
+    if x.dtype.kind != "f":
+        lo, hi = builtins.max(lo, -9e18), builtins.min(hi, 9e18)  # ember's int scalar range
+    return Tensor(_ember.clamp(x._t, lo, hi))
+
+
+def maximum(x1, x2):
+    a, b = _operands(x1, x2, "maximum")
+    return where(greater_equal(a, b), a, b)
+
+
+def minimum(x1, x2):
+    a, b = _operands(x1, x2, "minimum")
+    return where(less_equal(a, b), a, b)
+
+
+# --- Math functions (float) -------------------------------------------------------------
+def exp(x):
+    return _float_unary("Exp", x, "exp")
+
+
+def log(x):
+    return _float_unary("Log", x, "log")
+
+
+def log1p(x):
+    return _float_unary("Log1p", x, "log1p")
+
+
+def sqrt(x):
+    return _float_unary("Sqrt", x, "sqrt")
+
+
+def sin(x):
+    return _float_unary("Sin", x, "sin")
+
+
+def cos(x):
+    return _float_unary("Cos", x, "cos")
+
+
+def tan(x):
+    return divide(sin(x), cos(x))
+
+
+def tanh(x):
+    return _float_unary("Tanh", x, "tanh")
+
+
+def erf(x):
+    """Not in the standard (ember's Erf; gelu needs it)."""
+    return _float_unary("Erf", x, "erf")
+
+
+def reciprocal(x):
+    """Not in the standard (ember's Recip)."""
+    return _float_unary("Recip", x, "reciprocal")
+
+
+# --- Comparisons and logic --------------------------------------------------------------
+def _compare(name, flipped, x1, x2, fn):
+    a, b = _operands(x1, x2, fn)
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        return Tensor(_ember.binary(name, a._t, b._t))
+    if isinstance(a, Tensor):
+        return Tensor(_ember.scalar(name, a._t, float(b)))
+    return Tensor(_ember.scalar(flipped, b._t, float(a)))
+
+
+def equal(x1, x2):
+    return _compare("Equal", "Equal", x1, x2, "equal")
+
+
+def not_equal(x1, x2):
+    return logical_not(equal(x1, x2))
+
+
+def less(x1, x2):
+    return _compare("Lower", "Greater", x1, x2, "less")
+
+
+def less_equal(x1, x2):
+    return _compare("LowerEqual", "GreaterEqual", x1, x2, "less_equal")
+
+
+def greater(x1, x2):
+    return _compare("Greater", "Lower", x1, x2, "greater")
+
+
+def greater_equal(x1, x2):
+    return _compare("GreaterEqual", "LowerEqual", x1, x2, "greater_equal")
+
+
+def _require_bool(x, fn):
+    _require_tensor(x, fn)
+    if x.dtype != _dtypes.bool:
+        raise TypeError(f"ember: {fn}: expected a bool tensor, not {x.dtype.name}")
+
+
+def logical_not(x):
+    _require_bool(x, "logical_not")
+    return Tensor(_ember.scalar("Equal", x._t, 0.0))
+
+
+def logical_and(x1, x2):
+    _require_bool(x1, "logical_and")
+    _require_bool(x2, "logical_and")
+    return _cast(multiply(_cast(x1, _dtypes.int32), _cast(x2, _dtypes.int32)), _dtypes.bool)
+
+
+def logical_or(x1, x2):
+    _require_bool(x1, "logical_or")
+    _require_bool(x2, "logical_or")
+    return _cast(add(_cast(x1, _dtypes.int32), _cast(x2, _dtypes.int32)), _dtypes.bool)
+
+
+def isnan(x):
+    _require_tensor(x, "isnan")
+    if x.dtype.kind != "f":
+        return Tensor(_ember.full(list(x.shape), 0.0, _dtypes.bool.code, x.device))
+    return logical_not(equal(x, x))
+
+
+def isfinite(x):
+    """x - x is 0 exactly for finite x and NaN for inf and NaN."""
+    _require_tensor(x, "isfinite")
+    if x.dtype.kind != "f":
+        return Tensor(_ember.full(list(x.shape), 1.0, _dtypes.bool.code, x.device))
+    return equal(subtract(x, x), 0)
+
+
+def isinf(x):
+    return logical_and(logical_not(isfinite(x)), logical_not(isnan(x)))
+
+
+# --- where -------------------------------------------------------------------------------
+def where(condition, x1, x2):
+    """x1 where `condition` (bool) is true, else x2; all three broadcast; x1 or x2 may be Python
+    scalars (ember's MaskWhere and MaskFill)."""
+    _require_bool(condition, "where")
+    if not isinstance(x1, Tensor) and not isinstance(x2, Tensor):
+        _check_scalar(x1, "where")
+        dtype = _dtypes.default_float if isinstance(x1, float) or isinstance(x2, float) else (
+            _dtypes.bool if isinstance(x1, builtins.bool) else _dtypes.default_int)
+        x2 = Tensor(_ember.full([], float(x2), dtype.code, condition.device))
+    if isinstance(x1, Tensor) and isinstance(x2, Tensor):
+        a, b = _operands(x1, x2, "where")
+        return Tensor(_ember.mask_where(b._t, condition._t, a._t))
+    if isinstance(x2, Tensor):
+        b = _operands(x2, x1, "where")[0]
+        return Tensor(_ember.mask_fill(b._t, condition._t, float(x1)))
+    a = _operands(x1, x2, "where")[0]
+    return Tensor(_ember.mask_fill(a._t, logical_not(condition)._t, float(x2)))
+
+
+def zeros_like(x):
+    return Tensor(_ember.zeros(list(x.shape), x.dtype.code, x.device))
+
+
+def _ones_like(x):
+    return Tensor(_ember.ones(list(x.shape), x.dtype.code, x.device))

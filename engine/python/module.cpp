@@ -1,0 +1,11 @@
+// PYBIND11_MODULE for `ember._ember`, the C++ half of the Python module (bindings.h).
+#include "engine/python/bindings.h"
+
+PYBIND11_MODULE(_ember, m) {
+  m.doc() = "ember's C++ core; use the `ember` package (the Array API) instead.";
+  ember::python::RegisterErrors(m);
+  ember::python::BindTensor(m);
+  ember::python::BindTensorOps(m);
+  ember::python::BindExchange(m);
+  ember::python::BindEngine(m);
+}

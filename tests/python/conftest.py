@@ -1,0 +1,30 @@
+"""Shared setup of the Python module's tests. The test processes keep their plans in memory
+(EMBER_PLAN_DB=off; ember reads it once, when the first device starts), so they never touch
+./.ember and can run side by side; the plan-database tests start processes of their own on
+databases in pytest's temporary directories (test_plan_database.py)."""
+
+import os
+
+import numpy as np
+import pytest
+
+os.environ["EMBER_PLAN_DB"] = "off"
+
+import ember  # noqa: E402  (after the environment is set)
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(48)
+
+
+def check(got, want, rtol=1e-5, atol=1e-6):
+    """`got` (an ember tensor) against `want` (NumPy, computed in float64): shape, then values."""
+    assert isinstance(got, ember.Tensor)
+    values = np.asarray(got)
+    want = np.asarray(want)
+    assert values.shape == want.shape, f"shape {values.shape} != {want.shape}"
+    if want.dtype == np.bool_ or want.dtype.kind in "iu":
+        np.testing.assert_array_equal(values, want)
+    else:
+        np.testing.assert_allclose(values.astype(np.float64), want, rtol=rtol, atol=atol)
