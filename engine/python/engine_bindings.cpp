@@ -39,12 +39,17 @@ namespace {
 // ember::Error carries no category, only its message, whose wording the API keeps stable
 // (docs/API.md, "Errors"): the words below are the ones its checks use for each kind.
 py::handle ErrorTypeFor(std::string_view message) {
-  const auto has = [&](std::string_view word) { return message.find(word) != message.npos; };
-  if (has("CUDA") || has("cuda:") || has("released") || has("never computed") || has(" failed") ||
-      has(" lost")) {
+  const auto has = [&](std::string_view words) { return message.find(words) != message.npos; };
+  if (has("live on different devices")) return PyExc_ValueError;  // names cuda:N, a user error
+  if (has("CUDA") || has("cuda:") || has("released") || has("different engines") ||
+      has("never computed") || has(" failed") || has(" lost")) {
     return PyExc_RuntimeError;
   }
-  if (has("dtype")) return PyExc_TypeError;
+  // The dtype checks of engine/api/checks.cpp.
+  if (has("dtype") || has("expected a float") || has("expected an i32 or i64 tensor") ||
+      has("expected a bool tensor")) {
+    return PyExc_TypeError;
+  }
   return PyExc_ValueError;
 }
 
