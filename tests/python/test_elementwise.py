@@ -149,3 +149,22 @@ def test_type_promotion():
     check(ember.asarray([7, -7]) % 3, np.array([1, 2]))
     check(ember.exp(i64), np.exp([3.0, 4.0]), rtol=1e-6)  # float functions of ints: float32
     check(i64 ** 2, np.array([9.0, 16.0]))
+
+
+def test_composed_math(rng):
+    x = np.abs(rng.standard_normal(20)) + 0.1
+    t = ember.asarray(x)
+    check(ember.log2(t), np.log2(x), rtol=1e-5, atol=1e-6)
+    check(ember.log10(t), np.log10(x), rtol=1e-5, atol=1e-6)
+    check(ember.exp2(t), np.exp2(x), rtol=1e-5)
+    check(ember.exp2(ember.asarray([1, 3])), np.array([2.0, 8.0]), rtol=1e-6)
+
+
+def test_result_type_finfo_iinfo():
+    assert ember.result_type(ember.int32, ember.asarray([1])) == ember.int64
+    assert ember.result_type(ember.float16, ember.float32) == ember.float32
+    assert ember.finfo(ember.float32).eps == np.finfo(np.float32).eps
+    assert ember.finfo(ember.bfloat16).eps == 2.0 ** -7
+    assert ember.iinfo(ember.int32).max == 2 ** 31 - 1
+    with pytest.raises(TypeError):
+        ember.finfo(ember.int32)

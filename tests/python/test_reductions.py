@@ -60,3 +60,26 @@ def test_bad_axes():
         ember.mean(ember.asarray([1, 2]))
     with pytest.raises(TypeError, match="int"):
         ember.argmax(x, axis=(0, 1))
+
+
+@pytest.mark.parametrize("axis", [None, 0, -1, (0, 1)], ids=str)
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_any_all_var_std(axis, keepdims, rng):
+    x = rng.standard_normal((4, 5)) * 2.0 + 1.0
+    t = ember.asarray(x)
+    b = np.round(x) > 0
+    check(ember.any(ember.asarray(b), axis=axis, keepdims=keepdims),
+          np.any(b, axis=axis, keepdims=keepdims))
+    check(ember.all(ember.asarray(b), axis=axis, keepdims=keepdims),
+          np.all(b, axis=axis, keepdims=keepdims))
+    check(ember.var(t, axis=axis, keepdims=keepdims), np.var(x, axis=axis, keepdims=keepdims),
+          rtol=1e-5)
+    check(ember.std(t, axis=axis, correction=1, keepdims=keepdims),
+          np.std(x, axis=axis, ddof=1, keepdims=keepdims), rtol=1e-5)
+
+
+def test_vecdot(rng):
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal(4)
+    check(ember.vecdot(ember.asarray(a), ember.asarray(b)), a @ b, rtol=1e-5)
+    check(ember.vecdot(ember.asarray(a), ember.asarray(a), axis=0), np.sum(a * a, axis=0),
+          rtol=1e-5)

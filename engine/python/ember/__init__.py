@@ -21,6 +21,8 @@ from ._elementwise import (abs, add, clip, cos, divide, equal, erf, exp, floor_d
                            log1p, logical_and, logical_not, logical_or, maximum, minimum,
                            multiply, negative, not_equal, positive, pow, reciprocal, remainder,
                            sign, sin, sqrt, square, subtract, tan, tanh, where)
+from ._composites import (all, any, exp2, finfo, iinfo, log2, log10, result_type,  # noqa
+                          std, var, vecdot)
 from ._engine import flush_plans, recent_misses, seed, stats, sync
 from ._manipulation import (astype, broadcast_arrays, broadcast_to, concat, expand_dims, flip,
                             matmul, matrix_transpose, permute_dims, reshape, squeeze, stack,
