@@ -9,6 +9,7 @@
 #include <ember/error.h>
 
 #include "codegen/block_emitter.h"
+#include "codegen/kernel_variants.h"
 #include "codegen/plan_trace.h"
 #include "codegen/prelude.h"
 #include "codegen/scalar_slots.h"
@@ -47,8 +48,20 @@ class KernelWriter {
     s += fmt::format("\n// {}\nstruct Params {{ unsigned long long s[{}]; }};\n", spec_.signature,
                      n);
     s += fmt::format("typedef {} idx;\n\n", spec_.index64 ? "long long" : "int");
-    s += fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}(const Params p) {{\n",
-                     spec_.threads, kEntry);
+    // Note [Kernel variants] (kernel_variants.h): a variant in use is written into the source.
+    const KernelVariants& variants = ActiveKernelVariants();
+    if (const std::string words = variants.Text(); !words.empty()) {
+      s += fmt::format("// variants: {}\n", words);
+    }
+    const int min_blocks = variants.row_min_blocks;
+    if (spec_.mode == KernelMode::kRow && min_blocks > 0) {
+      s += fmt::format(
+          "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(const Params p) {{\n",
+          spec_.threads, min_blocks, kEntry);
+    } else {
+      s += fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}(const Params p) {{\n",
+                       spec_.threads, kEntry);
+    }
     s += pointers;
     s += body;
     s += "}\n";
@@ -64,6 +77,7 @@ class KernelWriter {
                      ctx_.S({.kind = Slot::Kind::kCount, .block = static_cast<int>(b)}));
     s += fmt::format("  const idx nvec = count / {};\n", w);
     s += "  const idx stride = (idx)gridDim.x * blockDim.x;\n";
+    if (ActiveKernelVariants().elementwise_unroll) s += "#pragma unroll 4\n";
     s += "  for (idx v = (idx)blockIdx.x * blockDim.x + threadIdx.x; v < nvec; v += stride) {\n";
     s += fmt::format("    const idx pos = v * {};\n", w);
     s += ctx_.Block(b, {.lanes = w, .pos = "pos", .indent = 4});

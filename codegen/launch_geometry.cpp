@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "codegen/kernel_variants.h"
+
 namespace ember::codegen {
 namespace {
 
@@ -11,7 +13,10 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 RowGeometry ChooseRowGeometry(const RowShape& r) {
   int group = 1;
-  while (group < 1024 && group * kRowVectorsPerThread < r.vectors) group *= 2;
+  // Note [Kernel variants]: vpt=N measures another share per thread.
+  const int64_t variant = ActiveKernelVariants().row_vectors_per_thread;
+  const int64_t vpt = variant > 0 ? variant : kRowVectorsPerThread;
+  while (group < 1024 && group * vpt < r.vectors) group *= 2;
   if (!r.multi_row) {
     group = std::max(group, 32);
     return {.group = group, .threads = group};

@@ -12,6 +12,7 @@
 
 #include "codegen/indexed_read.h"
 #include "codegen/kernel_signature.h"
+#include "codegen/kernel_variants.h"
 
 namespace ember::codegen {
 namespace {
@@ -314,8 +315,11 @@ class Planner {
       SetAccess(spec, b, ref, spec.width);
       spec.threads = kBlockThreads;
       const int64_t vectors = CeilDiv(count, spec.width);
-      spec.grid = std::clamp<int64_t>(CeilDiv(vectors, spec.threads), 1,
-                                      launch_.limits.multiprocessors * kBlocksPerMultiprocessor);
+      spec.grid =
+          std::clamp<int64_t>(CeilDiv(vectors, spec.threads), 1,
+                              ActiveKernelVariants().elementwise_no_cap
+                                  ? int64_t{1} << 30
+                                  : launch_.limits.multiprocessors * kBlocksPerMultiprocessor);
       FinishSpec(spec, {count});
       plan_.kernels.push_back(std::move(spec));
     }

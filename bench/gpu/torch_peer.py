@@ -10,6 +10,7 @@ bench/gpu/report.py merges with ember's.
     TORCH_PEER_BUDGET_S=150           wall-time budget; cases past it are skipped and say so
     TORCH_PEER_MATMUL=0               leaves the matmul cases out
     TORCH_PEER_COMPILE=0              eager only (torch.compile takes seconds per shape)
+    TORCH_PEER_ONLY=softmax,layernorm only these workloads (as EMBER_BENCH_GPU_ONLY)
 
 Timing, as ember's (a user's view, host overhead included):
     per_call      time.perf_counter() around one call and torch.cuda.synchronize(); median;
@@ -243,7 +244,10 @@ def main():
     write()
     print(f"{'workload':<18} {'n':>11} {'variant':<9} {'per call ms':>12} {'GB/s':>9} {'b2b ms':>10} {'GB/s':>9}")
     torch.manual_seed(0)
+    only = [w for w in os.environ.get("TORCH_PEER_ONLY", "").split(",") if w]
     for name, n, nbytes, flops, make_inputs, fn in workloads(exponents, with_matmul):
+        if only and name not in only:
+            continue
         sets = int(min(16, max(2, math.ceil(4 * L2_BYTES / max(1.0, nbytes)))))
         inputs = [make_inputs(torch) for _ in range(sets)]
         for variant in variants:

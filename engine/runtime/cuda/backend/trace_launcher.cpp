@@ -8,6 +8,7 @@
 #include <ember/error.h>
 
 #include "codegen/kernel_source.h"
+#include "codegen/kernel_variants.h"
 #include "codegen/plan_trace.h"
 #include "codegen/scalar_slots.h"
 #include "engine/core/check.h"
@@ -115,6 +116,12 @@ int64_t TraceLauncher::WaveGrid(const Compiled& compiled, const codegen::KernelS
              static_cast<size_t>(spec.shared_bytes));
     compiled.resident = blocks;
     compiled.resident_shared = spec.shared_bytes;
+  }
+  // Note [Kernel variants] (codegen/kernel_variants.h): grids past one wave, to measure them.
+  const codegen::KernelVariants& variants = codegen::ActiveKernelVariants();
+  if ((spec.mode == codegen::KernelMode::kRow && variants.row_no_wave_cap) ||
+      (spec.mode == codegen::KernelMode::kBlock && variants.elementwise_no_cap)) {
+    return spec.grid;
   }
   return codegen::WholeWaveGrid(spec.grid, ctx_.device->multiprocessors(), compiled.resident);
 }
