@@ -10,8 +10,10 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 
 #include "engine/python/bindings.h"
 
@@ -123,6 +125,22 @@ void BindExchange(py::module_& m) {
     {
       py::gil_scoped_release unlocked;
       memory = ExportMemory(t);
+      // A reversed view (ember.flip, t[::-1]) has negative strides, which DLPack allows but
+      // consumers do not all take (PyTorch 1.13 aborts the process): such a tensor goes out as
+      // a compact copy, made by an op that keeps every value (a fill through an all-false
+      // mask) on the tensor's own device. Everything else goes out zero-copy.
+      const bool reversed = std::any_of(memory.strides.begin(), memory.strides.end(),
+                                        [](int64_t s) { return s < 0; });
+      if (reversed) {
+        const Tensor mask = Tensor::Zeros(t.Shape(), DType::kBool, t.device());
+        memory = ExportMemory(t.MaskFill(mask, 0.0));
+        if (std::any_of(memory.strides.begin(), memory.strides.end(),
+                        [](int64_t s) { return s < 0; })) {
+          throw std::runtime_error(
+              "ember: __dlpack__: the compact copy of a reversed tensor still has "
+              "negative strides");
+        }
+      }
     }
     auto ctx = std::make_unique<ExportContext>();
     ctx->shape = memory.shape;
@@ -173,8 +191,17 @@ void BindExchange(py::module_& m) {
   });
 
   m.def("from_dlpack", [](const py::capsule& capsule, const std::string& device) {
-    if (std::strcmp(capsule.name(), "dltensor") != 0) {
+    // PyCapsule_GetName: the name may be null (pybind11's capsule.name() would hand that to
+    // strcmp).
+    const char* name = PyCapsule_GetName(capsule.ptr());
+    if (name == nullptr && PyErr_Occurred() != nullptr) throw py::error_already_set();
+    if (name != nullptr && std::strcmp(name, "used_dltensor") == 0) {
       throw py::value_error("ember: from_dlpack: the capsule was already consumed");
+    }
+    if (name == nullptr || std::strcmp(name, "dltensor") != 0) {
+      throw py::type_error(std::string("ember: from_dlpack: __dlpack__ returned a capsule named ") +
+                           (name == nullptr ? "NULL (no name)" : "\"" + std::string(name) + "\"") +
+                           "; expected a DLPack 0.6 capsule named \"dltensor\"");
     }
     auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
     const DLTensor& dl = managed->dl_tensor;

@@ -1,0 +1,74 @@
+"""Defects a review of the Python module found (issue 48), one test each: every test failed (or
+crashed the process, hence the subprocesses) before its fix."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import ember
+
+try:
+    import torch
+except ImportError:  # python3-torch is a test dependency only
+    torch = None
+needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch (python3-torch) is not installed")
+
+
+def _run_isolated(program):
+    """Runs `program` in a process of its own (a crash there is a failure here, not an abort of
+    the test run); returns its stdout."""
+    env = dict(os.environ, EMBER_PLAN_DB="off")
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(program)], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, f"exit {out.returncode}: {out.stderr}"
+    return out.stdout
+
+
+# --- 1. Reversed views through DLPack ---------------------------------------------------------
+@needs_torch
+def test_torch_from_dlpack_of_a_reversed_view_gets_a_compact_copy():
+    out = _run_isolated("""
+        import ember, torch
+        f = ember.flip(ember.asarray([1., 2., 3.]))
+        print(torch.from_dlpack(f).tolist())
+        t = ember.reshape(ember.arange(6, dtype=ember.float32), (2, 3))
+        v = torch.from_dlpack(t[:, ::-1])
+        print(v.tolist(), all(s >= 0 for s in v.stride()))
+    """)
+    assert out.split("\n")[:2] == ["[3.0, 2.0, 1.0]", "[[2.0, 1.0, 0.0], [5.0, 4.0, 3.0]] True"]
+
+
+def test_numpy_from_dlpack_stays_zero_copy_and_reads_reversed_views():
+    t = ember.asarray([1., 2., 3.])
+    a = np.from_dlpack(t)
+    assert a.__array_interface__["data"][0] == np.asarray(t).__array_interface__["data"][0]
+    r = np.from_dlpack(ember.flip(t))
+    np.testing.assert_array_equal(r, [3., 2., 1.])
+    assert all(s >= 0 for s in r.strides)
+
+
+# --- 2. Capsules that are not DLPack 0.6 ones -------------------------------------------------
+@pytest.mark.parametrize("name", [None, b"dltensor_versioned"])
+def test_from_dlpack_of_a_foreign_capsule_says_what_it_got(name):
+    out = _run_isolated(f"""
+        import ctypes, ember
+        new = ctypes.pythonapi.PyCapsule_New
+        new.restype = ctypes.py_object
+        new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+        class P:
+            def __dlpack__(self, stream=None):
+                return new(1, {name!r}, None)
+            def __dlpack_device__(self):
+                return (1, 0)
+        try:
+            ember.from_dlpack(P())
+        except TypeError as e:
+            print(e)
+    """)
+    assert "capsule named" in out
+    assert ("NULL" if name is None else "dltensor_versioned") in out
+    assert "consumed" not in out
