@@ -72,3 +72,23 @@ def test_from_dlpack_of_a_foreign_capsule_says_what_it_got(name):
     assert "capsule named" in out
     assert ("NULL" if name is None else "dltensor_versioned") in out
     assert "consumed" not in out
+
+
+# --- 3. Integers past int64 -------------------------------------------------------------------
+@pytest.mark.parametrize("make", [
+    lambda: ember.asarray([2**63]),
+    lambda: ember.asarray(2**63),
+    lambda: ember.asarray([-1, 2**63]),
+    lambda: ember.asarray([2**64]),
+    lambda: ember.asarray(np.array([2**63 + 5], np.uint64)),
+    lambda: ember.asarray(np.array([2**40]), dtype=ember.int32),
+])
+def test_asarray_refuses_integers_that_do_not_fit(make):
+    with pytest.raises(OverflowError, match="does not fit"):
+        make()
+
+
+def test_asarray_takes_uint64_data_that_fits_int64():
+    t = ember.asarray(np.array([5, 2**63 - 1], np.uint64))
+    assert t.dtype == ember.int64 and t.tolist() == [5, 2**63 - 1]
+    assert ember.asarray([-2**63]).tolist() == [-2**63]

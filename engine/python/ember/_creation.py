@@ -31,8 +31,41 @@ def _from_numpy(a, dtype, device):
         t = Tensor(_ember.from_buffer(np.ascontiguousarray(a, np.float32), list(a.shape),
                                       _dtypes.float32.code, device))
         return Tensor(_ember.cast(t._t, dtype.code))
+    if dtype.kind == "i" and a.dtype.kind in "iu":
+        _check_int_range(a, dtype)
     data = np.ascontiguousarray(a, _dtypes.to_numpy(dtype))
     return Tensor(_ember.from_buffer(data, list(a.shape), dtype.code, device))
+
+
+def _check_int_range(a, dtype):
+    """OverflowError when integer data `a` has a value that `dtype` (int32 or int64) cannot
+    hold: uint64 data above 2**63 - 1 (or int64 data for int32) would otherwise wrap."""
+    info = np.iinfo(_dtypes.to_numpy(dtype))
+    if np.can_cast(a.dtype, info.dtype):
+        return
+    lo, hi = int(a.min()), int(a.max())
+    if lo < info.min or hi > info.max:
+        bad = hi if hi > info.max else lo
+        raise OverflowError(f"ember: asarray: the value {bad} ({a.dtype} data) does not fit "
+                            f"{dtype.name} [{info.min}, {info.max}]; ember has no unsigned or "
+                            "wider integer dtype")
+
+
+def _python_ints_out_of_range(obj, dtype):
+    """(the first Python int in `obj` (a scalar or nested lists and tuples) outside `dtype`'s
+    range or None, whether `obj` holds a Python float)."""
+    info = np.iinfo(_dtypes.to_numpy(dtype))
+    bad, has_float, stack = None, False, [obj]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif isinstance(v, float):
+            has_float = True
+        elif isinstance(v, int) and not isinstance(v, builtins.bool) and bad is None:
+            if not info.min <= v <= info.max:
+                bad = v
+    return bad, has_float
 
 
 def asarray(obj, /, *, dtype=None, device=None, copy=None):
@@ -50,6 +83,13 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
                          "use from_dlpack for other libraries")
     if not isinstance(obj, np.ndarray) and hasattr(obj, "__dlpack__") and dtype is None:
         return from_dlpack(obj, device=device)
+    if isinstance(obj, (int, list, tuple)) and (dtype is None or dtype.kind == "i"):
+        # NumPy makes ints past int64 uint64, float64 or objects; ember's ints are int64 at most.
+        bad, has_float = _python_ints_out_of_range(obj, dtype or _dtypes.default_int)
+        if bad is not None and (dtype is not None or not has_float):
+            target = (dtype or _dtypes.default_int).name
+            raise OverflowError(f"ember: asarray: the Python int {bad} does not fit {target}; "
+                                "ember has no unsigned or wider integer dtype")
     a = np.asarray(obj)
     if a.dtype == object:
         raise TypeError(f"ember: asarray: cannot make a tensor of {type(obj).__name__}")
