@@ -92,3 +92,30 @@ def test_asarray_takes_uint64_data_that_fits_int64():
     t = ember.asarray(np.array([5, 2**63 - 1], np.uint64))
     assert t.dtype == ember.int64 and t.tolist() == [5, 2**63 - 1]
     assert ember.asarray([-2**63]).tolist() == [-2**63]
+
+
+# --- 4. Python scalars with int tensors -------------------------------------------------------
+def test_python_ints_must_fit_the_int_tensors_dtype():
+    a = ember.asarray(np.array([-7, 3], np.int32))
+    for op in (lambda: a + 2**40, lambda: a + 2**31, lambda: 2**31 * a, lambda: a < 2**40):
+        with pytest.raises(OverflowError, match="does not fit"):
+            op()
+    assert (a + 5).dtype == ember.int32 and (a + 5).tolist() == [-2, 8]
+    assert (a - (-2**31)).dtype == ember.int32
+
+
+def test_python_floats_with_int_tensors_give_the_default_float():
+    a = ember.asarray(np.array([-7, 3], np.int32))
+    for got in (a + 2.0, 2.0 + a, a * 1e10):
+        assert got.dtype == ember.float32
+    np.testing.assert_array_equal(np.asarray(a + 2.0), [-5., 5.])
+    np.testing.assert_allclose(np.asarray(a * 1e10), [-7e10, 3e10], rtol=1e-6)
+
+
+def test_python_ints_past_2_53_are_exact_with_int64_tensors():
+    big = 2**53 + 1
+    assert (ember.asarray([0]) + big).tolist() == [big]
+    assert (big - ember.asarray([1])).tolist() == [big - 1]
+    assert (ember.asarray([big]) == big).tolist() == [True]
+    t = ember.where(ember.asarray([True, False]), ember.asarray([1, 2]), 2**60 + 1)
+    assert t.tolist() == [1, 2**60 + 1]

@@ -7,6 +7,8 @@ built from ops it has (not_equal, maximum, sign, isnan, ...), as noted at each.
 import builtins
 import math
 
+import numpy as np
+
 from . import _dtypes
 from . import _ember
 from ._array import Tensor
@@ -31,12 +33,27 @@ def _cast(x, dtype):
 
 def _scalar_tensor(s, like):
     """A Python scalar as a 0-d tensor of `like`'s dtype and device (it broadcasts)."""
+    if isinstance(s, int) and like.dtype.kind == "i":
+        return _exact_int(s, like)
     return Tensor(_ember.full([], float(s), like.dtype.code, like.device))
 
 
+def _exact_int(s, like):
+    """The Python int `s` as a 0-d tensor of `like`'s int dtype, every bit kept (a scalar
+    travels to ember's ops as a double, exact only up to 2**53)."""
+    data = np.array(s, _dtypes.to_numpy(like.dtype))
+    return Tensor(_ember.from_buffer(data, [], like.dtype.code, like.device))
+
+
+_EXACT_IN_DOUBLE = 2**53
+
+
 def _operands(x1, x2, fn):
-    """Both operands as tensors of one dtype, or a tensor and a Python scalar. A float scalar
-    with an int tensor computes in the default float dtype (the standard leaves it open)."""
+    """Both operands as tensors of one dtype, or a tensor and a Python scalar, as the standard
+    says for Python scalars: an int scalar with an int tensor keeps the tensor's dtype and must
+    fit it (OverflowError otherwise, as NumPy 2 raises); a float scalar with an int or bool
+    tensor computes in the default float dtype (float32), whatever its value. An int past 2**53
+    with an int64 tensor comes back as a 0-d int64 tensor (exact; a scalar would be a double)."""
     if isinstance(x1, Tensor) and isinstance(x2, Tensor):
         if x1.device != x2.device:
             raise ValueError(f"ember: {fn}: tensors on {x1.device} and {x2.device}; expected one "
@@ -47,8 +64,17 @@ def _operands(x1, x2, fn):
     if not isinstance(tensor, Tensor):
         raise TypeError(f"ember: {fn}: expected at least one ember.Tensor")
     _check_scalar(scalar, fn)
-    if isinstance(scalar, float) and tensor.dtype.kind != "f" and not scalar.is_integer():
+    if isinstance(scalar, float) and tensor.dtype.kind != "f":
         tensor = _cast(tensor, _dtypes.default_float)
+    elif (isinstance(scalar, int) and not isinstance(scalar, builtins.bool)
+          and tensor.dtype.kind == "i"):
+        info = np.iinfo(_dtypes.to_numpy(tensor.dtype))
+        if not info.min <= scalar <= info.max:
+            raise OverflowError(f"ember: {fn}: the Python int {scalar} does not fit the "
+                                f"{tensor.dtype.name} tensor's dtype [{info.min}, {info.max}]; "
+                                "cast the tensor first (astype) or pass a float")
+        if builtins.abs(scalar) > _EXACT_IN_DOUBLE:
+            scalar = _exact_int(scalar, tensor)
     return (tensor, scalar) if isinstance(x1, Tensor) else (scalar, tensor)
 
 
@@ -308,9 +334,13 @@ def where(condition, x1, x2):
         a, b = _operands(x1, x2, "where")
         return Tensor(_ember.mask_where(b._t, condition._t, a._t))
     if isinstance(x2, Tensor):
-        b = _operands(x2, x1, "where")[0]
+        b, x1 = _operands(x2, x1, "where")
+        if isinstance(x1, Tensor):  # an int past 2**53: exact as a tensor
+            return where(condition, x1, b)
         return Tensor(_ember.mask_fill(b._t, condition._t, float(x1)))
-    a = _operands(x1, x2, "where")[0]
+    a, x2 = _operands(x1, x2, "where")
+    if isinstance(x2, Tensor):
+        return where(condition, a, x2)
     return Tensor(_ember.mask_fill(a._t, logical_not(condition)._t, float(x2)))
 
 
