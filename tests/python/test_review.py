@@ -119,3 +119,22 @@ def test_python_ints_past_2_53_are_exact_with_int64_tensors():
     assert (ember.asarray([big]) == big).tolist() == [True]
     t = ember.where(ember.asarray([True, False]), ember.asarray([1, 2]), 2**60 + 1)
     assert t.tolist() == [1, 2**60 + 1]
+
+
+# --- 5. Float floor_divide's special values ---------------------------------------------------
+def test_float_floor_divide_matches_numpy_on_zero_inf_and_nan():
+    assert (ember.asarray([-7., 0., 7.]) // 0.0).tolist()[::2] == [-np.inf, np.inf]
+    assert np.isnan((ember.asarray([-7., 0., 7.]) // 0.0).tolist()[1])
+    values = [-7., -0.0, 0., 7., 2.5, -2.5, np.inf, -np.inf, np.nan, 1e30, 3., -3.]
+    a, b = np.array([(x, y) for x in values for y in values], np.float32).T
+    with np.errstate(all="ignore"):
+        want = np.floor_divide(a, b)
+    got = np.asarray(ember.asarray(a) // ember.asarray(b))
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+def test_float_floor_divide_of_ordinary_values(rng):
+    x = (rng.standard_normal(1000) * 100).astype(np.float32)
+    y = (rng.standard_normal(1000) * 3).astype(np.float32)
+    np.testing.assert_array_equal(np.asarray(ember.asarray(x) // ember.asarray(y)), x // y)

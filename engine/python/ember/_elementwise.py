@@ -134,14 +134,24 @@ def remainder(x1, x2):
 
 
 def floor_divide(x1, x2):
-    """(x1 - remainder(x1, x2)) / x2: exact for ints; for floats that quotient is a whole number
-    but for the division's rounding, so it is rounded to the nearest one (through int64: beyond
-    2^63, and for inf and NaN, this differs from NumPy)."""
+    """(x1 - remainder(x1, x2)) / x2: exact for ints. For floats that quotient is a whole
+    number but for the division's rounding, so it is rounded to the nearest one (through int64,
+    where |q| < 2**62; past that every float is whole). The special values are NumPy's: x // 0 is
+    x / 0 (-inf, nan or inf), a finite x // ±inf is 0 or -1, inf or NaN operands give NaN, and a
+    zero quotient has the sign of x / y."""
     a, b = _operands(x1, x2, "floor_divide")
     q = _binary("Div", subtract(a, remainder(a, b)), b, "floor_divide", reflected="RDiv")
     if q.dtype.kind != "f":
         return q
-    return _cast(_cast(add(q, where(less(q, 0), -0.5, 0.5)), _dtypes.int64), q.dtype)
+    a = a if isinstance(a, Tensor) else _scalar_tensor(a, q)
+    b = b if isinstance(b, Tensor) else _scalar_tensor(b, q)
+    rounded = _cast(_cast(add(q, where(less(q, 0), -0.5, 0.5)), _dtypes.int64), q.dtype)
+    out = where(less(abs(q), 2.0**62), rounded, q)  # NaN and huge quotients stay as they are
+    ratio = divide(a, b)
+    out = where(equal(out, 0), multiply(ratio, 0.0), out)  # 0 with the sign of x / y
+    opposite = less(multiply(a, b), 0)  # NaN for a zero x: then the signed zero x / y
+    out = where(logical_and(isinf(b), isfinite(a)), where(opposite, -1.0, ratio), out)
+    return where(equal(b, 0), ratio, out)
 
 
 def pow(x1, x2):  # noqa: A001 - the standard's name
