@@ -138,3 +138,19 @@ def test_float_floor_divide_of_ordinary_values(rng):
     x = (rng.standard_normal(1000) * 100).astype(np.float32)
     y = (rng.standard_normal(1000) * 3).astype(np.float32)
     np.testing.assert_array_equal(np.asarray(ember.asarray(x) // ember.asarray(y)), x // y)
+
+
+# --- 6. NaN in maximum, minimum and sign ------------------------------------------------------
+def test_maximum_minimum_propagate_nan_from_either_side():
+    x = np.array([1., np.nan, 3., np.nan], np.float32)
+    y = np.array([np.nan, 1., 2., np.nan], np.float32)
+    for fn, ref in ((ember.maximum, np.maximum), (ember.minimum, np.minimum)):
+        np.testing.assert_array_equal(np.asarray(fn(ember.asarray(x), ember.asarray(y))), ref(x, y))
+        np.testing.assert_array_equal(np.asarray(fn(np.nan, ember.asarray(x))), ref(np.nan, x))
+        np.testing.assert_array_equal(np.asarray(fn(ember.asarray(x), 2.0)), ref(x, 2.0))
+
+
+def test_sign_of_nan_is_nan():
+    got = np.asarray(ember.sign(ember.asarray([np.nan, -2., 0., 3.])))
+    np.testing.assert_array_equal(got, [np.nan, -1., 0., 1.])
+    assert ember.sign(ember.asarray([-2, 0, 3])).tolist() == [-1, 0, 1]

@@ -183,10 +183,11 @@ def square(x):
 
 
 def sign(x):
-    """-1, 0 or 1 by comparison (ember has no sign op); NaN gives 0."""
+    """-1, 0 or 1 by comparison (ember has no sign op); NaN gives NaN, as the standard says."""
     _require_tensor(x, "sign")
     zero = zeros_like(x)
-    return where(greater(x, 0), _ones_like(x), where(less(x, 0), negative(_ones_like(x)), zero))
+    out = where(greater(x, 0), _ones_like(x), where(less(x, 0), negative(_ones_like(x)), zero))
+    return where(isnan(x), x, out) if x.dtype.kind == "f" else out
 
 
 def clip(x, /, min=None, max=None):  # noqa: A002
@@ -201,14 +202,25 @@ def clip(x, /, min=None, max=None):  # noqa: A002
     return Tensor(_ember.clamp(x._t, lo, hi))
 
 
+def _nan_first(a, b, out):
+    """`out`, but NaN where `a` is NaN (a comparison with NaN is false, so `out` already has
+    the NaN of `b`): NumPy's maximum and minimum propagate NaN from either side."""
+    if out.dtype.kind != "f":
+        return out
+    a = a if isinstance(a, Tensor) else _scalar_tensor(a, out)
+    return where(isnan(a), a, out)
+
+
 def maximum(x1, x2):
+    """The larger of each pair; NaN where either is NaN (NumPy's maximum)."""
     a, b = _operands(x1, x2, "maximum")
-    return where(greater_equal(a, b), a, b)
+    return _nan_first(a, b, where(greater_equal(a, b), a, b))
 
 
 def minimum(x1, x2):
+    """The smaller of each pair; NaN where either is NaN (NumPy's minimum)."""
     a, b = _operands(x1, x2, "minimum")
-    return where(less_equal(a, b), a, b)
+    return _nan_first(a, b, where(less_equal(a, b), a, b))
 
 
 # --- Math functions (float) -------------------------------------------------------------
