@@ -154,3 +154,14 @@ def test_sign_of_nan_is_nan():
     got = np.asarray(ember.sign(ember.asarray([np.nan, -2., 0., 3.])))
     np.testing.assert_array_equal(got, [np.nan, -1., 0., 1.])
     assert ember.sign(ember.asarray([-2, 0, 3])).tolist() == [-1, 0, 1]
+
+
+# --- 7. Tensor indices: negative and out of range ---------------------------------------------
+def test_tensor_index_wraps_negative_entries_and_refuses_out_of_range():
+    a = np.arange(6, dtype=np.float32).reshape(3, 2)
+    x = ember.asarray(a)
+    for idx in ([-1], [0, -3, 2], np.array([2, -1], np.int32)):
+        np.testing.assert_array_equal(np.asarray(x[ember.asarray(idx)]), a[np.asarray(idx)])
+    for idx in ([3], [-4], [0, 7]):
+        with pytest.raises(IndexError, match="out of range"):
+            x[ember.asarray(idx)]

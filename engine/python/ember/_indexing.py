@@ -1,7 +1,11 @@
 """Basic indexing (`t[...]`): ints, slices, `...` and None, over ember's Slice (a view) and
 Reshape. Python's slice bounds are normalized here, so ember sees the elements Python names:
 ember's negative step walks a [start, end) range backwards from its end (ember/slice.h), Python's
-walks from `start`. A 1-D int tensor on one axis takes entries (ember's Select)."""
+walks from `start`. A 1-D int tensor on one axis takes entries (ember's Select) as NumPy does:
+negative ones count from the end, out-of-range ones raise IndexError; checking them reads the
+index tensor's values back (a sync point)."""
+
+import numpy as np
 
 from . import _ember
 from ._array import Tensor
@@ -44,6 +48,22 @@ def _as_range(k, n, dim):
     return (i, i + 1, 1), False
 
 
+def _checked_indices(key, n):
+    """The 1-D int tensor `key` as indices into a dim of size n, as NumPy reads them: negative
+    ones count from the end, and any outside [-n, n) is an IndexError. ember's Select reads
+    zeros for those, so this reads the index values back (a sync point, like np.asarray(key));
+    an index tensor with a negative entry is replaced by a wrapped copy."""
+    idx = np.asarray(key)
+    lo, hi = int(idx.min()), int(idx.max())
+    if lo < -n or hi >= n:
+        bad = lo if lo < -n else hi
+        raise IndexError(f"ember: index {bad} is out of range for dim 0 of size {n}")
+    if lo >= 0:
+        return key
+    wrapped = np.ascontiguousarray(np.where(idx < 0, idx + n, idx), idx.dtype)
+    return Tensor(_ember.from_buffer(wrapped, list(idx.shape), key.dtype.code, key.device))
+
+
 def getitem(x, key):
     if isinstance(key, Tensor):
         if key.dtype.kind != "i" or key.ndim != 1:
@@ -51,7 +71,7 @@ def getitem(x, key):
                              f"{key.dtype.name}")
         if x.ndim == 0:
             raise IndexError("ember: a tensor index on a 0-d tensor")
-        return Tensor(_ember.select(x._t, 0, key._t))
+        return Tensor(_ember.select(x._t, 0, _checked_indices(key, x.shape[0])._t))
     key = _expand_key(key, x.ndim)
     ranges, shape, dim = [], [], 0
     for k in key:
