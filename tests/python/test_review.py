@@ -165,3 +165,18 @@ def test_tensor_index_wraps_negative_entries_and_refuses_out_of_range():
     for idx in ([3], [-4], [0, 7]):
         with pytest.raises(IndexError, match="out of range"):
             x[ember.asarray(idx)]
+
+
+# --- 8. Bool operators with Python bools, and xor ---------------------------------------------
+def test_bool_operators_take_python_bools_on_either_side_and_xor():
+    p = np.array([True, False, True, False])
+    q = np.array([True, True, False, False])
+    t, u = ember.asarray(p), ember.asarray(q)
+    for got, want in ((t & True, p & True), (t | False, p | False), (True & t, True & p),
+                      (False | t, False | p), (t ^ u, p ^ q), (t ^ True, p ^ True),
+                      (True ^ t, True ^ p), (ember.logical_xor(t, u), np.logical_xor(p, q)),
+                      (ember.logical_and(t, False), p & False)):
+        assert got.dtype == ember.bool
+        np.testing.assert_array_equal(np.asarray(got), want)
+    with pytest.raises(TypeError):
+        ember.asarray([1, 2]) ^ ember.asarray([3, 4])

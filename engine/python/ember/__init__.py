@@ -18,9 +18,9 @@ from ._dtypes import (DType, bfloat16, bool, float16, float32, int32, int64,  # 
                       isdtype)
 from ._elementwise import (abs, add, clip, cos, divide, equal, erf, exp, floor_divide,  # noqa
                            greater, greater_equal, isfinite, isinf, isnan, less, less_equal, log,
-                           log1p, logical_and, logical_not, logical_or, maximum, minimum,
-                           multiply, negative, not_equal, positive, pow, reciprocal, remainder,
-                           sign, sin, sqrt, square, subtract, tan, tanh, where)
+                           log1p, logical_and, logical_not, logical_or, logical_xor, maximum,
+                           minimum, multiply, negative, not_equal, positive, pow, reciprocal,
+                           remainder, sign, sin, sqrt, square, subtract, tan, tanh, where)
 from ._composites import (all, any, exp2, finfo, iinfo, log2, log10, result_type,  # noqa
                           std, var, vecdot)
 from ._engine import flush_plans, recent_misses, seed, stats, sync

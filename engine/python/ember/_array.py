@@ -183,8 +183,20 @@ class Tensor:
     def __and__(self, other):
         return _ew.logical_and(self, other)
 
+    def __rand__(self, other):
+        return _ew.logical_and(other, self)
+
     def __or__(self, other):
         return _ew.logical_or(self, other)
+
+    def __ror__(self, other):
+        return _ew.logical_or(other, self)
+
+    def __xor__(self, other):
+        return _ew.logical_xor(self, other)
+
+    def __rxor__(self, other):
+        return _ew.logical_xor(other, self)
 
     def __eq__(self, other):
         return _ew.equal(self, other)

@@ -311,16 +311,33 @@ def logical_not(x):
     return Tensor(_ember.scalar("Equal", x._t, 0.0))
 
 
+def _bool_operands(x1, x2, fn):
+    """Two bool tensors, or a bool tensor and a Python bool (made a 0-d bool tensor)."""
+    if isinstance(x1, builtins.bool) and isinstance(x2, Tensor):
+        x1 = Tensor(_ember.full([], float(x1), _dtypes.bool.code, x2.device))
+    if isinstance(x2, builtins.bool) and isinstance(x1, Tensor):
+        x2 = Tensor(_ember.full([], float(x2), _dtypes.bool.code, x1.device))
+    _require_bool(x1, fn)
+    _require_bool(x2, fn)
+    return x1, x2
+
+
 def logical_and(x1, x2):
-    _require_bool(x1, "logical_and")
-    _require_bool(x2, "logical_and")
-    return _cast(multiply(_cast(x1, _dtypes.int32), _cast(x2, _dtypes.int32)), _dtypes.bool)
+    """Bool tensors (either may be a Python bool); `&`."""
+    a, b = _bool_operands(x1, x2, "logical_and")
+    return _cast(multiply(_cast(a, _dtypes.int32), _cast(b, _dtypes.int32)), _dtypes.bool)
 
 
 def logical_or(x1, x2):
-    _require_bool(x1, "logical_or")
-    _require_bool(x2, "logical_or")
-    return _cast(add(_cast(x1, _dtypes.int32), _cast(x2, _dtypes.int32)), _dtypes.bool)
+    """Bool tensors (either may be a Python bool); `|`."""
+    a, b = _bool_operands(x1, x2, "logical_or")
+    return _cast(add(_cast(a, _dtypes.int32), _cast(b, _dtypes.int32)), _dtypes.bool)
+
+
+def logical_xor(x1, x2):
+    """Bool tensors (either may be a Python bool); `^`: true where exactly one is."""
+    a, b = _bool_operands(x1, x2, "logical_xor")
+    return logical_not(equal(a, b))
 
 
 def isnan(x):
