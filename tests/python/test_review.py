@@ -180,3 +180,15 @@ def test_bool_operators_take_python_bools_on_either_side_and_xor():
         np.testing.assert_array_equal(np.asarray(got), want)
     with pytest.raises(TypeError):
         ember.asarray([1, 2]) ^ ember.asarray([3, 4])
+
+
+# --- 9. Big-endian NumPy data -----------------------------------------------------------------
+@pytest.mark.parametrize("np_dtype, dtype", [(">f4", ember.float32), (">f8", ember.float32),
+                                             (">f2", ember.float16), (">i4", ember.int32),
+                                             (">i8", ember.int64)])
+def test_big_endian_numpy_data_is_converted_to_native_order(np_dtype, dtype):
+    a = np.arange(4, dtype=np_dtype)
+    t = ember.asarray(a)
+    assert t.dtype == dtype and t.tolist() == [0, 1, 2, 3]
+    if np_dtype != ">f8":
+        assert ember.from_dlpack(a).tolist() == [0, 1, 2, 3]

@@ -116,7 +116,8 @@ def from_dlpack(x, /, *, device=None):
     if isinstance(x, np.ndarray):
         # NumPy 1.24 refuses to export read-only arrays (DLPack 0.6 cannot say read-only), so
         # its arrays come through their buffer, with the same single copy.
-        if x.dtype not in (np.float32, np.float16, np.int32, np.int64, np.bool_):
+        if x.dtype.newbyteorder("=") not in (np.float32, np.float16, np.int32, np.int64,
+                                             np.bool_):
             raise TypeError(f"ember: from_dlpack: {x.dtype} data has no ember dtype; expected "
                             "float32, float16, int32, int64 or bool (astype first)")
         return _from_numpy(x, None, device)

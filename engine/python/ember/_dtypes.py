@@ -65,6 +65,8 @@ def from_numpy(np_dtype):
     """The ember dtype for NumPy data of `np_dtype` (float64 narrows to float32, small and
     unsigned ints widen to int32 or int64); TypeError for data ember cannot hold."""
     np_dtype = np.dtype(np_dtype)
+    if np_dtype.byteorder not in "=|":
+        np_dtype = np_dtype.newbyteorder("=")  # big-endian data: the copy swaps its bytes
     if np_dtype == np.bool_:
         return bool
     if np_dtype in (np.float64, np.float32):
