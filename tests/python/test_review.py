@@ -192,3 +192,15 @@ def test_big_endian_numpy_data_is_converted_to_native_order(np_dtype, dtype):
     assert t.dtype == dtype and t.tolist() == [0, 1, 2, 3]
     if np_dtype != ">f8":
         assert ember.from_dlpack(a).tolist() == [0, 1, 2, 3]
+
+
+# --- 10. The docs say what DLPack export shares -----------------------------------------------
+@needs_torch
+def test_torch_from_dlpack_is_a_writable_alias_and_the_docs_say_so():
+    t = ember.asarray([1., 2., 3.])
+    alias = torch.from_dlpack(t)
+    alias[0] = 10.0  # DLPack 0.6 has no read-only flag: the write reaches ember's memory
+    assert t.tolist()[0] == 10.0
+    api = open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "API.md")).read()
+    assert "DLPack export is a writable alias" in api
+    assert "not fixed yet" in api
