@@ -37,7 +37,17 @@ namespace ember::cpu {
 //   Clamp: min(max(x, lo), hi), NaN stays NaN.
 //   ConditionalAssign takes MaskWhere's operands (tensor, mask, value): mask ? value : tensor.
 // Assign has no entry: it is a conversion (cast.cpp).
+// Its functions are compiled for two targets (Note [Tile function targets], elementwise.cpp)
+// that give the same bits; ElementTile takes ElementTileTarget's.
 TileOp ElementTile(FuseOpKind kind, DType dtype);
+// The targets, for tests that run the same tiles on each: kBaseline runs on any x86-64, kAvx2
+// only where ElementTargetAvailable says so.
+enum class ElementTarget { kBaseline, kAvx2 };
+bool ElementTargetAvailable(ElementTarget target);
+TileOp ElementTileOn(ElementTarget target, FuseOpKind kind, DType dtype);
+// The target this process uses, picked once: AVX2 where the CPU has it, unless
+// EMBER_CPU_VECTOR_MATH=sse (vector_math.h) asks for the baseline.
+ElementTarget ElementTileTarget();
 // The unfused kernel of every op with a fused op (FusedKindOf) but the Assigns (Cast, Full,
 // Zeros, Ones): `operands` are the op's inputs, then its scalars.
 TensorHandle Elementwise(FuseOpKind kind, std::span<const Operand> operands, const TensorIr& out,

@@ -86,7 +86,7 @@ struct Table {
 // EMBER_CPU_VECTOR_MATH=sse takes the 4-lane path on a machine that has AVX2, so that the path
 // machines without AVX2 run is tested on any machine (tests/CMakeLists.txt runs the vector math
 // tests both ways); unset, empty or "auto" picks by the CPU. Read once, at the first use.
-bool ForcedSse() {
+bool ReadForcedSse() {
   const char* forced = std::getenv("EMBER_CPU_VECTOR_MATH");
   if (forced == nullptr || *forced == '\0' || std::string_view(forced) == "auto") return false;
   if (std::string_view(forced) == "sse") return true;
@@ -96,7 +96,7 @@ bool ForcedSse() {
 }
 
 Table Pick() {
-  if (!ForcedSse() && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+  if (!VectorMathForcedSse() && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
     return {{Loop8<Sleef_expf8_u10avx2>, Loop8<Sleef_logf8_u10avx2>, Loop8<Log1p8>,
              Loop8<Sleef_sinf8_u10avx2>, Loop8<Sleef_cosf8_u10avx2>, Loop8<Sleef_tanhf8_u10avx2>,
              Loop8<Sleef_erff8_u10avx2>},
@@ -119,5 +119,10 @@ void ApplyVectorFn(VectorFn fn, const float* in, float* out, int64_t n) {
 }
 
 std::string_view VectorMathTarget() { return Chosen().target; }
+
+bool VectorMathForcedSse() {
+  static const bool forced = ReadForcedSse();
+  return forced;
+}
 
 }  // namespace ember::cpu

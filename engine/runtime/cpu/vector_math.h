@@ -28,4 +28,8 @@ void ApplyVectorFn(VectorFn fn, const float* in, float* out, int64_t n);
 // "avx2" or "sse": the implementation this process uses.
 std::string_view VectorMathTarget();
 
+// Whether EMBER_CPU_VECTOR_MATH=sse asks for the path machines without AVX2 take; the
+// elementwise tile functions (kernels.h, ElementTileTarget) follow it too.
+bool VectorMathForcedSse();
+
 }  // namespace ember::cpu
