@@ -9,6 +9,7 @@ import numpy as np
 from . import _dtypes
 from . import _ember
 from ._array import Tensor
+from ._elementwise import _cast
 from ._manipulation import _shape
 
 
@@ -75,7 +76,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     if dtype is not None:
         _dtypes.check(dtype)
     if isinstance(obj, Tensor):
-        out = obj if dtype is None else _ember_cast(obj, dtype)
+        out = obj if dtype is None else _cast(obj, dtype)
         return out if device is None else out.to_device(device)
     device = _device(device)
     if copy is False:
@@ -100,10 +101,6 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         elif a.dtype.kind in "iu":
             dtype = _dtypes.default_int
     return _from_numpy(a, dtype, device)
-
-
-def _ember_cast(x, dtype):
-    return x if x.dtype == dtype else Tensor(_ember.cast(x._t, dtype.code))
 
 
 def from_dlpack(x, /, *, device=None):

@@ -185,7 +185,7 @@ def square(x):
 def sign(x):
     """-1, 0 or 1 by comparison (ember has no sign op); NaN gives NaN, as the standard says."""
     _require_tensor(x, "sign")
-    zero = zeros_like(x)
+    zero = _zeros_like(x)
     out = where(greater(x, 0), _ones_like(x), where(less(x, 0), negative(_ones_like(x)), zero))
     return where(isnan(x), x, out) if x.dtype.kind == "f" else out
 
@@ -383,7 +383,7 @@ def where(condition, x1, x2):
     return Tensor(_ember.mask_fill(a._t, logical_not(condition)._t, float(x2)))
 
 
-def zeros_like(x):
+def _zeros_like(x):
     return Tensor(_ember.zeros(list(x.shape), x.dtype.code, x.device))
 
 
