@@ -14,20 +14,20 @@ namespace {
 
 bool WideSlot(DType dtype) { return !FloatDomain(dtype); }
 
-// Note [Shared handover slots]: the lowest slot of the same width whose value is read for the
-// last time before this handover is written (an earlier block, or an earlier step of the
-// writer's block); then slots renumbered by first use in `found`'s order.
+// Note [Shared handover slots]: in the order the handovers are written, each takes the lowest
+// slot of its width whose value is read for the last time before that write (steps count over
+// the whole trace, so an earlier block's read is an earlier step); then slots are renumbered
+// by first use in `found`'s order.
 void AssignSlots(std::vector<Handover>& found) {
   std::vector<size_t> by_writer;
   for (size_t k = 0; k < found.size(); ++k) {
     if (found[k].storage == Handover::Storage::kShared) by_writer.push_back(k);
   }
   std::stable_sort(by_writer.begin(), by_writer.end(),
-                   [&](size_t a, size_t b) { return found[a].block < found[b].block; });
+                   [&](size_t a, size_t b) { return found[a].write_step < found[b].write_step; });
   struct Slot {
     bool wide;
-    uint32_t busy_until;  // the last block that reads its current value
-    uint32_t last_step;   // its last read's step in that block
+    uint32_t last_step;  // the step of its current value's last read
   };
   std::vector<Slot> slots;
   for (size_t k : by_writer) {
@@ -35,18 +35,15 @@ void AssignSlots(std::vector<Handover>& found) {
     const bool wide = WideSlot(h.dtype);
     int chosen = -1;
     for (size_t s = 0; s < slots.size(); ++s) {
-      const bool free = slots[s].busy_until < h.block ||
-                        (slots[s].busy_until == h.block && slots[s].last_step < h.write_step);
-      if (slots[s].wide == wide && free) {
+      if (slots[s].wide == wide && slots[s].last_step < h.write_step) {
         chosen = static_cast<int>(s);
         break;
       }
     }
     if (chosen < 0) {
       chosen = static_cast<int>(slots.size());
-      slots.push_back({.wide = wide, .busy_until = 0, .last_step = 0});
+      slots.push_back({.wide = wide, .last_step = 0});
     }
-    slots[chosen].busy_until = h.last_read;
     slots[chosen].last_step = h.last_read_step;
     h.slot = chosen;
   }

@@ -53,15 +53,10 @@ class KernelWriter {
     if (const std::string words = variants.Text(); !words.empty()) {
       s += fmt::format("// variants: {}\n", words);
     }
-    const int min_blocks = variants.row_min_blocks;
-    if (spec_.mode == KernelMode::kRow && min_blocks > 0) {
-      s += fmt::format(
-          "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(const Params p) {{\n",
-          spec_.threads, min_blocks, kEntry);
-    } else {
-      s += fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}(const Params p) {{\n",
-                       spec_.threads, kEntry);
-    }
+    const bool capped = spec_.mode == KernelMode::kRow && variants.row_min_blocks > 0;
+    const std::string min_blocks = capped ? fmt::format(", {}", variants.row_min_blocks) : "";
+    s += fmt::format("extern \"C\" __global__ void __launch_bounds__({}{}) {}(const Params p) {{\n",
+                     spec_.threads, min_blocks, kEntry);
     s += pointers;
     s += body;
     s += "}\n";
