@@ -8,57 +8,12 @@
 #include <ember/error.h>
 
 #include "codegen/cuda_expr.h"
+#include "engine/trace/indexed_launch.h"
 
 namespace ember::codegen {
 namespace {
 
 bool IsIndexed(const FuseOp& op) { return FormOf(op.kind) == FuseOpForm::kIndexed; }
-
-void CheckOp(const TraceLaunch& launch, uint32_t b, const FuseOp& op) {
-  const Shape& ref = launch.block_shapes[b];
-  const auto rank = static_cast<int64_t>(ref.size());
-  auto fail = [&](std::string_view why) {
-    throw Error(
-        fmt::format("fused {} of block {} over {}: {}", FuseOpKindName(op.kind), b, ref, why));
-  };
-  if (op.dim < 0 || op.dim >= rank) fail(fmt::format("dim {} out of range", op.dim));
-  const bool cat = op.kind == FuseOpKind::kCat;
-  if (cat ? op.indexed.empty() : op.indexed.size() != 2) fail("wrong operand count");
-  std::vector<const BoundTensor*> tensors;
-  for (const FuseArg& arg : op.indexed) {
-    if (arg.kind != FuseArgKind::kInput || arg.pos >= launch.inputs.size()) {
-      fail("an operand is not an input");
-    }
-    const BoundTensor& t = launch.inputs[arg.pos];
-    if (t.dtype != arg.dtype) fail("an operand read as another dtype");
-    tensors.push_back(&t);
-  }
-  // The tensor read (Gather, Select) and every Cat input: the block's rank.
-  const size_t data = cat ? tensors.size() : 1;
-  for (size_t k = 0; k < data; ++k) {
-    if (tensors[k]->shape.size() != ref.size()) fail("an input of another rank");
-  }
-  if (op.kind == FuseOpKind::kGather && tensors[1]->shape != ref) {
-    fail(fmt::format("indices of shape {}", tensors[1]->shape));
-  }
-  if (op.kind == FuseOpKind::kSelect &&
-      (tensors[1]->shape.size() != 1 || tensors[1]->shape[0] != ref[op.dim])) {
-    fail(fmt::format("indices of shape {}", tensors[1]->shape));
-  }
-  if (!cat) {
-    if (IsFloat(tensors[1]->dtype)) fail("float indices");
-    return;
-  }
-  int64_t along = 0;
-  for (const BoundTensor* t : tensors) {
-    if (t->dtype != tensors[0]->dtype) fail("inputs of two dtypes");
-    for (int64_t d = 0; d < rank; ++d) {
-      if (d != op.dim && t->shape[d] != ref[d]) fail(fmt::format("an input of shape {}", t->shape));
-    }
-    along += t->shape[op.dim];
-  }
-  if (along != ref[op.dim]) fail(fmt::format("inputs {} long along dim {}", along, op.dim));
-}
 
 }  // namespace
 
@@ -67,7 +22,16 @@ void CheckIndexedOps(const TraceLaunch& launch) {
   for (uint32_t b = 0; b < trace.blocks.size(); ++b) {
     const FuseBlock& block = trace.blocks[b];
     for (const FuseOp& op : block.ops) {
-      if (IsIndexed(op)) CheckOp(launch, b, op);
+      if (!IsIndexed(op)) continue;
+      auto input = [&](uint32_t pos) -> std::optional<IndexedOperand> {
+        if (pos >= launch.inputs.size()) return std::nullopt;
+        return IndexedOperand{.dtype = launch.inputs[pos].dtype,
+                              .shape = &launch.inputs[pos].shape};
+      };
+      if (auto problem = IndexedLaunchProblem(op, launch.block_shapes[b], input)) {
+        throw Error(fmt::format("fused {} of block {} over {}: {}", FuseOpKindName(op.kind), b,
+                                launch.block_shapes[b], *problem));
+      }
     }
     for (const std::vector<FuseOp>* ops : {&block.reads, &block.writes}) {
       for (const FuseOp& op : *ops) {

@@ -18,11 +18,9 @@
 
 namespace ember::codegen {
 
-// Throws ember::Error unless every indexed op of every block is well formed for `launch`: its
-// operands are inputs of the rank of its block (Select's indices: one dim, one per position
-// along `dim`; Gather's: the block's shape), `dim` is one of the block's dims, Cat's inputs
-// fill the block along `dim` and match it elsewhere, and an indexed input is read by no other
-// way in that block.
+// Throws ember::Error unless every indexed op of every block is well formed for `launch` by
+// the rules both backends share (engine/trace/indexed_launch.h: operands, dims, shapes,
+// dtypes), and no block reads an indexed input any other way.
 void CheckIndexedOps(const TraceLaunch& launch);
 
 // The kernel tensors (inputs) block b reads by index.

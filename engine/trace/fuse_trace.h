@@ -114,7 +114,9 @@ struct FuseArg {
 // output layout (burn's may_permute_layout). The op's output shape is the block's reference:
 // the fuser takes an indexed op only when its output is the reference, and grows a block that
 // holds one no further (burn would, and its kernels then read indices at positions past the
-// op's output: docs/FIDELITY.md).
+// op's output: docs/FIDELITY.md). A trace's structure is checked by CheckFuseTrace
+// (trace_state.h); the tensors a launch binds, by IndexedLaunchProblem (indexed_launch.h) on
+// both backends.
 struct FuseOp {
   FuseOpKind kind = FuseOpKind::kAssign;
   FuseArg args[3];

@@ -11,6 +11,8 @@
 
 #include <ember/error.h>
 
+#include "engine/trace/indexed_launch.h"
+
 namespace ember::cpu {
 namespace {
 
@@ -221,63 +223,23 @@ class Planner {
     throw Error("fused block reads a local as a source");
   }
 
-  // An indexed op (Note [Indexed inputs]) checked as the unfused kernels check their operands
-  // (movement.cpp). Its inputs are not read at the block's positions, so they need not
-  // broadcast onto the reference: only these rules bind them.
+  // An indexed op (Note [Indexed inputs]) checked against the launch by the rules both
+  // backends share (engine/trace/indexed_launch.h). Its inputs are not read at the block's
+  // positions, so they need not broadcast onto the reference: only those rules bind them.
   IndexedSource IndexedOf(size_t b, const FuseOp& op) const {
     const Shape& ref = launch_.block_shapes[b];
-    const std::string_view name = FuseOpKindName(op.kind);
+    auto input = [&](uint32_t pos) -> std::optional<IndexedOperand> {
+      if (pos >= launch_.inputs.size()) return std::nullopt;
+      return IndexedOperand{.dtype = launch_.inputs[pos].dtype,
+                            .shape = &launch_.inputs[pos].shape};
+    };
+    if (auto problem = IndexedLaunchProblem(op, ref, input)) {
+      throw Error(fmt::format("block {} over {}: fused {} along dim {}: {}", b, ref,
+                              FuseOpKindName(op.kind), op.dim, *problem));
+    }
     IndexedSource source{.kind = op.kind, .dim = op.dim};
-    const bool cat = op.kind == FuseOpKind::kCat;
-    const size_t rank = ref.size();
-    if (op.dim < 0 || static_cast<size_t>(op.dim) >= rank || op.indexed.empty() ||
-        (!cat && op.indexed.size() != 2)) {
-      throw Error(fmt::format("block {}: fused {} of {} operands along dim {} over {}", b, name,
-                              op.indexed.size(), op.dim, ref));
-    }
-    std::vector<const TensorHandle*> handles;
-    for (const FuseArg& arg : op.indexed) {
-      if (arg.kind != FuseArgKind::kInput) {
-        throw Error(fmt::format("block {}: fused {} indexes a non-input", b, name));
-      }
-      CheckIndex(arg.pos, launch_.inputs.size(), "input");
-      const TensorHandle& in = launch_.inputs[arg.pos];
-      if (in.dtype != arg.dtype) {
-        throw Error(fmt::format("block {}: fused {} reads a {} input as {}", b, name,
-                                DTypeName(in.dtype), DTypeName(arg.dtype)));
-      }
-      handles.push_back(&in);
-      source.tensors.push_back(static_cast<int>(arg.pos));
-    }
-    const size_t dim = static_cast<size_t>(op.dim);
-    source.dtype = handles[0]->dtype;
-    bool ok = handles[0]->shape.size() == rank;
-    if (cat) {
-      // Every input has the output's shape but along dim, where their sizes add up to it.
-      int64_t total = 0;
-      for (const TensorHandle* in : handles) {
-        ok = ok && in->dtype == source.dtype && in->shape.size() == rank;
-        for (size_t d = 0; ok && d < rank; ++d) ok = d == dim || in->shape[d] == ref[d];
-        if (ok) total += in->shape[dim];
-      }
-      ok = ok && total == ref[dim];
-    } else {
-      // The tensor has the output's rank (any sizes: a coordinate past them reads 0); Gather's
-      // indices broadcast onto the output, Select's are one per output index along dim.
-      const TensorHandle& indices = *handles[1];
-      ok = ok && IsInt(indices.dtype) &&
-           (op.kind == FuseOpKind::kGather
-                ? Broadcasts(indices.shape, ref)
-                : indices.shape.size() == 1 && indices.shape[0] == ref[dim]);
-    }
-    if (!ok) {
-      std::vector<std::string> shapes;
-      for (const TensorHandle* in : handles) {
-        shapes.push_back(fmt::format("{} {}", DTypeName(in->dtype), in->shape));
-      }
-      throw Error(fmt::format("block {} over {}: fused {} along dim {} of {}", b, ref, name, op.dim,
-                              fmt::join(shapes, ", ")));
-    }
+    for (const FuseArg& arg : op.indexed) source.tensors.push_back(static_cast<int>(arg.pos));
+    source.dtype = launch_.inputs[op.indexed[0].pos].dtype;
     return source;
   }
 
