@@ -22,6 +22,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 repo="$PWD"
 bundle="$repo/build-gpu/bundle"
+# A device call carries the bundle packed (device-suite.sh build); unpack it on first use.
+if [[ ! -d "$bundle/bin" && -f "$repo/build-gpu/bundle.tar.xz" ]]; then tar xJf "$repo/build-gpu/bundle.tar.xz" -C "$repo/build-gpu"; fi
 out="${OUT:-/tmp/first-result}"
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -40,7 +42,7 @@ done
 for b in ember-lab ember-bench-gpt ember-floor-probe ember-plans; do
   if [[ ! -x "$bundle/bin/$b" ]]; then
     echo "first-result: $bundle/bin/$b is missing: run 'bash bench/gpu/device-suite.sh build'" \
-      "and carry build-gpu/bundle" >&2
+      "and carry build-gpu/bundle.tar.xz" >&2
     exit 2
   fi
 done
