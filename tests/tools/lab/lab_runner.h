@@ -20,7 +20,8 @@
 namespace ember::test {
 
 struct LabRun {
-  int exit_code = -1;
+  int exit_code = -1;  // -1 when a signal ended the child: `signal` says which
+  int signal = 0;
   std::string out;  // stdout
   std::string err;  // stderr
   nlohmann::json json;
@@ -53,6 +54,9 @@ inline LabRun RunLab(const TempDir& dir, std::vector<std::string> args,
   LabRun run;
   const int code = WaitChild(pid);
   run.exit_code = code < kKilledBySignal ? code : -1;
+  run.signal = code < kKilledBySignal ? 0 : code - kKilledBySignal;
+  if (run.signal != 0)
+    run.err += "\n[lab_runner] ember-lab was ended by signal " + std::to_string(run.signal) + "\n";
   run.out = ReadFile(out_file);
   run.err = ReadFile(err_file);
   if (run.exit_code == 0) {
