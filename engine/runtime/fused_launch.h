@@ -7,7 +7,8 @@
 // read them while the HandleContainer changes; `reusable[i]` says input i is the tensor's last
 // use and no other handle in the container refers to it: a backend may write an output with
 // the same dtype and shape into its buffer (in-place; the conditions are in
-// engine/runtime/cpu/fused_outputs.h) when the buffer is not otherwise shared (use_count).
+// engine/runtime/cpu/fused_outputs.h) when the buffer is not otherwise shared (use_count) nor
+// borrowed (engine/runtime/cpu/cpu_buffer.h, MayWriteInPlace).
 #pragma once
 
 #include <cstdint>

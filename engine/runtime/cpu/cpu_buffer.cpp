@@ -9,7 +9,16 @@ namespace ember::cpu {
 CpuBuffer::CpuBuffer(size_t bytes)
     : data_(BufferCache::Global().Allocate(bytes, &capacity_)), size_(bytes) {}
 
-CpuBuffer::~CpuBuffer() { BufferCache::Global().Release(data_, capacity_); }
+CpuBuffer::CpuBuffer(std::byte* data, size_t bytes, std::shared_ptr<const void> owner)
+    : data_(data), size_(bytes), borrowed_(true), owner_(std::move(owner)) {
+  EMBER_CHECK(data != nullptr, "borrowed memory at a null address");
+}
+
+CpuBuffer::~CpuBuffer() {
+  if (!borrowed_) BufferCache::Global().Release(data_, capacity_);
+  // A borrowed buffer's owner_ is released by the member's destructor (Note [Borrowed host
+  // memory]).
+}
 
 TensorHandle NewHandle(const Shape& shape, DType dtype) {
   const int64_t n = NumElements(shape);
@@ -29,6 +38,9 @@ std::byte* ElementData(const TensorHandle& handle) {
   return buffer->data() + handle.offset * DTypeSize(handle.dtype);
 }
 
-bool IsSoleOwner(const TensorHandle& handle) { return handle.buffer.use_count() == 1; }
+bool MayWriteInPlace(const TensorHandle& handle) {
+  if (handle.buffer == nullptr || handle.buffer.use_count() != 1) return false;
+  return !static_cast<const CpuBuffer*>(handle.buffer.get())->borrowed();
+}
 
 }  // namespace ember::cpu

@@ -61,7 +61,7 @@ std::vector<int> ChooseInPlace(const FusedLaunch& launch) {
       const bool fits = i < launch.reusable.size() && launch.reusable[i] && !excluded[i] &&
                         !taken[i] && reader[i] == writer[o] && in.dtype == out.dtype &&
                         in.shape == out.shape && in.offset == 0 && in.IsContiguous() &&
-                        in.buffer != nullptr && in.buffer.use_count() == 1;
+                        MayWriteInPlace(in);
       if (!fits) continue;
       chosen[o] = static_cast<int>(i);
       taken[i] = true;

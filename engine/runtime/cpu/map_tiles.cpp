@@ -17,7 +17,8 @@ std::optional<TensorHandle> ReusableInput(std::span<const Operand> operands, con
   for (const Operand& operand : operands) {
     const TensorHandle* t = operand.tensor;
     if (t == nullptr || !operand.last_use) continue;
-    if (t->dtype == out.dtype && t->shape == out.shape && t->IsContiguous() && IsSoleOwner(*t)) {
+    if (t->dtype == out.dtype && t->shape == out.shape && t->IsContiguous() &&
+        MayWriteInPlace(*t)) {
       return *t;
     }
   }
