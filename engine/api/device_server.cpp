@@ -42,6 +42,16 @@ void DeviceServer::RegisterInit(StreamId stream, OperationIr init,
   streams_.Register(stream, std::move(init), handles_);
 }
 
+void DeviceServer::RegisterInit(StreamId stream, OperationIr init, TensorHandle handle) {
+  std::lock_guard lock(mu_);
+  const TensorIr& out = init.outputs[0];
+  EMBER_CHECK(handle.buffer != nullptr && handle.buffer->backend() == backend_->name() &&
+                  handle.shape == out.shape && handle.dtype == out.dtype,
+              "t{}: the handle does not match the Init op", out.id);
+  handles_.Register(out.id, std::move(handle));
+  streams_.Register(stream, std::move(init), handles_);
+}
+
 void DeviceServer::ForeignDrop(StreamId stream, TensorIr tensor) {
   std::lock_guard lock(mu_);
   if (streams_.ForeignDrop(stream, tensor, handles_)) return;

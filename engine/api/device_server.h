@@ -39,6 +39,11 @@ class DeviceServer {
   // Copies `bytes` (row-major elements of init's output) to the device, registers the handle
   // for the output of `init` (an Init op), then queues `init`.
   void RegisterInit(StreamId stream, OperationIr init, std::span<const std::byte> bytes);
+  // Registers `handle` (made by the caller: borrowed host memory, ember::ImportMemory) for the
+  // output of `init` (an Init op), then queues `init`.
+  // REQUIRES: the handle's buffer is this device's kind, and its shape and dtype are init's
+  // output's.
+  void RegisterInit(StreamId stream, OperationIr init, TensorHandle handle);
   // A drop of `tensor` (home `stream`) from another thread (burn's register_foreign_drop).
   void ForeignDrop(StreamId stream, TensorIr tensor);
   void TagSharedView(StreamId src_stream, TensorId src, TensorId dst);

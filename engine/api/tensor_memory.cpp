@@ -14,13 +14,18 @@ namespace ember {
 namespace {
 
 // The owner behind TensorMemory::owner. Holding the buffer's shared_ptr is what keeps ember
-// from reusing it in place (the kernels reuse a last-use input only when use_count is 1); the
-// buffer is released under the server's lock while the server lives (DropExported).
+// from reusing it in place (the kernels reuse a last-use input only when use_count is 1). A
+// device buffer is released under the server's lock while the server lives (DropExported): it
+// goes back to an allocator that one caller at a time may use. A CPU buffer needs no lock (the
+// BufferCache has its own; a borrowed buffer's owner may be released anywhere, Note [Borrowed
+// host memory] in engine/runtime/cpu/cpu_buffer.h), and must not take it: this owner may itself
+// be the owner of memory ImportMemory borrowed, released by ember under that same lock.
 struct ExportedBuffer {
   std::weak_ptr<DeviceServer> server;
   std::shared_ptr<Buffer> buffer;
 
   ~ExportedBuffer() {
+    if (buffer->backend() == "cpu") return;
     if (std::shared_ptr<DeviceServer> s = server.lock()) s->DropExported(std::move(buffer));
   }
 };

@@ -6,13 +6,21 @@
 // buffer only when nothing else shares it), so the memory reads the tensor's values until the
 // owner goes. Writing through the pointer is the caller's business: ember assumes it does not.
 //
-// Threads: callable from any thread, like ToVector; the owner may be released on any thread.
+// ImportMemory is the other way: a tensor over someone else's host memory, borrowed without a
+// copy where ember can read it as it is (ImportCopyReason says when not, and then it copies).
+// A borrowed tensor aliases the memory: ember reads it when the ops that read the tensor run
+// (they are lazy), so a write by the producer before then is seen by them; ember itself never
+// writes borrowed memory, not even for the in-place reuse of a last use.
+//
+// Threads: callable from any thread, like ToVector; an exported owner may be released on any
+// thread. An imported owner is released by ember on any thread (see ImportMemory).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include <ember/device.h>
@@ -29,7 +37,8 @@ struct TensorMemory {
   std::vector<int64_t> strides;
   DType dtype = DType::kF32;
   Device device = Device::Cpu();
-  // Keeps the buffer alive; releasing the last copy gives it back to the device's engine.
+  // Keeps the memory alive. Exported: releasing the last copy gives the buffer back to the
+  // device's engine. Imported: ember holds it while a tensor borrows the memory.
   std::shared_ptr<const void> owner;
 };
 
@@ -37,5 +46,34 @@ struct TensorMemory {
 // ops that produce `t` run first, and the device has finished writing it when this returns.
 // Throws ember::Error for an empty tensor, a released device, or a tensor whose op failed.
 TensorMemory ExportMemory(const Tensor& t);
+
+// How ImportMemory takes memory.
+struct ImportOptions {
+  Device device = Device::Cpu();  // the tensor's device; only the CPU can borrow host memory
+  bool copy = false;              // copy even memory that could be borrowed
+};
+
+// Why ImportMemory(memory, options) would copy `memory` rather than borrow it ("" when it
+// borrows): a copy was asked for, the tensor goes to another device than the CPU, or the data
+// (element [0, …, 0]) is not aligned to the element size. Any strides are borrowed, negative,
+// zero (broadcast) or with gaps; the kernels need no more alignment than the element's.
+std::string ImportCopyReason(const TensorMemory& memory, const ImportOptions& options = {});
+
+// A tensor of `memory`'s elements (host memory: memory.device is the CPU; empty strides mean
+// row-major) on options.device, borrowed where ImportCopyReason is "" and copied otherwise.
+//  - Borrowed: the tensor reads the memory itself, and ember keeps memory.owner until the
+//    last tensor, view or export that reads the memory is gone. The memory must stay valid
+//    and must not be freed while the owner is held; writing it meanwhile changes what the
+//    tensor's later reads see. ember releases the owner on whichever thread drops the last
+//    reference, possibly an ember worker thread that holds the device's internal lock: the
+//    owner's deleter must not call ember, nor wait for a thread that may be calling it (the
+//    Python module defers its releases to a thread holding the GIL for that reason).
+//  - Copied: the elements are read (in their strided order) before this returns, and the
+//    owner is released on the calling thread before it returns.
+// A bool element must be the byte 0 or 1. Throws ember::Error for memory that is not on the
+// host, a null pointer, a shape with a zero dim or more than 2^40 elements, strides that do
+// not match the shape's rank or whose extent overflows, a bool byte other than 0 or 1, or an
+// unusable options.device. Callable from any thread, like Tensor::FromBytes.
+Tensor ImportMemory(TensorMemory memory, const ImportOptions& options = {});
 
 }  // namespace ember
