@@ -6,7 +6,8 @@
 // works (py::call_guard<py::gil_scoped_release>), so Python threads run ember side by side, each
 // on its own stream as C++ threads do. Nothing that runs under a device server's lock ever takes
 // the GIL, so a thread that holds the GIL while it waits for that lock (a tensor's Drop from a
-// Python destructor) cannot deadlock.
+// Python destructor) cannot deadlock; borrowed Python memory that ember lets go there is given
+// back later, with the GIL (Note [Deferred releases], deferred_release.h).
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -32,6 +33,7 @@ void RegisterErrors(py::module_& m);
 void BindTensor(py::module_& m);
 void BindTensorOps(py::module_& m);
 void BindExchange(py::module_& m);
+void BindImport(py::module_& m);
 void BindEngine(py::module_& m);
 
 }  // namespace ember::python

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "engine/python/bindings.h"
+#include "engine/python/deferred_release.h"
 
 namespace ember::python {
 
@@ -154,8 +155,14 @@ void BindEngine(py::module_& m) {
   m.def(
       "check_device", [](const std::string& name) { return ParseDevice(name).ToString(); },
       release());
-  m.def(
-      "sync", [](const std::string& device) { Sync(ParseDevice(device)); }, release());
+  m.def("sync", [](const std::string& device) {
+    {
+      py::gil_scoped_release unlocked;
+      Sync(ParseDevice(device));
+    }
+    // What the sync dropped is given back before it returns (Note [Deferred releases]).
+    RunDeferredReleases();
+  });
   m.def(
       "flush_plans", [](const std::string& device) { FlushPlans(ParseDevice(device)); }, release());
   m.def("stats", [](const std::string& device) {

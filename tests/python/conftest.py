@@ -28,3 +28,23 @@ def check(got, want, rtol=1e-5, atol=1e-6):
         np.testing.assert_array_equal(values, want)
     else:
         np.testing.assert_allclose(values.astype(np.float64), want, rtol=rtol, atol=atol)
+
+
+class DLPackOnly:
+    """A producer with only the DLPack protocol of `x`: ember.from_dlpack takes NumPy arrays
+    through the array and returns ember tensors themselves, so this is how a test sends their
+    memory through a DLPack capsule instead."""
+
+    def __init__(self, x):
+        self._x = x
+
+    def __dlpack__(self, stream=None):
+        return self._x.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self._x.__dlpack_device__()
+
+
+def address(a):
+    """The address of NumPy array `a`'s element [0, ..., 0]."""
+    return a.__array_interface__["data"][0]

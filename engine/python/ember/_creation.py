@@ -1,6 +1,7 @@
 """The standard's creation functions and DLPack import. Values computed on the host (asarray of
-Python data, arange, linspace, eye) are uploaded with one copy (ember's Tensor::FromBytes);
-zeros, ones and full are queued as ember ops."""
+Python data and NumPy arrays, arange, linspace, eye) are uploaded with one copy (ember's
+Tensor::FromBytes); from_dlpack (and asarray(copy=False)) borrows host memory without a copy
+(ember::ImportMemory); zeros, ones and full are queued as ember ops."""
 
 import builtins
 
@@ -38,6 +39,22 @@ def _from_numpy(a, dtype, device):
     return Tensor(_ember.from_buffer(data, list(a.shape), dtype.code, device))
 
 
+def _asarray_without_copy(obj, dtype, device):
+    """asarray(copy=False): the memory of a NumPy array or a DLPack producer, borrowed
+    (from_dlpack), or ValueError where that needs a copy, as the standard says."""
+    if not isinstance(obj, np.ndarray) and not hasattr(obj, "__dlpack__"):
+        raise ValueError(f"ember: asarray(copy=False): {type(obj).__name__} has no memory to "
+                         "share; only ember tensors, NumPy arrays and DLPack producers avoid a copy")
+    try:
+        out = from_dlpack(obj, device=device, copy=False)
+    except (BufferError, TypeError) as e:
+        raise ValueError(f"ember: asarray(copy=False) needs a copy: {e}") from None
+    if dtype is not None and out.dtype != dtype:
+        raise ValueError(f"ember: asarray(copy=False): {out.dtype.name} data as {dtype.name} needs "
+                         "a copy")
+    return out
+
+
 def _check_int_range(a, dtype):
     """OverflowError when integer data `a` has a value that `dtype` (int32 or int64) cannot
     hold: uint64 data above 2**63 - 1 (or int64 data for int32) would otherwise wrap."""
@@ -70,9 +87,10 @@ def _python_ints_out_of_range(obj, dtype):
 
 
 def asarray(obj, /, *, dtype=None, device=None, copy=None):
-    """A tensor of `obj`: an ember.Tensor (cast or moved if asked), anything with DLPack, or
-    Python data and NumPy arrays (copied once to the device). Python floats and float64 data
-    become float32, ember's default float dtype; Python ints become int64."""
+    """A tensor of `obj`: an ember.Tensor (cast or moved if asked), a DLPack producer (its
+    memory borrowed: from_dlpack), or Python data and NumPy arrays (copied once to the device;
+    with copy=False a NumPy array is borrowed instead, or ValueError). Python floats and float64
+    data become float32, ember's default float dtype; Python ints become int64."""
     if dtype is not None:
         _dtypes.check(dtype)
     if isinstance(obj, Tensor):
@@ -80,8 +98,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         return out if device is None else out.to_device(device)
     device = _device(device)
     if copy is False:
-        raise ValueError("ember: asarray(copy=False): only ember.Tensor inputs avoid a copy; "
-                         "use from_dlpack for other libraries")
+        return _asarray_without_copy(obj, dtype, device)
     if not isinstance(obj, np.ndarray) and hasattr(obj, "__dlpack__") and dtype is None:
         return from_dlpack(obj, device=device)
     if isinstance(obj, (int, list, tuple)) and (dtype is None or dtype.kind == "i"):
@@ -103,27 +120,51 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     return _from_numpy(a, dtype, device)
 
 
-def from_dlpack(x, /, *, device=None):
-    """A tensor of the data of `x` (a NumPy array, a PyTorch tensor, anything with
-    __dlpack__). Host memory is copied once into ember's memory: ember's CPU backend owns
-    its buffers, so a zero-copy import is not there yet (docs/API.md, "Python")."""
+def from_dlpack(x, /, *, device=None, copy=None):
+    """A tensor of the data of `x` (a NumPy array, a PyTorch tensor, anything with __dlpack__).
+
+    Host memory is borrowed, not copied, where ember can read it as it is: the tensor aliases
+    the producer's memory, as torch.from_dlpack does, and keeps it alive until the last tensor
+    reading it is gone. ember never writes it (not even for an op that could reuse a last use's
+    memory). ember is lazy: its ops read the memory when they run, so a write by the producer is
+    seen by every ember op that has not run yet; sync() (or read a result) before writing it.
+
+    It copies, as copy=True always does, for memory the CPU cannot read in place: data not
+    aligned to its element size, NumPy strides that are no whole element, big-endian NumPy
+    data, and a tensor for another device than "cpu". copy=False raises BufferError there
+    instead (docs/API.md, "Python")."""
+    if copy is not None and not isinstance(copy, builtins.bool):
+        raise TypeError(f"ember: from_dlpack: copy={copy!r}; expected True, False or None")
     if isinstance(x, Tensor):
         return x if device is None else x.to_device(device)
     device = _device(device)
     if isinstance(x, np.ndarray):
-        # NumPy 1.24 refuses to export read-only arrays (DLPack 0.6 cannot say read-only), so
-        # its arrays come through their buffer, with the same single copy.
-        if x.dtype.newbyteorder("=") not in (np.float32, np.float16, np.int32, np.int64,
-                                             np.bool_):
-            raise TypeError(f"ember: from_dlpack: {x.dtype} data has no ember dtype; expected "
-                            "float32, float16, int32, int64 or bool (astype first)")
-        return _from_numpy(x, None, device)
+        return _from_numpy_memory(x, device, copy)
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"ember: from_dlpack: {type(x).__name__} has no __dlpack__")
     if hasattr(x, "__dlpack_device__") and x.__dlpack_device__()[0] != 1:
         raise TypeError(f"ember: from_dlpack: memory on DLPack device {x.__dlpack_device__()} is "
                         "not importable yet; ember imports host memory (move it to the CPU first)")
-    return Tensor(_ember.from_dlpack(x.__dlpack__(), device))
+    return Tensor(_ember.from_dlpack(x.__dlpack__(), device, copy))
+
+
+def _from_numpy_memory(a, device, copy):
+    """from_dlpack of a NumPy array, through the array itself: NumPy 1.24 exports neither
+    read-only nor bool arrays through DLPack."""
+    if a.size == 0:
+        raise ValueError(f"ember: shape {a.shape} has no elements, and ember has no empty tensors")
+    dtype = _dtypes.stored_as(a.dtype)
+    whole = builtins.all(s % a.itemsize == 0 for s in a.strides)
+    if dtype is not None and whole:
+        return Tensor(_ember.from_numpy(a, dtype.code, device, copy))
+    if a.dtype.newbyteorder("=") not in (np.float32, np.float16, np.int32, np.int64, np.bool_):
+        raise TypeError(f"ember: from_dlpack: {a.dtype} data has no ember dtype; expected "
+                        "float32, float16, int32, int64 or bool (astype first)")
+    if copy is False:
+        why = "big-endian data" if dtype is None else "strides that are no whole element"
+        raise BufferError(f"ember: from_dlpack(copy=False): the array has {why}, which ember "
+                          "cannot read without a copy; pass copy=None to let ember copy it")
+    return _from_numpy(a, None, device)
 
 
 def _dtype_or(dtype, default):

@@ -61,6 +61,17 @@ def check(dtype):
                     + ", ".join(f"ember.{d.name}" for d in ALL))
 
 
+def stored_as(np_dtype):
+    """The ember dtype whose elements are NumPy `np_dtype`'s bytes as they are (float32,
+    float16, int32, int64 and bool in the machine's byte order), or None: what ember can
+    borrow from a NumPy array without converting it."""
+    np_dtype = np.dtype(np_dtype)
+    for dtype, np_type in _NUMPY.items():
+        if np_dtype == np.dtype(np_type):
+            return dtype
+    return None
+
+
 def from_numpy(np_dtype):
     """The ember dtype for NumPy data of `np_dtype` (float64 narrows to float32, small and
     unsigned ints widen to int32 or int64); TypeError for data ember cannot hold."""
