@@ -14,6 +14,7 @@
 #include "engine/core/printable.h"
 #include "engine/fuse/builtin_fusers.h"
 #include "engine/runtime/cpu/cpu_backend.h"
+#include "engine/runtime/cpu/vector_math.h"
 #ifdef EMBER_WITH_CUDA
 #include "engine/runtime/cuda/backend/cuda_backend.h"
 #include "engine/runtime/cuda/cuda_device.h"
@@ -34,20 +35,26 @@ std::vector<FuserVersion> BackendFuserVersions(Device) {
   return versions;
 }
 
+}  // namespace
+
 // Note [Environment fingerprint] (store/codec/environment_fingerprint.h): what a plan depends on.
 // The CPU's model is left out on purpose: CPU plans hold no machine code and no
-// model-specific choice, so a database warmed on one host serves every x86 host. A CUDA plan
+// model-specific choice, so a database warmed on one host serves every x86 host; its math
+// accuracy is in (Note [CPU math accuracy], engine/runtime/cpu/vector_math.h). A CUDA plan
 // records the GPU model, its compute capability and the kernel compiler (never the ordinal:
 // two H200s of a host share their plans).
 EnvironmentFingerprint FingerprintOf(Device device, const Config& config) {
-  EnvironmentFingerprint fp{.engine_version = EMBER_VERSION,
-                            .schema_version = kPlanSchemaVersion,
-                            .backend = device.kind() == Device::Kind::kCpu ? "cpu" : "cuda",
-                            .device_model = "any",
-                            .compute_capability = "",
-                            .fusers = BackendFuserVersions(device),
-                            .max_blocks = config.max_blocks,
-                            .sync_tail = config.search_sync_tail ? "search" : "burn"};
+  const bool cpu = device.kind() == Device::Kind::kCpu;
+  EnvironmentFingerprint fp{
+      .engine_version = EMBER_VERSION,
+      .schema_version = kPlanSchemaVersion,
+      .backend = cpu ? "cpu" : "cuda",
+      .device_model = "any",
+      .compute_capability = "",
+      .fusers = BackendFuserVersions(device),
+      .max_blocks = config.max_blocks,
+      .sync_tail = config.search_sync_tail ? "search" : "burn",
+      .cpu_math = std::string(CpuMathName(cpu ? config.cpu_math : CpuMath::kU10))};
 #ifdef EMBER_WITH_CUDA
   if (device.kind() == Device::Kind::kCuda) {
     // No context: Note [One context per device] (engine/runtime/cuda/cuda_device.cpp).
@@ -60,11 +67,13 @@ EnvironmentFingerprint FingerprintOf(Device device, const Config& config) {
   return fp;
 }
 
-}  // namespace
-
 std::unique_ptr<Backend> MakeBackend(Device device) {
   switch (device.kind()) {
-    case Device::Kind::kCpu: return cpu::MakeCpuBackend();
+    case Device::Kind::kCpu:
+      // The process's CPU math is its CPU device's, set before the device's first op and read
+      // from the configuration that FingerprintOf records (Note [CPU math accuracy]).
+      cpu::UseCpuMath(GlobalConfig().cpu_math);
+      return cpu::MakeCpuBackend();
     case Device::Kind::kCuda:
 #ifdef EMBER_WITH_CUDA
       return cuda::MakeCudaBackend(device.ordinal());

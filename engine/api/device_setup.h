@@ -9,11 +9,16 @@
 
 #include <ember/device.h>
 
+#include "engine/core/config.h"
 #include "engine/runtime/backend.h"
 #include "engine/stream/multi_stream.h"
 #include "engine/stream/plan_backing.h"
+#include "store/codec/environment_fingerprint.h"
 
 namespace ember {
+
+// What `device`'s plans depend on under `config` (Note [Environment fingerprint]).
+EnvironmentFingerprint FingerprintOf(Device device, const Config& config);
 
 // The backend of `device`; throws ember::Error for a device this build cannot run.
 std::unique_ptr<Backend> MakeBackend(Device device);

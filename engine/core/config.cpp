@@ -229,6 +229,21 @@ std::optional<LogLevel> ParseLogLevel(std::string_view text) {
   return std::nullopt;
 }
 
+std::string_view CpuMathName(CpuMath math) {
+  switch (math) {
+    case CpuMath::kU10: return "u10";
+    case CpuMath::kU35: return "u35";
+  }
+  return "?";
+}
+
+std::optional<CpuMath> ParseCpuMath(std::string_view text) {
+  const std::string lower = Lower(text);
+  if (lower == "u10") return CpuMath::kU10;
+  if (lower == "u35") return CpuMath::kU35;
+  return std::nullopt;
+}
+
 std::optional<std::string> ProcessEnv(std::string_view name) {
   const char* value = std::getenv(std::string(name).c_str());
   if (value == nullptr) return std::nullopt;

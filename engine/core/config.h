@@ -42,6 +42,17 @@ std::string_view LogLevelName(LogLevel level);
 // nullopt; the caller decides what to keep.
 std::optional<LogLevel> ParseLogLevel(std::string_view text);
 
+// The accuracy of the CPU backend's transcendental functions ([cpu] math, Note [CPU math
+// accuracy], engine/runtime/cpu/vector_math.h): SLEEF's 1-ULP functions, or its 3.5-ULP ones
+// where SLEEF has them (log, sin, cos, tanh).
+enum class CpuMath { kU10, kU35 };
+
+// "u10" or "u35".
+std::string_view CpuMathName(CpuMath math);
+
+// "u10" or "u35", case-insensitive; anything else is nullopt.
+std::optional<CpuMath> ParseCpuMath(std::string_view text);
+
 // The bounds of [store] shm_bytes, a shared plan segment's (store/shm/shared_segment_layout.h): the
 // smallest segment that holds the fixed part of its layout and a few plans, and the largest one
 // ember creates or maps. 4 GiB holds hundreds of thousands of plans of 2 to 10 KB; more is a
@@ -96,6 +107,9 @@ struct Config {
   // [runtime] graph_cache / EMBER_GRAPH_CACHE: graphs kept per backend, least recently used out
   // (1 to 4096).
   size_t graph_cache = 64;
+  // [cpu] math / EMBER_CPU_MATH: the accuracy of the CPU's exp, log, sin, ... (CpuMath above).
+  // Part of a CPU environment's fingerprint when it is not u10.
+  CpuMath cpu_math = CpuMath::kU10;
 };
 
 // The plan database a configuration names: config.plan_db, or the default ./.ember/plans.db

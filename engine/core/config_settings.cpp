@@ -153,10 +153,16 @@ constexpr Setting kSettings[] = {
      .max = kMaxGraphCache,
      .get = [](const Config& c) { return Value{.number = c.graph_cache}; },
      .set = [](Config& c, const Value& v) { c.graph_cache = static_cast<size_t>(*v.number); }},
+    {.table = "cpu",
+     .key = "math",
+     .variable = "EMBER_CPU_MATH",
+     .kind = Kind::kCpuMath,
+     .get = [](const Config& c) { return Value{.math = c.cpu_math}; },
+     .set = [](Config& c, const Value& v) { c.cpu_math = v.math; }},
 };
 
-constexpr std::string_view kTables[] = {"fusion", "fusion.search", "fusion.log", "store",
-                                        "runtime"};
+constexpr std::string_view kTables[] = {"fusion", "fusion.search", "fusion.log",
+                                        "store",  "runtime",       "cpu"};
 
 // `number` as a value of `setting`, or nullopt when it is out of the setting's range.
 std::optional<Value> InRange(const Setting& setting, uint64_t number) {
@@ -187,6 +193,7 @@ std::string Expected(const Setting& setting, Layer layer) {
     case Kind::kLevel:
       return layer == Layer::kFile ? "\"disabled\", \"basic\", \"medium\" or \"full\""
                                    : "disabled, off, 0, basic, medium, full or 1";
+    case Kind::kCpuMath: return layer == Layer::kFile ? "\"u10\" or \"u35\"" : "u10 or u35";
     case Kind::kString: return "a string";
     case Kind::kName:
       return fmt::format("UTF-8 text of at most {} bytes without control characters",
@@ -206,6 +213,7 @@ std::string Shown(const Setting& setting, const Value& value, Layer layer) {
     case Kind::kIntegerOrUnlimited:
       return value.number ? std::to_string(*value.number) : std::string(kUnlimited);
     case Kind::kLevel: return std::string(LogLevelName(value.level));
+    case Kind::kCpuMath: return std::string(CpuMathName(value.math));
     case Kind::kString:
     case Kind::kName:
       return value.text.empty() ? std::string(setting.empty_means) : Quote(value.text);
@@ -262,6 +270,9 @@ std::optional<Value> FromText(const Setting& setting, std::string_view text) {
     case Kind::kLevel:
       if (std::optional<LogLevel> level = ParseLogLevel(text)) return Value{.level = *level};
       return std::nullopt;
+    case Kind::kCpuMath:
+      if (std::optional<CpuMath> math = ParseCpuMath(text)) return Value{.math = *math};
+      return std::nullopt;
     case Kind::kString: return Value{.text = std::string(text)};
     case Kind::kName:
       // SQLite would store any bytes and PostgreSQL refuse them (its text is UTF-8), so such a
@@ -291,6 +302,7 @@ std::optional<Value> FromToml(const Setting& setting, const toml::node& node) {
       if (setting.kind == Kind::kIntegerOrUnlimited && text && IsUnlimited(*text)) return Value{};
       return std::nullopt;
     case Kind::kLevel:
+    case Kind::kCpuMath:
     case Kind::kString:
     case Kind::kName:
     case Kind::kPath:

@@ -22,6 +22,7 @@ enum class Kind {
   kInteger,             // an integer from the setting's min to its max
   kIntegerOrUnlimited,  // the same, or "unlimited" in any case
   kLevel,               // a level (ParseLogLevel)
+  kCpuMath,             // u10 or u35 (ParseCpuMath)
   kString,              // any string
   kName,                // a name stored and shown everywhere: UTF-8 without controls, bounded
   kPath,                // a non-empty string: a path or "off"
@@ -32,6 +33,7 @@ struct Value {
   bool on = false;                       // kSwitch
   std::optional<uint64_t> number;        // kInteger, kIntegerOrUnlimited; nullopt: unlimited
   LogLevel level = LogLevel::kDisabled;  // kLevel
+  CpuMath math = CpuMath::kU10;          // kCpuMath
   std::string text;                      // kString, kPath
 };
 

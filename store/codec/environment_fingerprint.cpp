@@ -88,6 +88,11 @@ std::string CanonicalEnvironmentText(const EnvironmentFingerprint& fp) {
     AppendKey(out, "sync_tail");
     AppendJsonString(out, fp.sync_tail);
   }
+  if (fp.cpu_math != "u10") {
+    out += ',';
+    AppendKey(out, "cpu_math");
+    AppendJsonString(out, fp.cpu_math);
+  }
   out += '}';
   return out;
 }

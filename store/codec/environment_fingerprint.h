@@ -3,11 +3,11 @@
 //
 // Note [Environment fingerprint]: the fields are the engine version, the plan schema version,
 // the backend, the device model and compute capability, the fusers with their versions,
-// max_blocks and the sync tail's rule. The device ordinal is deliberately absent: the same model in
-// slot 0 or slot 3 makes the same plans, and keying on the ordinal splits caches across ranks (as
-// the device index in PyTorch Inductor's cache keys did: pytorch/pytorch issue #170621, pull
-// request #196153). The fusers keep the engine's order, because that order breaks ties between
-// equally scored plans and so changes plans.
+// max_blocks, the sync tail's rule and the CPU's math accuracy. The device ordinal is deliberately
+// absent: the same model in slot 0 or slot 3 makes the same plans, and keying on the ordinal splits
+// caches across ranks (as the device index in PyTorch Inductor's cache keys did: pytorch/pytorch
+// issue #170621, pull request #196153). The fusers keep the engine's order, because that order
+// breaks ties between equally scored plans and so changes plans.
 //
 // The canonical text is compact JSON with the keys in the order of the struct, stored as
 // environments.description; the stable id, "env-" and 32 hex digits of XXH3-128 of that text,
@@ -48,13 +48,18 @@ struct EnvironmentFingerprint {
   // became version 3 with it (indexed inputs, issue 45): none of them is served under either
   // rule.
   std::string sync_tail = "burn";
+  // The CPU's transcendental functions' accuracy ([cpu] math, Note [CPU math accuracy],
+  // engine/runtime/cpu/vector_math.h): "u10" (the default) or "u35"; "u10" for other backends.
+  // Written only when it is not u10, so that existing environments keep their ids.
+  std::string cpu_math = "u10";
 
   bool operator==(const EnvironmentFingerprint&) const = default;
 };
 
 // {"engine_version":"0.1.0","schema_version":1,...,"fusers":[{"name":"elementwise",
 // "version":1}],"max_blocks":5} — no spaces, strings JSON-escaped; ,"sync_tail":"search" after
-// max_blocks when the tail is searched again.
+// max_blocks when the tail is searched again, then ,"cpu_math":"u35" when the CPU's functions
+// are the 3.5-ULP ones.
 std::string CanonicalEnvironmentText(const EnvironmentFingerprint& fingerprint);
 
 // "env-" followed by 32 lowercase hex digits: XXH3-128 (seed 0) of the canonical text, high

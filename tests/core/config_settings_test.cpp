@@ -39,16 +39,17 @@ TEST(ConfigSettings, EveryKeyHasItsVariable) {
   }
   EXPECT_THAT(
       rows,
-      ElementsAre(
-          "[fusion] enabled EMBER_FUSION", "[fusion.search] max_blocks EMBER_MAX_BLOCKS",
-          "[fusion.search] max_explorations EMBER_MAX_EXPLORATIONS",
-          "[fusion.search] search_sync_tail EMBER_SEARCH_SYNC_TAIL", "[fusion.log] level EMBER_LOG",
-          "[fusion.log] file ", "[store] plan_db ", "[store] path EMBER_PLAN_DB",
-          "[store] workload EMBER_WORKLOAD",
-          "[store] allow_shared_writable EMBER_ALLOW_SHARED_WRITABLE", "[store] shm EMBER_SHM",
-          "[store] shm_bytes EMBER_SHM_BYTES", "[store] shm_wait_ms EMBER_SHM_WAIT_MS",
-          "[runtime] launch_records EMBER_LAUNCH_RECORDS", "[runtime] graphs EMBER_GRAPHS",
-          "[runtime] graph_after EMBER_GRAPH_AFTER", "[runtime] graph_cache EMBER_GRAPH_CACHE"));
+      ElementsAre("[fusion] enabled EMBER_FUSION", "[fusion.search] max_blocks EMBER_MAX_BLOCKS",
+                  "[fusion.search] max_explorations EMBER_MAX_EXPLORATIONS",
+                  "[fusion.search] search_sync_tail EMBER_SEARCH_SYNC_TAIL",
+                  "[fusion.log] level EMBER_LOG", "[fusion.log] file ", "[store] plan_db ",
+                  "[store] path EMBER_PLAN_DB", "[store] workload EMBER_WORKLOAD",
+                  "[store] allow_shared_writable EMBER_ALLOW_SHARED_WRITABLE",
+                  "[store] shm EMBER_SHM", "[store] shm_bytes EMBER_SHM_BYTES",
+                  "[store] shm_wait_ms EMBER_SHM_WAIT_MS",
+                  "[runtime] launch_records EMBER_LAUNCH_RECORDS", "[runtime] graphs EMBER_GRAPHS",
+                  "[runtime] graph_after EMBER_GRAPH_AFTER",
+                  "[runtime] graph_cache EMBER_GRAPH_CACHE", "[cpu] math EMBER_CPU_MATH"));
 }
 
 // The text between " must be " and ", got " of a warning: what the setting accepts.
@@ -113,6 +114,36 @@ TEST(LogLevel, NamesRoundTrip) {
   EXPECT_EQ(ParseLogLevel(""), std::nullopt);
   EXPECT_EQ(ParseLogLevel("ful"), std::nullopt);
   EXPECT_EQ(ParseLogLevel(" full"), std::nullopt);
+}
+
+// --- [cpu] math ----------------------------------------------------------------------------------
+
+TEST_F(ConfigTest, CpuMathIsU10UnlessTheFileOrTheEnvironmentSaysU35) {
+  EXPECT_EQ(LoadEnv({}).config.cpu_math, CpuMath::kU10);
+  EXPECT_EQ(LoadToml("[cpu]\nmath = \"u35\"\n").config.cpu_math, CpuMath::kU35);
+  EXPECT_EQ(LoadEnv({{"EMBER_CPU_MATH", "U35"}}).config.cpu_math, CpuMath::kU35);
+  const LoadedConfig back = LoadToml("[cpu]\nmath = \"u35\"\n", {{"EMBER_CPU_MATH", "u10"}});
+  EXPECT_THAT(back.warnings, IsEmpty());
+  EXPECT_EQ(back.config.cpu_math, CpuMath::kU10);
+}
+
+TEST_F(ConfigTest, CpuMathRefusesOtherAccuraciesAndKeepsTheLayerBelow) {
+  const LoadedConfig env = LoadToml("[cpu]\nmath = \"u35\"\n", {{"EMBER_CPU_MATH", "u40"}});
+  EXPECT_EQ(env.config.cpu_math, CpuMath::kU35);
+  EXPECT_THAT(env.warnings, ElementsAre("ember: config: EMBER_CPU_MATH must be u10 or u35, got "
+                                        "\"u40\"; using u35"));
+  const LoadedConfig file = LoadToml("[cpu]\nmath = 35\n");
+  EXPECT_EQ(file.config.cpu_math, CpuMath::kU10);
+  ASSERT_EQ(file.warnings.size(), 1u);
+  EXPECT_THAT(file.warnings[0], testing::HasSubstr("[cpu] math must be \"u10\" or \"u35\""));
+}
+
+TEST(CpuMath, NamesRoundTrip) {
+  for (CpuMath math : {CpuMath::kU10, CpuMath::kU35}) {
+    EXPECT_EQ(ParseCpuMath(CpuMathName(math)), math) << CpuMathName(math);
+  }
+  EXPECT_EQ(ParseCpuMath("u1"), std::nullopt);
+  EXPECT_EQ(ParseCpuMath(""), std::nullopt);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <sleef.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 
@@ -28,6 +29,10 @@ EMBER_SLEEF_AVX2 __m256 Sleef_sinf8_u10avx2(__m256);
 EMBER_SLEEF_AVX2 __m256 Sleef_cosf8_u10avx2(__m256);
 EMBER_SLEEF_AVX2 __m256 Sleef_tanhf8_u10avx2(__m256);
 EMBER_SLEEF_AVX2 __m256 Sleef_erff8_u10avx2(__m256);
+EMBER_SLEEF_AVX2 __m256 Sleef_logf8_u35avx2(__m256);
+EMBER_SLEEF_AVX2 __m256 Sleef_sinf8_u35avx2(__m256);
+EMBER_SLEEF_AVX2 __m256 Sleef_cosf8_u35avx2(__m256);
+EMBER_SLEEF_AVX2 __m256 Sleef_tanhf8_u35avx2(__m256);
 }
 #undef EMBER_SLEEF_AVX2
 
@@ -95,22 +100,39 @@ bool ReadForcedSse() {
   return false;
 }
 
-Table Pick() {
-  if (!VectorMathForcedSse() && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    return {{Loop8<Sleef_expf8_u10avx2>, Loop8<Sleef_logf8_u10avx2>, Loop8<Log1p8>,
-             Loop8<Sleef_sinf8_u10avx2>, Loop8<Sleef_cosf8_u10avx2>, Loop8<Sleef_tanhf8_u10avx2>,
-             Loop8<Sleef_erff8_u10avx2>},
-            "avx2"};
+bool UseAvx2() {
+  return !VectorMathForcedSse() && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+
+// Note [CPU math accuracy] (vector_math.h): u35 replaces the functions SLEEF has at 3.5 ULP
+// (log, sin, cos, tanh); exp, log1p and erf are the 1-ULP ones in both tables.
+Table Pick(CpuMath math) {
+  const bool u35 = math == CpuMath::kU35;
+  if (UseAvx2()) {
+    return {
+        {Loop8<Sleef_expf8_u10avx2>, u35 ? Loop8<Sleef_logf8_u35avx2> : Loop8<Sleef_logf8_u10avx2>,
+         Loop8<Log1p8>, u35 ? Loop8<Sleef_sinf8_u35avx2> : Loop8<Sleef_sinf8_u10avx2>,
+         u35 ? Loop8<Sleef_cosf8_u35avx2> : Loop8<Sleef_cosf8_u10avx2>,
+         u35 ? Loop8<Sleef_tanhf8_u35avx2> : Loop8<Sleef_tanhf8_u10avx2>,
+         Loop8<Sleef_erff8_u10avx2>},
+        "avx2"};
   }
-  return {{Loop4<Sleef_expf4_u10>, Loop4<Sleef_logf4_u10>, Loop4<Log1p4>, Loop4<Sleef_sinf4_u10>,
-           Loop4<Sleef_cosf4_u10>, Loop4<Sleef_tanhf4_u10>, Loop4<Sleef_erff4_u10>},
+  return {{Loop4<Sleef_expf4_u10>, u35 ? Loop4<Sleef_logf4_u35> : Loop4<Sleef_logf4_u10>,
+           Loop4<Log1p4>, u35 ? Loop4<Sleef_sinf4_u35> : Loop4<Sleef_sinf4_u10>,
+           u35 ? Loop4<Sleef_cosf4_u35> : Loop4<Sleef_cosf4_u10>,
+           u35 ? Loop4<Sleef_tanhf4_u35> : Loop4<Sleef_tanhf4_u10>, Loop4<Sleef_erff4_u10>},
           "sse"};
 }
 
-const Table& Chosen() {
-  static const Table table = Pick();
-  return table;
+// Both accuracies' tables, picked once, indexed by CpuMath; UseCpuMath chooses between them.
+const Table& TableFor(CpuMath math) {
+  static const Table tables[] = {Pick(CpuMath::kU10), Pick(CpuMath::kU35)};
+  return tables[static_cast<int>(math)];
 }
+
+std::atomic<CpuMath> g_math{CpuMath::kU10};
+
+const Table& Chosen() { return TableFor(g_math.load(std::memory_order_relaxed)); }
 
 }  // namespace
 
@@ -119,6 +141,10 @@ void ApplyVectorFn(VectorFn fn, const float* in, float* out, int64_t n) {
 }
 
 std::string_view VectorMathTarget() { return Chosen().target; }
+
+void UseCpuMath(CpuMath math) { g_math.store(math, std::memory_order_relaxed); }
+
+CpuMath CurrentCpuMath() { return g_math.load(std::memory_order_relaxed); }
 
 bool VectorMathForcedSse() {
   static const bool forced = ReadForcedSse();

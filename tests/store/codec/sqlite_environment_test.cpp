@@ -38,6 +38,9 @@ TEST(EnvironmentFingerprint, CanonicalTextIsPinned) {
   searched.sync_tail = "search";
   EXPECT_TRUE(
       CanonicalEnvironmentText(searched).ends_with(R"("max_blocks":5,"sync_tail":"search"})"));
+  searched.cpu_math = "u35";
+  EXPECT_TRUE(CanonicalEnvironmentText(searched).ends_with(
+      R"("max_blocks":5,"sync_tail":"search","cpu_math":"u35"})"));
 }
 
 // Cross-checked with XXH3_128bits over the text above, outside ember.
@@ -65,7 +68,7 @@ TEST(EnvironmentFingerprint, StringsAreJsonEscaped) {
 
 TEST(EnvironmentFingerprint, EveryFieldAndTheFuserOrderChangeTheId) {
   const std::string base = EnvironmentStableId(Cuda());
-  std::vector<EnvironmentFingerprint> variants(10, Cuda());
+  std::vector<EnvironmentFingerprint> variants(11, Cuda());
   variants[0].engine_version = "0.2.0";
   variants[1].schema_version = 2;
   variants[2].backend = "cpu";
@@ -76,6 +79,7 @@ TEST(EnvironmentFingerprint, EveryFieldAndTheFuserOrderChangeTheId) {
   variants[7].fusers.push_back({"reduce", 1});
   variants[8].max_blocks = 6;
   variants[9].sync_tail = "search";
+  variants[10].cpu_math = "u35";
   std::set<std::string> ids = {base};
   for (const EnvironmentFingerprint& fp : variants) ids.insert(EnvironmentStableId(fp));
   EXPECT_EQ(ids.size(), variants.size() + 1);
