@@ -139,7 +139,7 @@ Tensor Borrow(TensorMemory m, std::vector<int64_t> strides) {
 
 }  // namespace
 
-std::string ImportCopyReason(const TensorMemory& memory, const ImportOptions& options) {
+std::string ImportCopyReason(const TensorMemory& memory, const ImportMemoryOptions& options) {
   if (options.copy) return "a copy was asked for";
   if (options.device.kind() != Device::Kind::kCpu) {
     return fmt::format("the tensor goes to {}, and only the CPU reads host memory in place",
@@ -153,7 +153,7 @@ std::string ImportCopyReason(const TensorMemory& memory, const ImportOptions& op
   return "";
 }
 
-Tensor ImportMemory(TensorMemory memory, const ImportOptions& options) {
+Tensor ImportMemory(TensorMemory memory, const ImportMemoryOptions& options) {
   CheckMemory(memory);
   std::vector<int64_t> strides = StridesOf(memory);
   ReachOf(memory.shape, strides, DTypeSize(memory.dtype));

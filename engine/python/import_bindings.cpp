@@ -30,12 +30,12 @@ void CallDeleter(void* p) {
 
 void DecRef(void* p) { Py_DECREF(static_cast<PyObject*>(p)); }
 
-ImportOptions Options(const std::string& device, std::optional<bool> copy) {
+ImportMemoryOptions Options(const std::string& device, std::optional<bool> copy) {
   return {.device = ParseDevice(device), .copy = copy.value_or(false)};
 }
 
 // BufferError when copy=False and ember would have to copy: before anything is consumed.
-void RequireBorrowable(const TensorMemory& memory, const ImportOptions& options,
+void RequireBorrowable(const TensorMemory& memory, const ImportMemoryOptions& options,
                        std::optional<bool> copy) {
   if (copy != false) return;
   const std::string reason = ImportCopyReason(memory, options);
@@ -49,7 +49,7 @@ void RequireBorrowable(const TensorMemory& memory, const ImportOptions& options,
 
 // ImportMemory without the GIL, then the releases it (or anything before it) queued.
 // REQUIRES: memory.owner is a DeferredOwner.
-Tensor Import(TensorMemory memory, const ImportOptions& options) {
+Tensor Import(TensorMemory memory, const ImportMemoryOptions& options) {
   Tensor out;
   try {
     py::gil_scoped_release unlocked;
@@ -107,7 +107,7 @@ void BindImport(py::module_& m) {
         [](const py::capsule& capsule, const std::string& device, std::optional<bool> copy) {
           DLManagedTensor* managed = Unwrap(capsule);
           TensorMemory memory = DescribeDLTensor(managed->dl_tensor);
-          const ImportOptions options = Options(device, copy);
+          const ImportMemoryOptions options = Options(device, copy);
           RequireBorrowable(memory, options, copy);
           // Consumed: the capsule no longer deletes the tensor; the owner calls its deleter when
           // ember no longer reads the memory (at once, after a copy), as the protocol says.
@@ -135,7 +135,7 @@ void BindImport(py::module_& m) {
           memory.shape.push_back(a.shape(i));
           memory.strides.push_back(a.strides(i) / a.itemsize());
         }
-        const ImportOptions options = Options(device, copy);
+        const ImportMemoryOptions options = Options(device, copy);
         RequireBorrowable(memory, options, copy);
         memory.owner = DeferredOwner(DecRef, a.inc_ref().ptr());
         return Import(std::move(memory), options);

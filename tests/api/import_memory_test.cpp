@@ -150,7 +150,7 @@ TEST(ImportMemory, CopiesWhatCannotBeBorrowed) {
     EXPECT_NE(ExportMemory(t).data, data);
     EXPECT_EQ(t.ToVector<float>(), std::vector<float>(expected, expected + 4));
 
-    const ImportOptions copy{.copy = true};
+    const ImportMemoryOptions copy{.copy = true};
     EXPECT_EQ(ImportCopyReason(lender.Lend({2, 2}, {1, 2}), copy), "a copy was asked for");
     Tensor c = ImportMemory(lender.Lend({2, 2}, {1, 2}), copy);
     EXPECT_NE(ExportMemory(c).data, lender.values.data());

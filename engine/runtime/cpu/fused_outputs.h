@@ -4,11 +4,12 @@
 //
 // An output takes the buffer of input i when launch.reusable[i] (its last use), the input has
 // the output's dtype and shape, is contiguous from offset 0, MayWriteInPlace (cpu_buffer.h: no
-// handle besides the launch's holds its buffer, and the buffer is not borrowed memory), and it is read as a plain input by exactly one block, the only
-// block that writes the output, whose reference has that same shape; not through a view, not
-// as a matmul operand, not as an indexed input (Note [Indexed inputs], fuse_trace.h: read at
-// other positions than its own), and the output is not re-read as a kOutput. So every position
-// reads the input's element before the same position writes it, and nothing else ever reads it.
+// handle besides the launch's holds its buffer, and the buffer is not borrowed memory), and it is
+// read as a plain input by exactly one block, the only block that writes the output, whose
+// reference has that same shape; not through a view, not as a matmul operand, not as an indexed
+// input (Note [Indexed inputs], fuse_trace.h: read at other positions than its own), and the output
+// is not re-read as a kOutput. So every position reads the input's element before the same position
+// writes it, and nothing else ever reads it.
 #pragma once
 
 #include <span>

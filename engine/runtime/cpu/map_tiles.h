@@ -10,8 +10,8 @@
 //
 // In-place: when an operand is a last use (its handle was removed from the container), is
 // contiguous, has the output's dtype and shape and MayWriteInPlace (cpu_buffer.h: no other
-// handle shares its buffer, which is not borrowed memory), the output reuses that buffer. Tile functions therefore must allow out == in[k] (every
-// element-at-the-same-index loop does).
+// handle shares its buffer, which is not borrowed memory), the output reuses that buffer. Tile
+// functions therefore must allow out == in[k] (every element-at-the-same-index loop does).
 #pragma once
 
 #include <cstdint>

@@ -48,7 +48,7 @@ struct TensorMemory {
 TensorMemory ExportMemory(const Tensor& t);
 
 // How ImportMemory takes memory.
-struct ImportOptions {
+struct ImportMemoryOptions {
   Device device = Device::Cpu();  // the tensor's device; only the CPU can borrow host memory
   bool copy = false;              // copy even memory that could be borrowed
 };
@@ -57,7 +57,7 @@ struct ImportOptions {
 // borrows): a copy was asked for, the tensor goes to another device than the CPU, or the data
 // (element [0, …, 0]) is not aligned to the element size. Any strides are borrowed, negative,
 // zero (broadcast) or with gaps; the kernels need no more alignment than the element's.
-std::string ImportCopyReason(const TensorMemory& memory, const ImportOptions& options = {});
+std::string ImportCopyReason(const TensorMemory& memory, const ImportMemoryOptions& options = {});
 
 // A tensor of `memory`'s elements (host memory: memory.device is the CPU; empty strides mean
 // row-major) on options.device, borrowed where ImportCopyReason is "" and copied otherwise.
@@ -74,6 +74,6 @@ std::string ImportCopyReason(const TensorMemory& memory, const ImportOptions& op
 // host, a null pointer, a shape with a zero dim or more than 2^40 elements, strides that do
 // not match the shape's rank or whose extent overflows, a bool byte other than 0 or 1, or an
 // unusable options.device. Callable from any thread, like Tensor::FromBytes.
-Tensor ImportMemory(TensorMemory memory, const ImportOptions& options = {});
+Tensor ImportMemory(TensorMemory memory, const ImportMemoryOptions& options = {});
 
 }  // namespace ember
