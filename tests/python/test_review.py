@@ -121,6 +121,25 @@ def test_python_ints_past_2_53_are_exact_with_int64_tensors():
     assert t.tolist() == [1, 2**60 + 1]
 
 
+def test_full_and_clip_keep_python_ints_past_2_53_exact():
+    # Both took the value as a double: 2**60 + 1 came back as 2**60.
+    big = 2**60 + 1
+    assert ember.full((2, 3), big, dtype=ember.int64).tolist() == [[big] * 3] * 2
+    assert ember.full((2,), -big, dtype=ember.int64).tolist() == [-big, -big]
+    assert ember.full((2,), big).dtype == ember.int64
+    with pytest.raises(OverflowError):
+        ember.full((2,), 2**70, dtype=ember.int64)
+    a = np.array([big, 5, -big], np.int64)
+    t = ember.asarray(a)
+    for lo, hi in ((big + 2, None), (None, big - 2), (-big + 1, big - 1), (1, 3)):
+        assert ember.clip(t, lo, hi).tolist() == np.clip(a, lo, hi).tolist()
+    # A bound outside an int32 tensor's range clips nothing (or everything); it wrapped (to 0).
+    small = ember.asarray(np.array([-7, 3], np.int32))
+    assert ember.clip(small, None, 2**60).tolist() == [-7, 3]
+    assert ember.clip(small, -2**60, 0).tolist() == [-7, 0]
+    assert ember.clip(small, 2**40, None).tolist() == [2**31 - 1] * 2
+
+
 # --- 5. Float floor_divide's special values ---------------------------------------------------
 def test_float_floor_divide_matches_numpy_on_zero_inf_and_nan():
     assert (ember.asarray([-7., 0., 7.]) // 0.0).tolist()[::2] == [-np.inf, np.inf]

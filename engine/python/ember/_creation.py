@@ -8,6 +8,7 @@ import builtins
 import numpy as np
 
 from . import _dtypes
+from . import _elementwise
 from . import _ember
 from ._array import Tensor
 from ._elementwise import _cast
@@ -198,6 +199,11 @@ def full(shape, fill_value, *, dtype=None, device=None):
         else:
             raise TypeError(f"ember: full: fill_value {fill_value!r} is not a Python scalar")
     dtype = _dtypes.check(dtype)
+    if dtype.kind == "i" and _elementwise._is_big_int(fill_value):
+        # Past 2**53 the double that Full takes would round: zeros plus the exact 0-d value
+        # (one fused op), as the elementwise functions pass such ints.
+        zero = zeros(shape, dtype=dtype, device=device)
+        return zero + _elementwise._exact_int(fill_value, zero)
     return Tensor(_ember.full(_shape(shape, "full"), float(fill_value), dtype.code,
                               _device(device)))
 

@@ -48,6 +48,12 @@ def _exact_int(s, like):
 _EXACT_IN_DOUBLE = 2**53
 
 
+def _is_big_int(s):
+    """A Python int that a double cannot hold exactly."""
+    return (isinstance(s, int) and not isinstance(s, builtins.bool)
+            and builtins.abs(s) > _EXACT_IN_DOUBLE)
+
+
 def _operands(x1, x2, fn):
     """Both operands as tensors of one dtype, or a tensor and a Python scalar, as the standard
     says for Python scalars: an int scalar with an int tensor keeps the tensor's dtype and must
@@ -192,12 +198,26 @@ def sign(x):
 
 def clip(x, /, min=None, max=None):  # noqa: A002
     _require_tensor(x, "clip")
+    if x.dtype.kind == "i":
+        # An int bound past 2**53 would round as the double Clamp takes: a 0-d tensor instead.
+        # (A bound outside the dtype's range stays a number: it clips all or nothing.)
+        info = np.iinfo(_dtypes.to_numpy(x.dtype))
+        exact = [_is_big_int(b) and info.min <= b <= info.max for b in (min, max)]
+        min = _exact_int(min, x) if exact[0] else min  # noqa: A001
+        max = _exact_int(max, x) if exact[1] else max  # noqa: A001
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         out = x if min is None else where(less(x, min), min, x)
         return out if max is None else where(greater(out, max), max, out)
     lo = -math.inf if min is None else float(min)
     hi = math.inf if max is None else float(max)
-    if x.dtype.kind != "f":
+    if x.dtype.kind == "i":
+        # Bounds within the dtype (a bound past it would wrap as Clamp converts it: int32 and
+        # 2**60 gave 0) and within ember's int scalar range (±9e18: 2**63 is past int64).
+        info = np.iinfo(_dtypes.to_numpy(x.dtype))
+        floor, ceiling = builtins.max(info.min, -9e18), builtins.min(info.max, 9e18)
+        lo = builtins.min(builtins.max(lo, floor), ceiling)
+        hi = builtins.max(builtins.min(hi, ceiling), floor)
+    elif x.dtype.kind != "f":
         lo, hi = builtins.max(lo, -9e18), builtins.min(hi, 9e18)  # ember's int scalar range
     return Tensor(_ember.clamp(x._t, lo, hi))
 
