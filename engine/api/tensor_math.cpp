@@ -1,4 +1,7 @@
 // ember::Tensor elementwise ops: arithmetic, math functions, comparisons, clamp, masks, casts.
+#include <algorithm>
+#include <cstdint>
+
 #include <fmt/format.h>
 
 #include "engine/api/tensor_ops.h"
@@ -107,6 +110,12 @@ Tensor ClampImpl(Tensor x, double lo, double hi) {
   if (!(lo <= hi)) {
     checks::Fail(
         op, fmt::format("bounds [{}, {}] for {}; expected lo <= hi", lo, hi, checks::Describe(x)));
+  }
+  if (x.Dtype() == DType::kI32) {
+    // A bound past i32 clips all or nothing; held to the range, it cannot wrap where a backend
+    // stores it as the tensor's dtype (an i32 clamped at 2^40 read 0).
+    lo = std::clamp<double>(lo, INT32_MIN, INT32_MAX);
+    hi = std::clamp<double>(hi, INT32_MIN, INT32_MAX);
   }
   const ScalarIr min = checks::ScalarFor(op, lo, x.Dtype());
   const ScalarIr max = checks::ScalarFor(op, hi, x.Dtype());

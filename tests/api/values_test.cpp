@@ -98,6 +98,18 @@ TEST(Values, MathFunctions) {
             (std::vector<int32_t>{3, 4}));
 }
 
+TEST(Values, ClampOfI32WithBoundsPastItsRangeClipsAllOrNothing) {
+  // The bounds were stored as i32 and wrapped: a bound of 2^40 read as 0.
+  const Tensor x = Tensor::FromVector<int32_t>({-7, 3, INT32_MAX}, {3});
+  const double big = 1099511627776.0;  // 2^40
+  EXPECT_EQ(x.Clamp(-big, big).ToVector<int32_t>(), (std::vector<int32_t>{-7, 3, INT32_MAX}));
+  EXPECT_EQ(x.Clamp(-big, 0).ToVector<int32_t>(), (std::vector<int32_t>{-7, 0, 0}));
+  EXPECT_EQ(x.Clamp(big, big).ToVector<int32_t>(),
+            (std::vector<int32_t>{INT32_MAX, INT32_MAX, INT32_MAX}));
+  const Tensor y = Tensor::FromVector<int64_t>({-7, 3}, {2});
+  EXPECT_EQ(y.Clamp(-big, 2).ToVector<int64_t>(), (std::vector<int64_t>{-7, 2}));
+}
+
 TEST(Values, ComparisonsAndMasks) {
   Tensor a = Tensor::FromVector<float>({1, 2, 3}, {3});
   Tensor b = Tensor::FromVector<float>({3, 2, 1}, {3});
