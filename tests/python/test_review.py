@@ -140,6 +140,22 @@ def test_full_and_clip_keep_python_ints_past_2_53_exact():
     assert ember.clip(small, 2**40, None).tolist() == [2**31 - 1] * 2
 
 
+def test_remainder_by_an_infinite_divisor_matches_numpy():
+    # ember's Rem (burn's x - y * floor(x / y)) gave NaN for every finite x over ±inf.
+    a = np.array([5., -5., 0., -0., np.inf, np.nan, 5., -5., 3., 0., -7.5], np.float32)
+    b = np.array([np.inf] * 6 + [-np.inf, -np.inf, 2., -np.inf, 2.], np.float32)
+    with np.errstate(all="ignore"):
+        want = np.remainder(a, b)
+    for got in (ember.remainder(ember.asarray(a), ember.asarray(b)),
+                ember.asarray(a) % ember.asarray(b)):
+        got = np.asarray(got)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    np.testing.assert_array_equal(np.asarray(ember.asarray(a) % np.inf),
+                                  np.remainder(a, np.float32(np.inf)))
+    np.testing.assert_array_equal(np.asarray(5.0 % ember.asarray(b)), np.remainder(5.0, b))
+
+
 # --- 5. Float floor_divide's special values ---------------------------------------------------
 def test_float_floor_divide_matches_numpy_on_zero_inf_and_nan():
     assert (ember.asarray([-7., 0., 7.]) // 0.0).tolist()[::2] == [-np.inf, np.inf]

@@ -135,8 +135,20 @@ def divide(x1, x2):
 
 
 def remainder(x1, x2):
-    """Python's %: the sign of the divisor (ember's Rem)."""
-    return _binary("Rem", x1, x2, "remainder")
+    """Python's %: the sign of the divisor (ember's Rem). A finite x over an infinite divisor is
+    NumPy's: x where x is zero or has the divisor's sign (a zero takes the divisor's sign), else
+    the divisor (ember's Rem, x - y * floor(x / y), gives NaN there, as burn's does)."""
+    a, b = _operands(x1, x2, "remainder")
+    r = _binary("Rem", a, b, "remainder")
+    if r.dtype.kind != "f":
+        return r
+    a = a if isinstance(a, Tensor) else _scalar_tensor(a, r)
+    b = b if isinstance(b, Tensor) else _scalar_tensor(b, r)
+    negative_b = less(b, 0)
+    zero = where(negative_b, -0.0, 0.0)
+    keep = logical_or(equal(a, 0), equal(less(a, 0), negative_b))
+    fixed = where(equal(a, 0), zero, where(keep, a, b))
+    return where(logical_and(isinf(b), isfinite(a)), fixed, r)
 
 
 def floor_divide(x1, x2):
