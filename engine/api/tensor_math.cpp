@@ -1,5 +1,6 @@
 // ember::Tensor elementwise ops: arithmetic, math functions, comparisons, clamp, masks, casts.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include <fmt/format.h>
@@ -112,10 +113,14 @@ Tensor ClampImpl(Tensor x, double lo, double hi) {
         op, fmt::format("bounds [{}, {}] for {}; expected lo <= hi", lo, hi, checks::Describe(x)));
   }
   if (x.Dtype() == DType::kI32) {
-    // A bound past i32 clips all or nothing; held to the range, it cannot wrap where a backend
-    // stores it as the tensor's dtype (an i32 clamped at 2^40 read 0).
-    lo = std::clamp<double>(lo, INT32_MIN, INT32_MAX);
-    hi = std::clamp<double>(hi, INT32_MIN, INT32_MAX);
+    // A finite bound past i32 clips all or nothing; held to the range, it cannot wrap where a
+    // backend stores it as the tensor's dtype (an i32 clamped at 2^40 read 0). An infinite or
+    // fractional bound is still refused below, as for every int scalar.
+    auto held = [](double v) {
+      return std::isfinite(v) ? std::clamp<double>(v, INT32_MIN, INT32_MAX) : v;
+    };
+    lo = held(lo);
+    hi = held(hi);
   }
   const ScalarIr min = checks::ScalarFor(op, lo, x.Dtype());
   const ScalarIr max = checks::ScalarFor(op, hi, x.Dtype());
