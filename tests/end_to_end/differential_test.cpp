@@ -34,31 +34,20 @@
 
 #include <ember/ember.h>
 
-#include "engine/core/config.h"
 #include "engine/core/log.h"
 #include "tests/api/api_test_util.h"
 #include "tests/end_to_end/program_generator.h"
+#include "tests/end_to_end/use_fusion.h"
 
 namespace ember {
 namespace {
 
 using testing::ProgramOutput;
 using testing::ProgramResult;
+using testing::UseFusion;
 
 constexpr uint64_t kFirstSeed = 1;
 constexpr int kNumPrograms = 200;
-
-// Sets fusion on or off and releases the CPU engine, so the next op starts one that reads the
-// new configuration (the search settings are read when a device's engine starts).
-void UseFusion(bool enabled, size_t max_blocks = Config{}.max_blocks) {
-  Config config;
-  config.fusion_enabled = enabled;
-  config.max_blocks = max_blocks;
-  // These tests compare fused with unfused runs; stored plans from another run must not join.
-  config.plan_db = "off";
-  SetGlobalConfigForTesting(config);
-  ReleaseDevice(Device::Cpu());
-}
 
 // Puts the default configuration and a fresh engine back however the test ends, so the other
 // tests of the binary see what they expect.

@@ -15,20 +15,14 @@
 
 #include <ember/ember.h>
 
-#include "engine/core/config.h"
 #include "engine/core/log.h"
 #include "tests/api/api_test_util.h"
+#include "tests/end_to_end/use_fusion.h"
 
 namespace ember {
 namespace {
 
-void UseFusion(bool enabled) {
-  Config config;
-  config.fusion_enabled = enabled;
-  config.plan_db = "off";
-  SetGlobalConfigForTesting(config);
-  ReleaseDevice(Device::Cpu());
-}
+using testing::UseFusion;
 
 struct ProgramRun {
   std::vector<float> values;
