@@ -79,7 +79,7 @@ def _operands(x1, x2, fn):
             raise OverflowError(f"ember: {fn}: the Python int {scalar} does not fit the "
                                 f"{tensor.dtype.name} tensor's dtype [{info.min}, {info.max}]; "
                                 "cast the tensor first (astype) or pass a float")
-        if builtins.abs(scalar) > _EXACT_IN_DOUBLE:
+        if _is_big_int(scalar):
             scalar = _exact_int(scalar, tensor)
     return (tensor, scalar) if isinstance(x1, Tensor) else (scalar, tensor)
 
@@ -222,15 +222,11 @@ def clip(x, /, min=None, max=None):  # noqa: A002
         return out if max is None else where(greater(out, max), max, out)
     lo = -math.inf if min is None else float(min)
     hi = math.inf if max is None else float(max)
-    if x.dtype.kind == "i":
-        # Bounds within the dtype (a bound past it would wrap as Clamp converts it: int32 and
-        # 2**60 gave 0) and within ember's int scalar range (±9e18: 2**63 is past int64).
-        info = np.iinfo(_dtypes.to_numpy(x.dtype))
-        floor, ceiling = builtins.max(info.min, -9e18), builtins.min(info.max, 9e18)
-        lo = builtins.min(builtins.max(lo, floor), ceiling)
-        hi = builtins.max(builtins.min(hi, ceiling), floor)
-    elif x.dtype.kind != "f":
-        lo, hi = builtins.max(lo, -9e18), builtins.min(hi, 9e18)  # ember's int scalar range
+    if x.dtype.kind != "f":
+        # Within ember's int scalar range (±9e18: 2**63 is past int64); Clamp itself holds an
+        # int32 tensor's bounds to int32.
+        lo = builtins.min(builtins.max(lo, -9e18), 9e18)
+        hi = builtins.max(builtins.min(hi, 9e18), -9e18)
     return Tensor(_ember.clamp(x._t, lo, hi))
 
 
