@@ -10,8 +10,8 @@
 #       cuBLAS(Lt): the machine has its own. The bundle is packed as build-gpu/bundle.tar.xz,
 #       which is what a device call carries (carry=["build-gpu/bundle.tar.xz"]).
 #   bash bench/gpu/device-suite.sh run     there, from the repository root, with
-#       build-gpu/bundle.tar.xz carried (unpacked on first use): nvidia-smi -L, the GPU tests
-#       (gtest XML and logs), ember-bench-gpu, torch_peer.py, report.py; writes
+#       build-gpu/bundle.tar.xz carried (bench/gpu/unpack-bundle.sh unpacks it): nvidia-smi -L,
+#       the GPU tests (gtest XML and logs), ember-bench-gpu, torch_peer.py, report.py; writes
 #       $OUT/results.md and at most 7 other files to $OUT.
 #       Each step has a time limit and the whole run stays under ~8 minutes (SUITE_DEADLINE_S).
 #
@@ -91,9 +91,7 @@ run_suite() {
     ((want < 10)) && want=10
     echo "$want"
   }
-  if [[ ! -x "$bundle/bin/ember_gpu_tests" && -f "$build/bundle.tar.xz" ]]; then
-    tar xJf "$build/bundle.tar.xz" -C "$build"
-  fi
+  bash "$repo/bench/gpu/unpack-bundle.sh"
   if [[ ! -x "$bundle/bin/ember_gpu_tests" ]]; then
     echo "device-suite: $bundle/bin/ember_gpu_tests is missing: run 'build' first and carry build-gpu/bundle.tar.xz" >&2
     exit 2

@@ -22,8 +22,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 repo="$PWD"
 bundle="$repo/build-gpu/bundle"
-# A device call carries the bundle packed (device-suite.sh build); unpack it on first use.
-if [[ ! -d "$bundle/bin" && -f "$repo/build-gpu/bundle.tar.xz" ]]; then tar xJf "$repo/build-gpu/bundle.tar.xz" -C "$repo/build-gpu"; fi
+# A device call carries the bundle packed (device-suite.sh build).
+bash "$repo/bench/gpu/unpack-bundle.sh"
 out="${OUT:-/tmp/first-result}"
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

@@ -15,8 +15,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 bundle="$PWD/build-gpu/bundle"
-# A device call carries the bundle packed (device-suite.sh build); unpack it on first use.
-if [[ ! -d "$bundle/bin" && -f "$PWD/build-gpu/bundle.tar.xz" ]]; then tar xJf "$PWD/build-gpu/bundle.tar.xz" -C "$PWD/build-gpu"; fi
+# A device call carries the bundle packed (device-suite.sh build).
+bash bench/gpu/unpack-bundle.sh
 out="${OUT:-/tmp/host-path}"
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

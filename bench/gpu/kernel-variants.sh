@@ -13,9 +13,7 @@ cd "$(dirname "$0")/../.."
 out="${1:?usage: kernel-variants.sh OUT_DIR}"
 mkdir -p "$out"
 bin="build-gpu/bundle/bin"
-if [[ ! -x "$bin/ember-bench-gpu" && -f build-gpu/bundle.tar.xz ]]; then
-  tar xJf build-gpu/bundle.tar.xz -C build-gpu  # what a device call carries (device-suite.sh)
-fi
+bash bench/gpu/unpack-bundle.sh  # what a device call carries (device-suite.sh)
 export LD_LIBRARY_PATH="$PWD/build-gpu/bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 budget="${VARIANT_BUDGET_S:-25}"
 for v in ${KERNEL_VARIANTS:--,minblocks=8 rownocap vpt=2 vpt=8}; do
