@@ -98,13 +98,7 @@ std::vector<std::byte> DeviceServer::Read(StreamId stream, const TensorIr& tenso
       ir.status = TensorStatus::kReadOnly;
       break;
   }
-  if (!handles_.Has(ir.id)) {
-    throw Error(
-        fmt::format("ember: ToVector: t{} was never computed: an op queued before it "
-                    "failed (see the error that op raised)",
-                    ir.id));
-  }
-  TensorHandle handle = handles_.Get(ir);
+  TensorHandle handle = ComputedHandle("ToVector", ir);
   backend_->SetStream(stream);  // the copy waits for the stream that wrote the tensor
   backend_->Synchronize();
   EMBER_CHECK(handle.shape == tensor.shape && handle.dtype == tensor.dtype,
@@ -124,17 +118,21 @@ TensorHandle DeviceServer::Export(StreamId stream, const TensorIr& tensor) {
   if (streams_.PlanRead(stream, tensor, handles_) == ReadPlan::kDrain) {
     streams_.Drain(stream, handles_);
   }
-  if (!handles_.Has(tensor.id)) {
-    throw Error(
-        fmt::format("ember: ExportMemory: t{} was never computed: an op queued before it "
-                    "failed (see the error that op raised)",
-                    tensor.id));
-  }
-  TensorHandle handle = handles_.Get(tensor);
+  TensorHandle handle = ComputedHandle("ExportMemory", tensor);
   backend_->SetStream(stream);  // the consumer reads it after the stream that wrote it
   backend_->Synchronize();
   ReleaseIfIdle(stream);
   return handle;
+}
+
+TensorHandle DeviceServer::ComputedHandle(const char* op, const TensorIr& tensor) {
+  if (!handles_.Has(tensor.id)) {
+    throw Error(
+        fmt::format("ember: {}: t{} was never computed: an op queued before it failed "
+                    "(see the error that op raised)",
+                    op, tensor.id));
+  }
+  return handles_.Get(tensor);
 }
 
 void DeviceServer::ReleaseIfIdle(StreamId stream) {

@@ -96,6 +96,9 @@ class DeviceServer {
   // After a call for `stream`: when the streams hold nothing of it, the backend may recycle
   // what it kept for it (Backend::ReleaseStream).
   void ReleaseIfIdle(StreamId stream);
+  // The handle of `tensor`, which a read (`op`) needs; throws ember::Error when an op queued
+  // before it failed and left it uncomputed. REQUIRES: mu_ held.
+  TensorHandle ComputedHandle(const char* op, const TensorIr& tensor);
 
   const Device device_;
   std::mutex mu_;
