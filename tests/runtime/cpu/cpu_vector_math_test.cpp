@@ -2,6 +2,7 @@
 // 1 ULP from a double-precision reference over each function's useful range, IEEE special
 // values, and results that do not depend on an element's position in the array.
 #include "engine/runtime/cpu/vector_math.h"
+#include "tests/runtime/cpu/vector_math_checks.h"
 
 #include <gtest/gtest.h>
 
@@ -18,6 +19,9 @@
 
 namespace ember::cpu {
 namespace {
+
+using testing::ExpectPositionIndependent;
+using testing::UlpError;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
@@ -40,19 +44,6 @@ const Function kFunctions[] = {
     {VectorFn::kTanh, "tanh", [](double x) { return std::tanh(x); }, -20.0f, 20.0f},
     {VectorFn::kErf, "erf", [](double x) { return std::erf(x); }, -6.0f, 6.0f},
 };
-
-// The error of `got` in units of the float spacing at the exact value `want`.
-double UlpError(float got, double want) {
-  if (std::isnan(want)) return std::isnan(got) ? 0 : 1e9;
-  if (std::isinf(want)) return static_cast<double>(got) == want ? 0 : 1e9;
-  const float rounded = static_cast<float>(want);
-  const double spacing =
-      std::abs(static_cast<double>(std::nextafter(rounded, kInf)) - static_cast<double>(rounded));
-  // Below the normal range the spacing is the smallest subnormal's.
-  const double unit =
-      std::max(spacing, static_cast<double>(std::numeric_limits<float>::denorm_min()));
-  return std::abs(static_cast<double>(got) - want) / unit;
-}
 
 std::vector<float> Inputs(const Function& f) {
   std::mt19937 gen(1234);
@@ -128,26 +119,10 @@ TEST(CpuVectorMath, SpecialValuesAreIeee) {
   EXPECT_TRUE(std::signbit(one(VectorFn::kSin, -0.0f)));
 }
 
-// The unfused kernels cut an array into chunks, the fused interpreter into tiles: an element's
-// result must not depend on which, nor on its lane.
 TEST(CpuVectorMath, AResultDoesNotDependOnTheElementsPosition) {
   std::vector<float> in(37);
   for (size_t i = 0; i < in.size(); ++i) in[i] = -3.0f + 0.17f * static_cast<float>(i);
-  for (const Function& f : kFunctions) {
-    std::vector<float> whole(in.size());
-    ApplyVectorFn(f.fn, in.data(), whole.data(), static_cast<int64_t>(in.size()));
-    for (size_t start = 0; start < in.size(); ++start) {
-      for (const size_t len : {size_t{1}, size_t{3}, size_t{9}}) {
-        if (start + len > in.size()) continue;
-        std::vector<float> part(len);
-        ApplyVectorFn(f.fn, in.data() + start, part.data(), static_cast<int64_t>(len));
-        for (size_t i = 0; i < len; ++i) {
-          ASSERT_EQ(std::bit_cast<uint32_t>(part[i]), std::bit_cast<uint32_t>(whole[start + i]))
-              << f.name << " at " << start + i;
-        }
-      }
-    }
-  }
+  for (const Function& f : kFunctions) ExpectPositionIndependent(f.fn, f.name, in);
 }
 
 TEST(CpuVectorMath, InPlaceIsAllowed) {

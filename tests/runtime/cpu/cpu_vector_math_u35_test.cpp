@@ -15,9 +15,13 @@
 #include <vector>
 
 #include "engine/runtime/cpu/vector_math.h"
+#include "tests/runtime/cpu/vector_math_checks.h"
 
 namespace ember::cpu {
 namespace {
+
+using testing::ExpectPositionIndependent;
+using testing::UlpError;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kMax = std::numeric_limits<float>::max();
@@ -50,19 +54,6 @@ class CpuVectorMathU35 : public ::testing::Test {
  private:
   CpuMath before_ = CpuMath::kU10;
 };
-
-// The error of `got` in units of the float spacing at the exact value `want` (as in
-// cpu_vector_math_test.cpp); a NaN or an infinity must be met exactly.
-double UlpError(float got, double want) {
-  if (std::isnan(want)) return std::isnan(got) ? 0 : 1e9;
-  if (std::isinf(want)) return static_cast<double>(got) == want ? 0 : 1e9;
-  if (!std::isfinite(got)) return 1e9;
-  const float rounded = static_cast<float>(want);
-  const double spacing =
-      std::abs(static_cast<double>(std::nextafter(rounded, kInf)) - static_cast<double>(rounded));
-  const double unit = std::max(spacing, static_cast<double>(kMinSubnormal));
-  return std::abs(static_cast<double>(got) - want) / unit;
-}
 
 std::vector<float> Apply(VectorFn fn, const std::vector<float>& in) {
   std::vector<float> out(in.size());
@@ -215,25 +206,10 @@ TEST_F(CpuVectorMathU35, TheSettingChangesTheFourFunctions) {
   }
 }
 
-// The unfused kernels cut an array into chunks, the fused interpreter into tiles: an element's
-// result must not depend on which, nor on its lane.
 TEST_F(CpuVectorMathU35, AResultDoesNotDependOnTheElementsPosition) {
   std::vector<float> in(37);
   for (size_t i = 0; i < in.size(); ++i) in[i] = 0.01f + 0.37f * static_cast<float>(i);
-  for (const Function& f : kU35Functions) {
-    const std::vector<float> whole = Apply(f.fn, in);
-    for (size_t start = 0; start < in.size(); ++start) {
-      for (const size_t len : {size_t{1}, size_t{3}, size_t{9}}) {
-        if (start + len > in.size()) continue;
-        std::vector<float> part(len);
-        ApplyVectorFn(f.fn, in.data() + start, part.data(), static_cast<int64_t>(len));
-        for (size_t i = 0; i < len; ++i) {
-          ASSERT_EQ(std::bit_cast<uint32_t>(part[i]), std::bit_cast<uint32_t>(whole[start + i]))
-              << f.name << " at " << start + i;
-        }
-      }
-    }
-  }
+  for (const Function& f : kU35Functions) ExpectPositionIndependent(f.fn, f.name, in);
 }
 
 }  // namespace
