@@ -450,7 +450,11 @@ KernelContext::KernelContext(const FuseTrace& trace, const KernelSpec& spec)
           trace, spec.mode, spec.shared_handover,
           spec.full.empty() ? std::vector<bool>(trace.blocks.size(), true) : spec.full)),
       used_(spec.dtypes.size(), false),
-      written_(spec.dtypes.size(), false) {}
+      written_(spec.dtypes.size(), false) {
+  for (Handover& h : handovers_) {
+    if (h.storage == Handover::Storage::kScratch) h.scratch += spec.scratch_base;
+  }
+}
 
 std::string KernelContext::S(const Slot& slot) {
   const auto it = std::find(slots_.begin(), slots_.end(), slot);

@@ -114,6 +114,10 @@ struct ScratchSpec {
 struct KernelSpec {
   KernelMode mode = KernelMode::kBlock;
   int block = 0;  // kBlock: the trace block it runs
+  // Reduce modes: -1 runs the whole trace; k >= 0 runs its chain k alone (Note [Trace chains],
+  // engine/trace/trace_chains.h), its scratch handovers numbered from `scratch_base`.
+  int chain = -1;
+  int scratch_base = 0;
   int width = 1;  // positions a thread handles per step (a vector along the last dim)
   bool index64 = false;
   int threads = 256;

@@ -76,12 +76,15 @@ std::string KernelSignature(const KernelSpec& spec) {
   for (bool u : spec.unaliased) s += u ? '1' : '0';
   s += " full:";
   for (bool f : spec.full) s += f ? '1' : '0';
+  // Only chain kernels carry these, so every earlier signature reads as it did.
+  if (spec.chain >= 0) s += fmt::format(" chain={} scratch={}", spec.chain, spec.scratch_base);
   return s;
 }
 
 std::optional<KernelSpec> ParseKernelSignature(std::string_view line, size_t blocks) {
   const std::vector<std::string_view> tokens = Tokens(line);
-  if (blocks == 0 || tokens.size() != 7 + blocks + 3) return std::nullopt;
+  const size_t fixed = 7 + blocks + 3;
+  if (blocks == 0 || (tokens.size() != fixed && tokens.size() != fixed + 2)) return std::nullopt;
   KernelSpec spec;
   int mode = 0;
   if (!IntField(tokens[0], "mode", 0, static_cast<int>(KernelMode::kRowCombine), &mode) ||
@@ -113,6 +116,11 @@ std::optional<KernelSpec> ParseKernelSignature(std::string_view line, size_t blo
     if (access.size() != tensors) return std::nullopt;
   }
   if (unaliased.size() != tensors || full.size() != blocks) return std::nullopt;
+  if (tokens.size() == fixed + 2 &&
+      (!IntField(tokens[fixed], "chain", 0, 1 << 20, &spec.chain) ||
+       !IntField(tokens[fixed + 1], "scratch", 0, 1 << 20, &spec.scratch_base))) {
+    return std::nullopt;
+  }
   spec.unaliased.assign(unaliased.begin(), unaliased.end());
   spec.full.assign(full.begin(), full.end());
   spec.signature = std::string(line);

@@ -13,6 +13,7 @@
 #include "codegen/plan_trace.h"
 #include "codegen/prelude.h"
 #include "codegen/scalar_slots.h"
+#include "engine/trace/trace_chains.h"
 
 namespace ember::codegen {
 namespace {
@@ -23,10 +24,23 @@ constexpr std::string_view kEntry = "ember_fused";
 // needs one (the fold order, and so the result, stays the loop's).
 constexpr std::string_view kRowUnroll = "#pragma unroll 4\n";
 
+// The trace a kernel runs: the whole trace, or one of its chains (Note [Trace chains]).
+FuseTrace KernelTrace(const FuseTrace& trace, const KernelSpec& spec) {
+  if (spec.chain < 0) return trace;
+  if (spec.mode != KernelMode::kRow && spec.mode != KernelMode::kColumn) {
+    throw Error("only row and column kernels run one chain of a trace");
+  }
+  std::vector<FuseTrace> chains = SplitTraceChains(trace);
+  if (static_cast<size_t>(spec.chain) >= chains.size()) {
+    throw Error(fmt::format("chain {} of a trace of {}", spec.chain, chains.size()));
+  }
+  return std::move(chains[spec.chain]);
+}
+
 class KernelWriter {
  public:
   KernelWriter(const FuseTrace& trace, const KernelSpec& spec)
-      : trace_(trace), spec_(spec), ctx_(trace, spec) {}
+      : trace_(KernelTrace(trace, spec)), spec_(spec), ctx_(trace_, spec) {}
 
   GeneratedKernel Write() {
     std::string body;
@@ -136,6 +150,7 @@ class KernelWriter {
     }
     s += ctx_.RegisterHandovers(4);
     for (uint32_t b = 0; b < trace_.blocks.size(); ++b) {
+      if (IsIdleBlock(trace_, b)) continue;  // another chain's
       const std::optional<size_t> stage = ctx_.StageFrom(b);
       if (spec_.full[b]) {
         if (stage) s += ctx_.StartAccumulator(*stage, 4);
@@ -270,6 +285,7 @@ class KernelWriter {
     s += "    const idx u = col / inner, j = col % inner;\n";
     s += ctx_.RegisterHandovers(4);
     for (uint32_t b = 0; b < trace_.blocks.size(); ++b) {
+      if (IsIdleBlock(trace_, b)) continue;  // another chain's
       const std::optional<size_t> stage = ctx_.StageFrom(b);
       if (spec_.full[b]) {
         if (stage) s += ctx_.StartAccumulator(*stage, 4);
@@ -289,7 +305,7 @@ class KernelWriter {
     return s;
   }
 
-  const FuseTrace& trace_;
+  const FuseTrace trace_;  // what this kernel runs: KernelTrace
   const KernelSpec& spec_;
   KernelContext ctx_;
 };

@@ -10,9 +10,12 @@
 
 #include <ember/error.h>
 
+#include "codegen/chain_memory.h"
 #include "codegen/indexed_read.h"
 #include "codegen/kernel_signature.h"
 #include "codegen/kernel_variants.h"
+#include "codegen/launch_tensors.h"
+#include "engine/trace/trace_chains.h"
 
 namespace ember::codegen {
 namespace {
@@ -28,85 +31,15 @@ constexpr int64_t kSplitBlocksPerMultiprocessor = 8;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// The largest element offset a tensor reaches, plus one.
-int64_t Span(const BoundTensor& t) {
-  int64_t span = 1;
-  for (size_t d = 0; d < t.shape.size(); ++d) {
-    if (t.shape[d] == 0) return 0;
-    span += (t.shape[d] - 1) * (t.strides[d] < 0 ? -t.strides[d] : t.strides[d]);
-  }
-  return span;
-}
-
-bool IsContiguous(const BoundTensor& t) {
-  int64_t expected = 1;
-  for (size_t d = t.shape.size(); d-- > 0;) {
-    if (t.shape[d] == 1) continue;
-    if (t.strides[d] != expected) return false;
-    expected *= t.shape[d];
-  }
-  return true;
-}
-
-// Every kernel tensor, numbered as TraceLaunch says.
-struct TensorTable {
-  std::vector<const BoundTensor*> tensors;
-  int views = 0, outputs = 0, matmul = -1, first_scratch = 0;
-};
-
-TensorTable MakeTable(const TraceLaunch& launch) {
-  TensorTable table;
-  for (const BoundTensor& t : launch.inputs) table.tensors.push_back(&t);
-  table.views = static_cast<int>(table.tensors.size());
-  for (const BoundTensor& t : launch.views) table.tensors.push_back(&t);
-  table.outputs = static_cast<int>(table.tensors.size());
-  for (const BoundTensor& t : launch.outputs) table.tensors.push_back(&t);
-  if (launch.matmul_result) {
-    table.matmul = static_cast<int>(table.tensors.size());
-    table.tensors.push_back(&*launch.matmul_result);
-  }
-  table.first_scratch = static_cast<int>(table.tensors.size());
-  return table;
-}
-
-void CheckLaunch(const TraceLaunch& launch) {
-  const FuseTrace& trace = *launch.trace;
-  const FuseResources& r = trace.resources;
-  if (launch.inputs.size() != r.inputs.size() || launch.views.size() != r.views.size() ||
-      launch.outputs.size() != r.outputs.size() || launch.scalars.size() != r.scalars.size() ||
-      launch.block_shapes.size() != trace.blocks.size() ||
-      launch.matmul_result.has_value() != trace.matmul.has_value()) {
-    throw Error("fused launch does not match its trace");
-  }
-  auto check = [](const BoundTensor& t) {
-    if (t.strides.size() != t.shape.size()) throw Error("fused tensor without strides");
-  };
-  for (const auto* list : {&launch.inputs, &launch.views, &launch.outputs}) {
-    for (const BoundTensor& t : *list) check(t);
-  }
-  if (trace.matmul && (trace.blocks.size() != 1 || !trace.reduces.empty())) {
-    throw Error("a fused matmul needs exactly one block and no reduce stage");
-  }
-  // The generated code takes each block's rank from the trace (shape_ref), its dims from the
-  // launch: a launch of another rank would index with too few (or too many) coordinates.
-  for (size_t b = 0; b < trace.blocks.size(); ++b) {
-    if (launch.block_shapes[b].size() != trace.blocks[b].shape_ref.size()) {
-      throw Error(fmt::format("block {} of rank {} launched over {}", b,
-                              trace.blocks[b].shape_ref.size(), launch.block_shapes[b]));
-    }
-  }
-  CheckIndexedOps(launch);
-}
-
 class Planner {
  public:
   explicit Planner(const TraceLaunch& launch)
-      : launch_(launch), trace_(*launch.trace), table_(MakeTable(launch)) {}
+      : launch_(launch), trace_(launch.trace), table_(MakeTable(launch)) {}
 
   TracePlan Plan() {
     CheckLaunch(launch_);
     plan_.first_scratch_tensor = table_.first_scratch;
-    if (trace_.reduces.empty()) {
+    if (trace_->reduces.empty()) {
       PlanBlocks();
     } else {
       PlanReduce();
@@ -133,7 +66,7 @@ class Planner {
         return -1;
       }
       case FuseArgKind::kLocal:
-        if (trace_.matmul && block == 0 && arg == trace_.matmul->output) return table_.matmul;
+        if (trace_->matmul && block == 0 && arg == trace_->matmul->output) return table_.matmul;
         return -1;
       case FuseArgKind::kScalar:
         if (arg.pos >= launch_.scalars.size())
@@ -159,9 +92,11 @@ class Planner {
   int NumTensors() const { return table_.first_scratch + static_cast<int>(plan_.scratch.size()); }
 
   // Scratch buffers as tensors over `shape`, so the access rules treat them like any other.
+  // `shapes` are those of the buffers added since the last call.
   void AddScratchTensors(const std::vector<Shape>& shapes) {
-    for (size_t s = 0; s < plan_.scratch.size(); ++s) {
-      BoundTensor t{.dtype = plan_.scratch[s].dtype, .shape = shapes[s]};
+    const size_t first = scratch_tensors_.size();
+    for (size_t s = first; s < plan_.scratch.size(); ++s) {
+      BoundTensor t{.dtype = plan_.scratch[s].dtype, .shape = shapes.at(s - first)};
       t.strides.resize(t.shape.size());
       int64_t stride = 1;
       for (size_t d = t.shape.size(); d-- > 0;) {
@@ -176,17 +111,17 @@ class Planner {
   // Tensors block b touches.
   std::vector<int> Touched(uint32_t b) const {
     std::vector<int> touched;
-    ForEachArg(trace_.blocks[b], [&](const FuseArg& arg, bool) {
+    ForEachArg(trace_->blocks[b], [&](const FuseArg& arg, bool) {
       const int t = TensorOf(arg, b);
       if (t >= 0 && std::find(touched.begin(), touched.end(), t) == touched.end()) {
         touched.push_back(t);
       }
     });
-    if (trace_.matmul && b == 0 &&
+    if (trace_->matmul && b == 0 &&
         std::find(touched.begin(), touched.end(), table_.matmul) == touched.end()) {
       touched.push_back(table_.matmul);
     }
-    for (int t : IndexedTensors(trace_.blocks[b])) touched.push_back(t);  // never read otherwise
+    for (int t : IndexedTensors(trace_->blocks[b])) touched.push_back(t);  // never read otherwise
     return touched;
   }
 
@@ -241,11 +176,11 @@ class Planner {
   void SetAccess(KernelSpec& spec, uint32_t b, const Shape& ref, int width) const {
     spec.access[b].assign(NumTensors(), Access::kNone);
     std::vector<bool> written(NumTensors(), false);
-    ForEachArg(trace_.blocks[b], [&](const FuseArg& arg, bool is_out) {
+    ForEachArg(trace_->blocks[b], [&](const FuseArg& arg, bool is_out) {
       const int t = TensorOf(arg, b);
       if (t >= 0 && is_out) written[t] = true;
     });
-    const std::vector<int> indexed = IndexedTensors(trace_.blocks[b]);
+    const std::vector<int> indexed = IndexedTensors(trace_->blocks[b]);
     for (int t : Touched(b)) {
       const bool by_index = std::find(indexed.begin(), indexed.end(), t) != indexed.end();
       spec.access[b][t] = by_index ? Access::kIndexed : AccessOf(Tensor(t), ref, width, written[t]);
@@ -274,8 +209,8 @@ class Planner {
   // Traces without reduce stages: one kernel per block, in order (a later block may re-read
   // what an earlier one wrote; the launches are ordered on one stream).
   void PlanBlocks() {
-    const std::vector<bool> full(trace_.blocks.size(), true);
-    handovers_ = FindHandovers(trace_, KernelMode::kBlock, false, full);
+    const std::vector<bool> full(trace_->blocks.size(), true);
+    handovers_ = FindHandovers(*trace_, KernelMode::kBlock, false, full);
     std::vector<Shape> shapes;
     for (Handover& h : handovers_) {
       const Shape& shape = launch_.block_shapes[h.block];
@@ -283,22 +218,22 @@ class Planner {
       shapes.push_back(shape);
     }
     AddScratchTensors(shapes);
-    for (const FuseBlock& block : trace_.blocks) {
+    for (const FuseBlock& block : trace_->blocks) {
       ForEachArg(block, [&](const FuseArg& arg, bool) {
         if (arg.kind != FuseArgKind::kMultiBlockLocal) return;
         const Shape& writer = launch_.block_shapes.at(arg.block);
-        const auto b = static_cast<size_t>(&block - trace_.blocks.data());
+        const auto b = static_cast<size_t>(&block - trace_->blocks.data());
         if (writer != launch_.block_shapes[b]) {
           throw Error(fmt::format("block {} over {} reads a value of block {} over {}", b,
                                   launch_.block_shapes[b], arg.block, writer));
         }
       });
     }
-    for (uint32_t b = 0; b < trace_.blocks.size(); ++b) {
+    for (uint32_t b = 0; b < trace_->blocks.size(); ++b) {
       const Shape& ref = launch_.block_shapes[b];
       const int64_t count = Positions(ref);
       bool writes = false;
-      ForEachArg(trace_.blocks[b], [&](const FuseArg& arg, bool is_out) {
+      ForEachArg(trace_->blocks[b], [&](const FuseArg& arg, bool is_out) {
         if (is_out &&
             (arg.kind == FuseArgKind::kOutput || arg.kind == FuseArgKind::kMultiBlockLocal)) {
           writes = true;
@@ -310,8 +245,8 @@ class Planner {
       spec.full = full;
       const std::vector<int> touched = Touched(b);
       spec.width = ChooseWidth(touched, ref, ref.empty() ? 1 : ref.back(), false,
-                               IndexedTensors(trace_.blocks[b]));
-      spec.access.resize(trace_.blocks.size());
+                               IndexedTensors(trace_->blocks[b]));
+      spec.access.resize(trace_->blocks.size());
       SetAccess(spec, b, ref, spec.width);
       spec.threads = kBlockThreads;
       const int64_t vectors = CeilDiv(count, spec.width);
@@ -339,44 +274,68 @@ class Planner {
   // them in double, within Note [GPU tolerances]).
   void PlanReduce() {
     const ReduceLayout layout = MakeReduceLayout(launch_);
-    const Shape& full_shape = launch_.block_shapes[trace_.reduces.front().from];
+    // Note [Trace chains] (engine/trace/trace_chains.h): a kernel per independent chain, unless
+    // one chain writes memory another touches (an output in an input's buffer): one kernel then
+    // keeps the trace's order of reads and writes within each row.
+    const std::vector<FuseTrace> chains = SplitTraceChains(*trace_);
+    if (chains.size() > 1 && ChainsApart(launch_, chains)) {
+      for (size_t k = 0; k < chains.size(); ++k) {
+        trace_ = &chains[k];
+        PlanReduceKernels(layout, static_cast<int>(k));
+      }
+      trace_ = launch_.trace;
+      // Every kernel numbers every scratch buffer of the plan: widen the earlier ones' tables.
+      for (KernelSpec& spec : plan_.kernels) {
+        for (std::vector<Access>& access : spec.access) access.resize(NumTensors(), Access::kNone);
+        FinishSpec(spec, {Positions(layout.full_shape)});
+      }
+      return;
+    }
+    PlanReduceKernels(layout, -1);
+  }
+
+  // The kernels of *trace_ (the launch's trace, or chain `chain` of it).
+  void PlanReduceKernels(const ReduceLayout& layout, int chain) {
+    const Shape& full_shape = layout.full_shape;
     const bool row = layout.inner == 1;
-    KernelSpec spec{.mode = row ? KernelMode::kRow : KernelMode::kColumn};
+    KernelSpec spec{.mode = row ? KernelMode::kRow : KernelMode::kColumn, .chain = chain};
+    spec.scratch_base = static_cast<int>(plan_.scratch.size());
     // Shared memory for the full blocks' handovers, when a row of them fits.
     // Slots by liveness (Note [Shared handover slots], handover.h).
     const std::vector<Handover> in_shared =
-        FindHandovers(trace_, KernelMode::kRow, true, layout.full);
+        FindHandovers(*trace_, KernelMode::kRow, true, layout.full);
     const bool full_handovers = std::any_of(in_shared.begin(), in_shared.end(), [](const auto& h) {
       return h.storage == Handover::Storage::kShared;
     });
     const int64_t shared = layout.length * SharedSlotBytes(in_shared);
     spec.shared_handover = row && shared + kReduceSharedBytes <= launch_.limits.max_shared_memory;
-    handovers_ = FindHandovers(trace_, spec.mode, spec.shared_handover, layout.full);
+    handovers_ = FindHandovers(*trace_, spec.mode, spec.shared_handover, layout.full);
     std::vector<Shape> shapes;
-    for (const Handover& h : handovers_) {
+    for (Handover& h : handovers_) {
       if (h.storage != Handover::Storage::kScratch) continue;
+      h.scratch += spec.scratch_base;
       plan_.scratch.push_back({.dtype = h.dtype, .positions = Positions(full_shape)});
       shapes.push_back(full_shape);
     }
     AddScratchTensors(shapes);
     // The tensors of the full blocks (scratch included) decide the vector width along a row.
     std::vector<int> full_touched, full_indexed;
-    for (uint32_t b = 0; b < trace_.blocks.size(); ++b) {
+    for (uint32_t b = 0; b < trace_->blocks.size(); ++b) {
       if (!layout.full[b]) continue;
       for (int t : Touched(b)) full_touched.push_back(t);
-      for (int t : IndexedTensors(trace_.blocks[b])) full_indexed.push_back(t);
+      for (int t : IndexedTensors(trace_->blocks[b])) full_indexed.push_back(t);
     }
     spec.width = row ? ChooseWidth(full_touched, full_shape, layout.length, true, full_indexed) : 1;
     spec.full = layout.full;
     CheckOutputReads(layout);
     const int64_t sms = launch_.limits.multiprocessors;
     const int64_t vectors = CeilDiv(layout.length, spec.width);
-    if (row && !full_handovers && SplitsRows(layout, vectors)) {
+    if (chain < 0 && row && !full_handovers && SplitsRows(layout, vectors)) {
       PlanSplit(std::move(spec), layout, vectors, full_shape);
       return;
     }
-    spec.access.resize(trace_.blocks.size());
-    for (uint32_t b = 0; b < trace_.blocks.size(); ++b) {
+    spec.access.resize(trace_->blocks.size());
+    for (uint32_t b = 0; b < trace_->blocks.size(); ++b) {
       SetAccess(spec, b, launch_.block_shapes[b], layout.full[b] ? spec.width : 1);
     }
     if (row) {
@@ -407,11 +366,11 @@ class Planner {
   // Note [Split rows]: few rows, long ones, one stage after the full blocks and only reduced
   // blocks after it.
   bool SplitsRows(const ReduceLayout& layout, int64_t vectors) const {
-    if (trace_.reduces.size() != 1) return false;
+    if (trace_->reduces.size() != 1) return false;
     if (layout.units >= launch_.limits.multiprocessors) return false;
     if (vectors < 2 * kRowBlockThreads * kRowVectorsPerThread) return false;
-    const uint32_t from = trace_.reduces.front().from;
-    for (uint32_t b = 0; b < trace_.blocks.size(); ++b) {
+    const uint32_t from = trace_->reduces.front().from;
+    for (uint32_t b = 0; b < trace_->blocks.size(); ++b) {
       if (layout.full[b] != (b <= from)) return false;
     }
     return true;
@@ -425,7 +384,7 @@ class Planner {
     plan_.parts = std::max<int64_t>(2, std::min(by_work, by_device));
     const int64_t partials = layout.units * plan_.parts;
     // Values, then positions for the ops that keep one (8-byte words, ember_put).
-    const ReduceStage::Kind kind = trace_.reduces.front().kind;
+    const ReduceStage::Kind kind = trace_->reduces.front().kind;
     const bool positions = kind != ReduceStage::Kind::kSum && kind != ReduceStage::Kind::kMean &&
                            kind != ReduceStage::Kind::kProd;
     std::vector<Shape> shapes;
@@ -434,8 +393,8 @@ class Planner {
       shapes.push_back({partials});
     }
     AddScratchTensors(shapes);
-    spec.access.resize(trace_.blocks.size());
-    for (uint32_t b = 0; b < trace_.blocks.size(); ++b) {
+    spec.access.resize(trace_->blocks.size());
+    for (uint32_t b = 0; b < trace_->blocks.size(); ++b) {
       SetAccess(spec, b, launch_.block_shapes[b], layout.full[b] ? spec.width : 1);
     }
     KernelSpec partial = spec;
@@ -457,11 +416,11 @@ class Planner {
   // A block may re-read an output an earlier block wrote only where the same row (kRow) or
   // the same thread (kColumn) wrote it: the output has the full or the reduced shape.
   void CheckOutputReads(const ReduceLayout& layout) const {
-    const Shape& full_shape = launch_.block_shapes[trace_.reduces.front().from];
+    const Shape& full_shape = layout.full_shape;
     Shape reduced = full_shape;
     reduced[layout.axis] = 1;
-    for (uint32_t b = 0; b < trace_.blocks.size(); ++b) {
-      ForEachArg(trace_.blocks[b], [&](const FuseArg& arg, bool is_out) {
+    for (uint32_t b = 0; b < trace_->blocks.size(); ++b) {
+      ForEachArg(trace_->blocks[b], [&](const FuseArg& arg, bool is_out) {
         if (is_out || arg.kind != FuseArgKind::kOutput) return;
         const Shape& shape = launch_.outputs.at(arg.pos).shape;
         if (shape != full_shape && shape != reduced) {
@@ -473,7 +432,8 @@ class Planner {
   }
 
   const TraceLaunch& launch_;
-  const FuseTrace& trace_;
+  // The trace being planned: the launch's, or one of its chains (Note [Trace chains]).
+  const FuseTrace* trace_;
   TensorTable table_;
   TracePlan plan_;
   std::vector<Handover> handovers_;

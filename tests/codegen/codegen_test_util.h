@@ -48,7 +48,7 @@ class LaunchMaker {
     BoundTensor t{.dtype = dtype, .shape = Real(relative)};
     t.strides = Contiguous(t.shape);
     t.address = next_address_;
-    next_address_ += 1 << 20;
+    next_address_ += uint64_t{1} << 36;  // apart, whatever their size (chain_memory.h)
     return t;
   }
 

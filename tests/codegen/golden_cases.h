@@ -154,8 +154,9 @@ inline FuseTrace Softmax() {
 }
 
 // Two independent softmaxes queued back to back (inputs 0 and 10): one ReduceBroadcasted
-// trace, as the search builds it, whose second chain reuses the first's shared slots
-// (Note [Shared handover slots], codegen/handover.h).
+// trace, as the search builds it, run as a kernel per chain (Note [Trace chains],
+// engine/trace/trace_chains.h); as one kernel, where a chain writes what the other reads, the
+// second chain reuses the first's shared slots (Note [Shared handover slots], handover.h).
 inline FuseTrace TwoSoftmaxes() {
   ReduceBroadcastedFuser f(kUnlimited);
   std::vector<OperationIr> ops;

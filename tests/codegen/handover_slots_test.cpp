@@ -84,21 +84,42 @@ TEST(SharedHandoverSlots, ASecondIndependentChainReusesTheFirstsSlot) {
 TEST(SharedHandoverSlots, TheTwoChainsRunFromSharedMemoryNotScratch) {
   codegen_test::LaunchMaker maker({{1, 2048}, {2, 4096}});
   // 48 KiB a block (DeviceLimits' default): the four handovers' 64 KiB a row would not fit;
-  // one slot's 16 KiB does.
+  // one slot's 16 KiB does. Each chain is a kernel of its own (Note [Trace chains]).
   const codegen::TracePlan plan = codegen::PlanTrace(maker.Make(codegen_test::ops::TwoSoftmaxes()));
+  ASSERT_EQ(plan.kernels.size(), 2u);
+  for (const codegen::KernelSpec& k : plan.kernels) {
+    EXPECT_EQ(k.mode, codegen::KernelMode::kRow);
+    EXPECT_TRUE(k.shared_handover);
+    EXPECT_EQ(k.shared_bytes, 4096 * 4);
+  }
+  EXPECT_TRUE(plan.scratch.empty());
+}
+
+// The chains stay one kernel where one writes memory the other reads (codegen/chain_memory.h):
+// the two inputs overlap, so the first chain's output (in the first input's buffer, as an
+// in-place reuse) overlaps the second chain's input.
+codegen::TraceLaunch OneKernelLaunch(codegen_test::LaunchMaker& maker, const FuseTrace& trace) {
+  codegen::TraceLaunch launch = maker.Make(trace);
+  launch.inputs.at(1).address = launch.inputs.at(0).address + 256;
+  for (codegen::BoundTensor& out : launch.outputs) out.address = launch.inputs.at(0).address;
+  return launch;
+}
+
+TEST(SharedHandoverSlots, OneKernelOfBothChainsRunsFromOneSlot) {
+  codegen_test::LaunchMaker maker({{1, 2048}, {2, 4096}});
+  const FuseTrace trace = codegen_test::ops::TwoSoftmaxes();
+  const codegen::TracePlan plan = codegen::PlanTrace(OneKernelLaunch(maker, trace));
   ASSERT_EQ(plan.kernels.size(), 1u);
-  const codegen::KernelSpec& k = plan.kernels[0];
-  EXPECT_EQ(k.mode, codegen::KernelMode::kRow);
-  EXPECT_TRUE(k.shared_handover);
-  EXPECT_EQ(k.shared_bytes, 4096 * 4);
+  EXPECT_EQ(plan.kernels[0].chain, -1);
+  EXPECT_TRUE(plan.kernels[0].shared_handover);
+  EXPECT_EQ(plan.kernels[0].shared_bytes, 4096 * 4);
   EXPECT_TRUE(plan.scratch.empty());
 }
 
 TEST(SharedHandoverSlots, ReusedSlotsShareOneOffsetInTheSource) {
   codegen_test::LaunchMaker maker({{1, 2048}, {2, 4096}});
   const FuseTrace trace = codegen_test::ops::TwoSoftmaxes();
-  const codegen::TraceLaunch launch = maker.Make(trace);
-  const codegen::TracePlan plan = codegen::PlanTrace(launch);
+  const codegen::TracePlan plan = codegen::PlanTrace(OneKernelLaunch(maker, trace));
   const std::string source = codegen::GenerateKernel(trace, plan.kernels.at(0)).source;
   // Four shared pointers, all at the one slot's offset.
   size_t at_zero = 0, pointers = 0;

@@ -1,9 +1,10 @@
-// Independent row reductions queued back to back (Note [Shared handover slots],
-// codegen/handover.h): the search, faithful to burn, fuses them into one ReduceBroadcasted trace,
-// and the row kernel reuses one chain's shared arrays for the next. Checked here on the device
-// against the CPU backend under Note [GPU tolerances]: softmaxes of rows long enough that every
-// chain's handovers together would not fit in shared memory (so the slots are what keeps them
-// there), and layernorms whose chains read a shared gamma and beta.
+// Independent row reductions queued back to back: the search, faithful to burn, fuses them into
+// one ReduceBroadcasted trace, and the code generator runs each chain as a row kernel of its
+// own (Note [Trace chains], engine/trace/trace_chains.h; where chains share memory, one kernel
+// whose chains reuse each other's shared arrays, Note [Shared handover slots]). Checked here on
+// the device against the CPU backend under Note [GPU tolerances]: softmaxes of rows long enough
+// that every chain's handovers together would not fit in shared memory, and layernorms whose
+// chains read one gamma and beta (an input several chains read).
 #include <string>
 #include <vector>
 
