@@ -16,6 +16,7 @@
 #include "engine/fuse/reduce_broadcasted_fuser.h"
 #include "engine/fuse/reduce_fuser.h"
 #include "engine/ir/builders.h"
+#include "tests/codegen/chain_traces.h"
 #include "tests/codegen/codegen_test_util.h"
 #include "tests/codegen/indexed_traces.h"
 
@@ -238,6 +239,8 @@ inline std::vector<GoldenCase> GoldenCases() {
       {"softmax", Softmax, {{1, 512}, {2, 4096}}},
       {"softmax_long_rows", Softmax, {{1, 4}, {2, 1 << 20}}},
       {"two_softmaxes", TwoSoftmaxes, {{1, 512}, {2, 4096}}},
+      // Two chains over one read (Note [Trace chains]), hand-built: one without a stage.
+      {"one_read_two_chains", OneReadForTwoChains, {{1, 300}, {2, 1000}}},
       {"layernorm", LayerNorm, {{1, 512}, {2, 1024}}},
       {"sum_axis0", SumAxis0, {{1, 300}, {2, 500}}},
       {"argmax_rows", ArgMaxRows, {{1, 100}, {2, 33}}},

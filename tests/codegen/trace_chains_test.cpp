@@ -12,6 +12,7 @@
 #include "codegen/plan_trace.h"
 #include "engine/fuse/reduce_broadcasted_fuser.h"
 #include "engine/trace/trace_chains.h"
+#include "tests/codegen/chain_traces.h"
 #include "tests/codegen/golden_cases.h"
 
 namespace ember {
@@ -39,42 +40,6 @@ bool ReadsInput(const FuseTrace& trace, uint32_t pos) {
     }
   }
   return false;
-}
-
-// Block 0 reads x once for sum(x * s0) (out0, over the reduced shape) and for exp(x) (out1,
-// over the full shape): two chains, one read, the second chain without a stage. Built by hand:
-// the fusers put a second chain's ops in a later block.
-FuseTrace OneReadForTwoChains() {
-  auto arg = [](FuseArgKind kind, uint32_t pos, uint32_t block = 0) {
-    return FuseArg{.kind = kind, .dtype = DType::kF32, .pos = pos, .block = block};
-  };
-  auto op = [](FuseOpKind kind, FuseArg out, FuseArg a, FuseArg b = {}) {
-    FuseOp o{.kind = kind, .out = out};
-    o.args[0] = a;
-    o.args[1] = b;
-    return o;
-  };
-  using K = FuseArgKind;
-  FuseTrace t;
-  t.resources.inputs = {TensorIr{.id = 0, .shape = kRows, .status = TensorStatus::kReadOnly}};
-  t.resources.outputs = {TensorIr{.id = 2, .shape = kRow}, TensorIr{.id = 3, .shape = kRows}};
-  t.resources.scalars = {FuseScalar{.dtype = DType::kF32, .placeholder = 0}};
-  FuseBlock b0{.shape_ref = kRows, .num_locals = 3};
-  b0.reads = {op(FuseOpKind::kAssign, arg(K::kLocal, 0), arg(K::kInput, 0))};
-  b0.ops = {op(FuseOpKind::kMul, arg(K::kLocal, 1), arg(K::kLocal, 0), arg(K::kScalar, 0)),
-            op(FuseOpKind::kExp, arg(K::kLocal, 2), arg(K::kLocal, 0))};
-  b0.writes = {op(FuseOpKind::kAssign, arg(K::kMultiBlockLocal, 0, 0), arg(K::kLocal, 1)),
-               op(FuseOpKind::kAssign, arg(K::kOutput, 1), arg(K::kLocal, 2))};
-  FuseBlock b1{.shape_ref = kRow, .num_locals = 1};
-  b1.writes = {op(FuseOpKind::kAssign, arg(K::kOutput, 0), arg(K::kLocal, 0))};
-  t.blocks = {b0, b1};
-  t.reduces = {ReduceStage{.kind = ReduceStage::Kind::kSum,
-                           .from = 0,
-                           .axis = 1,
-                           .input = arg(K::kMultiBlockLocal, 0, 0),
-                           .output = arg(K::kLocal, 0),
-                           .acc = DType::kF32}};
-  return t;
 }
 
 TEST(TraceChains, OneSoftmaxIsOneChain) {
@@ -111,7 +76,7 @@ TEST(TraceChains, TwoSoftmaxesAreTwoChainsOfTwoStagesEach) {
 }
 
 TEST(TraceChains, AnInputTwoChainsReadIsReadByEach) {
-  const FuseTrace trace = OneReadForTwoChains();
+  const FuseTrace trace = codegen_test::OneReadForTwoChains();
   const std::vector<FuseTrace> chains = SplitTraceChains(trace);
   ASSERT_EQ(chains.size(), 2u);
   // The reduce chain first (its op comes first), then exp(x) without a stage.
