@@ -9,6 +9,7 @@
 #       newer than this machine's, and compatible) and so do the CUDA driver, NVRTC and
 #       cuBLAS(Lt): the machine has its own. The bundle is packed as build-gpu/bundle.tar.xz,
 #       which is what a device call carries (carry=["build-gpu/bundle.tar.xz"]).
+#       SUITE_BUILD_DIR=build compiles in the ./test.sh tree instead (same configuration).
 #   bash bench/gpu/device-suite.sh run     there, from the repository root, with
 #       build-gpu/bundle.tar.xz carried (bench/gpu/unpack-bundle.sh unpacks it): nvidia-smi -L,
 #       the GPU tests (gtest XML and logs), ember-bench-gpu, torch_peer.py, report.py; writes
@@ -28,6 +29,11 @@ cd "$(dirname "$0")/../.."
 repo="$(pwd)"
 build="$repo/build-gpu"
 bundle="$build/bundle"
+# `build` may compile in another tree configured the same way (SUITE_BUILD_DIR=build: the
+# Release tree ./test.sh builds, where CUDA was found at configure time), so a session that
+# has built it does not compile everything again; the packed bundle still goes to build-gpu/.
+compile="${SUITE_BUILD_DIR:-$build}"
+[[ "$compile" = /* ]] || compile="$repo/$compile"
 binaries=(tests/ember_gpu_tests tests/ember_cuda_runtime_tests tests/ember_codegen_tests
   bin/ember-lab bin/ember-plans bin/ember-bench-gpu bin/ember-bench-gpt bin/ember-floor-probe)
 
@@ -35,16 +41,16 @@ build_suite() {
   set -e
   local launcher=()
   if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
-  cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBER_WITH_CUDA=ON \
+  cmake -S "$repo" -B "$compile" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBER_WITH_CUDA=ON \
     -DEMBER_BUILD_TESTS=ON "${launcher[@]}"
-  cmake --build "$build" -j"${JOBS:-2}" --target ember_gpu_tests ember_cuda_runtime_tests \
+  cmake --build "$compile" -j"${JOBS:-2}" --target ember_gpu_tests ember_cuda_runtime_tests \
     ember_codegen_tests ember-lab ember-plans ember-bench-gpu ember-bench-gpt ember-floor-probe
   rm -rf "$bundle"
   mkdir -p "$bundle/bin" "$bundle/lib"
   # The tree the bundle was built from (the GPU machine's copy of the tree has no history).
   git -C "$repo" describe --always --dirty >"$bundle/COMMIT" 2>/dev/null || echo unknown >"$bundle/COMMIT"
   for b in "${binaries[@]}"; do
-    cp "$build/$b" "$bundle/bin/"
+    cp "$compile/$b" "$bundle/bin/"
     strip "$bundle/bin/$(basename "$b")"
   done
   # Shared libraries: everything ldd resolves except the C/C++ runtimes and the CUDA stack.
