@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -96,12 +97,12 @@ inline double ManySegments() {
   return checksum;
 }
 
-// Chains of 1..8 ops (x * 1.5 + 0.25, repeated) on ranks 1..5, one segment each, for about
-// 1.2 s: a process that keeps publishing new plans, for the tests that read while one writes.
-inline double PublishingForAWhile() {
+// Chains of 1..8 ops (x * 1.5 + 0.25, repeated) on ranks 1..5, one segment each (forty
+// programs, then the same forty again, hit), until `done()` says so: a process that keeps
+// publishing, for the tests that read while one writes.
+inline double PublishingUntil(const std::function<bool()>& done) {
   double checksum = 0;
-  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(1200);
-  for (int i = 0; std::chrono::steady_clock::now() < end; ++i) {
+  for (int i = 0; !done(); ++i) {
     const size_t rank = static_cast<size_t>(i % 5) + 1;
     const int length = (i / 5) % 8 + 1;
     Tensor t = Tensor::Full(std::vector<int64_t>(rank, 2), 1.0, DType::kF32);
@@ -110,6 +111,12 @@ inline double PublishingForAWhile() {
     Sync();
   }
   return checksum;
+}
+
+// PublishingUntil for about 1.2 s.
+inline double PublishingForAWhile() {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(1200);
+  return PublishingUntil([&] { return std::chrono::steady_clock::now() >= end; });
 }
 
 // The program issue 13's forgeries edit (tests/store/forged_plans.h): (x * 0.5 + 3).mean(1) * 2

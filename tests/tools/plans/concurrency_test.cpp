@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <chrono>
+#include <fstream>
+
 #include <xxhash.h>
 
 #include "tests/tools/plans/plans_test_util.h"
@@ -60,18 +63,59 @@ TEST(PlansConcurrency, ReadCommandsLeaveTheFileByteIdentical) {
   ExpectReadCommandsLeaveItAlone(copy, dir);
 }
 
+// The engine child publishing until told to stop (the program "stream-until-stopped"):
+// stopped and reaped at the latest when this goes, also when an assertion ends a test early.
+class LiveWriter {
+ public:
+  LiveWriter(const std::string& db, const TempDir& dir) : stop_(dir.File("stop-writing")) {
+    pid_ = StartEngine(db, "stream-until-stopped",
+                       {"EMBER_WORKLOAD=writer", "EMBER_TEST_STOP_FILE=" + stop_});
+  }
+  ~LiveWriter() {
+    if (!reaped_) Stop();
+  }
+  LiveWriter(const LiveWriter&) = delete;
+  LiveWriter& operator=(const LiveWriter&) = delete;
+
+  // Whether it is still running (it ends only when asked, or when it fails).
+  bool Running() {
+    const pid_t done = waitpid(pid_, &status_, WNOHANG);
+    reaped_ = done == pid_;
+    return done == 0;
+  }
+  // Asks it to stop and waits for it; its wait status.
+  int Stop() {
+    std::ofstream(stop_).put('\n');
+    if (!reaped_) reaped_ = waitpid(pid_, &status_, 0) == pid_;
+    return status_;
+  }
+
+ private:
+  std::string stop_;
+  pid_t pid_ = -1;
+  int status_ = 0;
+  bool reaped_ = false;
+};
+
 TEST(PlansConcurrency, ReadCommandsWorkWhileAProcessWrites) {
   TempDir dir;
   const std::string db = dir.File("live.db");
   RunEngine(db, "seed", {"EMBER_WORKLOAD=seed-job"});  // the file exists with a schema
   const int64_t plans_before = Json(PlansOn(db, {"stats", "--json"}))["plans"];
-  const pid_t writer = StartEngine(db, "stream", {"EMBER_WORKLOAD=writer"});
+  // The writer publishes until it is told to stop, not for a fixed time: on a loaded machine a
+  // round of reads (four processes) could outlast a writer that stopped on a clock, and the
+  // reads would then not overlap it at all.
+  LiveWriter writer(db, dir);
   int64_t last_plans = plans_before;
   int rounds = 0;
-  int status = 0;
-  bool exited = false;
-  // Read for as long as the writer publishes (about a second).
-  while (!exited) {
+  int rounds_after_growth = 0;
+  // Read until the reads have seen the writer's plans land, and two rounds more while it goes
+  // on (hits, and new plans until its forty programs repeat). Two minutes is a bound for a
+  // writer that never publishes, not a wait that a slow machine could reach.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  while (rounds_after_growth < 2) {
+    ASSERT_LT(std::chrono::steady_clock::now(), give_up)
+        << "the writer published nothing the reads saw in " << rounds << " rounds";
     ++rounds;
     const PlansRun stats = PlansOn(db, {"stats", "--json"});
     ASSERT_EQ(stats.code, 0) << stats.err;
@@ -84,12 +128,12 @@ TEST(PlansConcurrency, ReadCommandsWorkWhileAProcessWrites) {
     const PlansRun verify = PlansOn(db, {"verify"});
     EXPECT_EQ(verify.code, 0) << verify.out << verify.err;
     EXPECT_EQ(PlansOn(db, {"workloads", "--json"}).code, 0);
-    const pid_t done = waitpid(writer, &status, WNOHANG);
-    ASSERT_NE(done, -1);
-    exited = done == writer;
+    // Every round overlapped the writer: it was running when the round ended.
+    ASSERT_TRUE(writer.Running()) << "the writer ended before it was told to stop";
+    if (last_plans > plans_before) ++rounds_after_growth;
   }
+  const int status = writer.Stop();
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
-  EXPECT_GE(rounds, 2) << "the reads did not overlap the writer";
   const nlohmann::json after = Json(PlansOn(db, {"stats", "--json"}));
   EXPECT_GT(after["plans"].get<int64_t>(), plans_before) << "the writer published nothing";
   EXPECT_EQ(PlansOn(db, {"verify"}).code, 0);
