@@ -418,7 +418,8 @@ class KernelContext::BodyWriter {
     }
     const bool by_output =
         op.kind == FuseOpKind::kClamp || op.kind == FuseOpKind::kConditionalAssign;
-    const bool f = FloatOnly(op.kind) || FloatDomain(by_output ? op.out.dtype : op.args[0].dtype);
+    const bool f = !IntOnly(op.kind) &&
+                   (FloatOnly(op.kind) || FloatDomain(by_output ? op.out.dtype : op.args[0].dtype));
     std::string args[3];
     for (int k = 0; k < FuseOpArity(op.kind); ++k) {
       args[k] =

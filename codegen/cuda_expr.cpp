@@ -49,6 +49,29 @@ bool FloatOnly(FuseOpKind kind) {
   }
 }
 
+bool IntOnly(FuseOpKind kind) {
+  switch (kind) {
+    case FuseOpKind::kBitwiseAnd:
+    case FuseOpKind::kBitwiseOr:
+    case FuseOpKind::kBitwiseXor:
+    case FuseOpKind::kBitwiseLeftShift:
+    case FuseOpKind::kBitwiseRightShift:
+    case FuseOpKind::kBitwiseNot: return true;
+    default: return false;
+  }
+}
+
+namespace {
+
+// An IntOnly op asked for in the float domain: a generator bug (Op in block_emitter.cpp picks
+// the int domain for them).
+[[noreturn]] std::string NoFloatForm(FuseOpKind kind) {
+  throw Error(
+      fmt::format("fused {} takes int operands only; it has no float form", FuseOpKindName(kind)));
+}
+
+}  // namespace
+
 // One lane of `kind` over operand texts x, y, z in the float or the int domain. An exhaustive
 // switch: a new fused op fails to build until it has its CUDA form.
 std::string OpExpr(FuseOpKind kind, bool f, const std::string& x, const std::string& y,
@@ -94,6 +117,19 @@ std::string OpExpr(FuseOpKind kind, bool f, const std::string& x, const std::str
     case FuseOpKind::kGather:
     case FuseOpKind::kSelect:
     case FuseOpKind::kCat: break;
+    // Int-only, over i64, as the CPU's element functions (Note [Bitwise ops],
+    // engine/runtime/cpu/elementwise.cpp); inline, so the prelude (and every stored kernel's
+    // key, tests/codegen/prelude_test.cpp) stays as it is.
+    case FuseOpKind::kBitwiseAnd: return f ? NoFloatForm(kind) : fmt::format("({} & {})", x, y);
+    case FuseOpKind::kBitwiseOr: return f ? NoFloatForm(kind) : fmt::format("({} | {})", x, y);
+    case FuseOpKind::kBitwiseXor: return f ? NoFloatForm(kind) : fmt::format("({} ^ {})", x, y);
+    case FuseOpKind::kBitwiseLeftShift:
+      return f ? NoFloatForm(kind)
+               : fmt::format("((u64){1} < 64ULL ? (i64)((u64){0} << {1}) : (i64)0)", x, y);
+    case FuseOpKind::kBitwiseRightShift:
+      return f ? NoFloatForm(kind)
+               : fmt::format("({0} >> ((u64){1} < 64ULL ? {1} : (i64)63))", x, y);
+    case FuseOpKind::kBitwiseNot: return f ? NoFloatForm(kind) : fmt::format("(~{})", x);
   }
   throw Error(fmt::format("fused {} has no CUDA form", FuseOpKindName(kind)));
 }

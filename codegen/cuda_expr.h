@@ -27,6 +27,9 @@ std::string StoreExpr(DType dtype, const std::string& value);
 // The unary ops that always compute in f32 (engine/runtime/cpu/kernels.h: Abs and Neg keep
 // ints).
 bool FloatOnly(FuseOpKind kind);
+// The ops that always compute in i64: the bitwise ops (Note [Bitwise ops],
+// engine/runtime/cpu/elementwise.cpp).
+bool IntOnly(FuseOpKind kind);
 // One lane of `kind` over operand texts x, y, z in the float (`f`) or the int domain. An
 // exhaustive switch: a new fused op fails to build until it has its CUDA form.
 std::string OpExpr(FuseOpKind kind, bool f, const std::string& x, const std::string& y,

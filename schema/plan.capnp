@@ -13,11 +13,11 @@ $Cxx.namespace("ember::schema");
 
 # The newest version in README.md's log. Blobs do not carry it and readers never branch on it
 # (fields are only appended); it names what a database was written with (kPlanSchemaVersion).
-const schemaVersion :UInt32 = 1;
+const schemaVersion :UInt32 = 2;
 
 # The number of op kinds and dtypes this schema version knows. Tested against kNumOpKinds and
 # kNumDTypes, so that adding an op kind or a dtype fails a test until it is logged in README.md.
-const numOpKinds :UInt16 = 61;
+const numOpKinds :UInt16 = 72;
 const numDTypes :UInt8 = 6;
 
 # --- Relative ops (engine/ir) -----------------------------------------------------------------

@@ -27,8 +27,9 @@
 //     for i32/i64/bool (Note [CPU compute domains], engine/runtime/cpu/convert.h);
 //   * each op computes in the domain of its compute type, as the unfused kernel would: the
 //     lhs's dtype for binary ops and comparisons, the input's for Abs and Neg, the output's
-//     for Clamp and ConditionalAssign, always f32 for the other unary ops (the float math
-//     ops: Exp, Log, ...); Assign converts by the load/store rules of that note (a cast);
+//     for Clamp and ConditionalAssign, always f32 for the float math ops (Exp, Log, ...) and
+//     always i64 for the bitwise ops (Note [Bitwise ops], engine/runtime/cpu/elementwise.cpp);
+//     Assign converts by the load/store rules of that note (a cast);
 //   * each op's result is rounded to its output local's dtype before it is used again
 //     (f16/bf16 round to nearest even, ints wrap or saturate as a store would, bool is != 0),
 //     so a fused chain computes exactly what the same ops unfused store and reload.

@@ -27,7 +27,7 @@ namespace ember {
 // The newest version in schema/README.md's log (tested against schema/plan.capnp). Blobs do
 // not record it and readers never branch on it: fields are only ever appended. It is for the
 // environment fingerprint and for tools that show where a database came from.
-inline constexpr uint32_t kPlanSchemaVersion = 1;
+inline constexpr uint32_t kPlanSchemaVersion = 2;
 
 // Deepest Composed nesting a decoded strategy may have (explorations build two or three).
 inline constexpr int kMaxStrategyDepth = 24;

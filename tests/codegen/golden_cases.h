@@ -111,6 +111,21 @@ inline FuseTrace IntChain() {
                      ir::Unary(OpKind::kCast, Rw(4, s, i), Out(5, s, DType::kF32))});
 }
 
+// Every bitwise op on i32 (Note [Bitwise ops], engine/runtime/cpu/elementwise.cpp), tensor and
+// scalar forms, a broadcast column among the operands: one kernel computing in i64.
+inline FuseTrace BitwiseChain() {
+  ElementWiseFuser f(kUnlimited);
+  const Shape s = {1, 2}, col = {1, 0};
+  const DType i = DType::kI32;
+  return TraceOf(f,
+                 {ir::Binary(OpKind::kBitwiseAnd, Ro(0, s, i), Ro(1, col, i), Out(2, s, i)),
+                  ir::Scalar(OpKind::kBitwiseXorScalar, Rw(2, s, i), P(0), Out(3, s, i)),
+                  ir::Binary(OpKind::kBitwiseLeftShift, Rw(3, s, i), Ro(1, col, i), Out(4, s, i)),
+                  ir::Scalar(OpKind::kBitwiseRightShiftScalar, Rw(4, s, i), P(1), Out(5, s, i)),
+                  ir::Binary(OpKind::kBitwiseOr, Rw(5, s, i), Ro(0, s, i), Out(6, s, i)),
+                  ir::Unary(OpKind::kBitwiseNot, Rw(6, s, i), Out(7, s, i))});
+}
+
 // Five independent chains x_k * 2 + 1 -> exp (ember-lab's "chains" scenario): one kernel of
 // five inputs and five outputs.
 inline FuseTrace FiveChains() {
@@ -234,6 +249,7 @@ inline std::vector<GoldenCase> GoldenCases() {
       {"broadcast_chain", BroadcastChain, {{1, 128}, {2, 256}}},
       {"five_chains", FiveChains, {{1, 256}, {2, 1024}}},
       {"int_chain", IntChain, {{1, 32}, {2, 48}}},
+      {"bitwise_chain", BitwiseChain, {{1, 32}, {2, 48}}},
       {"swap_dims_view", SwapDimsView, {{1, 96}}},
       {"mask_clamp_cast_full", MaskClampCastFull, {{1, 40}}},
       {"softmax", Softmax, {{1, 512}, {2, 4096}}},

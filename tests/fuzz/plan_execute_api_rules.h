@@ -23,6 +23,7 @@ inline int64_t Elements(const Shape& relative) {
 inline bool Known(DType d) { return static_cast<int>(d) < kNumDTypes; }
 inline bool Numeric(DType d) { return Known(d) && d != DType::kBool; }
 inline bool Float(DType d) { return Known(d) && IsFloat(d); }
+inline bool Int(DType d) { return Known(d) && IsInt(d); }
 
 // Numpy broadcasting of relative shapes (aligned on the right; id 0, dim 1, stretches). The
 // dims are an injective function of the ids, so equal ids are exactly equal dims.
@@ -72,6 +73,7 @@ inline bool ApiCouldQueue(const OperationIr& op) {
     case OpKind::kErf: return Float(in[0].dtype) && same(in[0]);
     case OpKind::kAbs:
     case OpKind::kNeg: return Numeric(in[0].dtype) && same(in[0]);
+    case OpKind::kBitwiseNot: return Int(in[0].dtype) && same(in[0]);
     case OpKind::kCast: return in[0].shape == out.shape && in[0].dtype != out.dtype;
     case OpKind::kAdd:
     case OpKind::kSub:
@@ -110,6 +112,19 @@ inline bool ApiCouldQueue(const OperationIr& op) {
       return accepts && in[0].shape == out.shape &&
              out.dtype == (compare ? DType::kBool : in[0].dtype);
     }
+    case OpKind::kBitwiseAnd:
+    case OpKind::kBitwiseOr:
+    case OpKind::kBitwiseXor:
+    case OpKind::kBitwiseLeftShift:
+    case OpKind::kBitwiseRightShift:
+      return Int(in[0].dtype) && in[0].dtype == in[1].dtype && out.dtype == in[0].dtype &&
+             Is(Broadcast(in[0].shape, in[1].shape), out.shape);
+    case OpKind::kBitwiseAndScalar:
+    case OpKind::kBitwiseOrScalar:
+    case OpKind::kBitwiseXorScalar:
+    case OpKind::kBitwiseLeftShiftScalar:
+    case OpKind::kBitwiseRightShiftScalar:
+      return Int(in[0].dtype) && in[0].shape == out.shape && out.dtype == in[0].dtype;
     case OpKind::kClamp: return Numeric(in[0].dtype) && same(in[0]);
     case OpKind::kMaskWhere: {
       if (in[1].dtype != DType::kBool || in[0].dtype != in[2].dtype || out.dtype != in[0].dtype) {

@@ -158,6 +158,50 @@ struct ConditionalAssign {  // MaskWhere's operands: tensor, mask, value
   }
 };
 
+// Note [Bitwise ops]
+// burn's fused bitwise ops (burn-cubecl-fusion's engine/codegen/ir.rs, BitwiseAnd ...
+// BitwiseNot) are Int-only, and so are ember's: the API refuses float and bool tensors
+// (engine/api/tensor_math.cpp). The backends compute them in the i64 domain whatever their
+// operands' dtype (IntOnly below; the CUDA generator's IntOnly, codegen/cuda_expr.h), as the
+// float math ops compute in f32 whatever theirs, so each op has one domain and no other form.
+// Ints are loaded into i64 (Note [CPU compute domains], convert.h) and stored back wrapping, so
+// for And, Or, Xor and Not the i64 result truncated to i32 is the i32 result. A shift's amount
+// is a signed number:
+//   left:  an amount in [0, 64) shifts the unsigned bits (no signed-overflow UB); any other
+//          amount (negative, 64 or more) gives 0;
+//   right: arithmetic (sign-filling); an amount outside [0, 64) shifts by 63, which is the sign
+//          fill (0 or -1).
+// That is NumPy's left_shift and right_shift for int64 (npy_lshift and npy_rshift in numpy's
+// numpy/_core/src/npymath/npy_math_internal.h.src, numpy/core/ before NumPy 2: an amount past
+// the width, or a negative one through the unsigned cast, gives 0 or the sign fill), and for
+// int32 as well: an i32 value shifted left by 32..63 in i64 has its low 32 bits zero, so it
+// wraps to 0, and shifted right by them it is its sign fill already. The CUDA generator writes
+// the same expressions over i64.
+struct BitwiseAnd {
+  EMBER_ELEMENT static int64_t i(int64_t a, int64_t b) { return a & b; }
+};
+struct BitwiseOr {
+  EMBER_ELEMENT static int64_t i(int64_t a, int64_t b) { return a | b; }
+};
+struct BitwiseXor {
+  EMBER_ELEMENT static int64_t i(int64_t a, int64_t b) { return a ^ b; }
+};
+struct BitwiseLeftShift {
+  EMBER_ELEMENT static int64_t i(int64_t a, int64_t b) {
+    return static_cast<uint64_t>(b) < 64
+               ? static_cast<int64_t>(static_cast<uint64_t>(a) << static_cast<uint64_t>(b))
+               : 0;
+  }
+};
+struct BitwiseRightShift {
+  EMBER_ELEMENT static int64_t i(int64_t a, int64_t b) {
+    return a >> (static_cast<uint64_t>(b) < 64 ? b : 63);
+  }
+};
+struct BitwiseNot {
+  EMBER_ELEMENT static int64_t i(int64_t a) { return ~a; }
+};
+
 // The loops, one per arity and domain, plus the repeated right operand (TileOp).
 template <typename Op>
 EMBER_ELEMENT void FloatUnary(F in, float* out, int64_t n) {
@@ -237,6 +281,15 @@ TileOp FloatOnly() {
 }
 // SLEEF's functions pick their own target (vector_math.h): the same function on both.
 TileOp FloatOnly(FloatTileFn fn) { return {Domain::kFloat, fn, nullptr}; }
+// An op that computes in i64 whatever its operands' dtype (Note [Bitwise ops]).
+template <ElementTarget t, typename Op>
+TileOp IntOnly() {
+  if constexpr (requires { Op::i(int64_t{}, int64_t{}); }) {
+    return {Domain::kInt, nullptr, On<t, int64_t, IntBinary<Op>>()};
+  } else {
+    return {Domain::kInt, nullptr, On<t, int64_t, IntUnary<Op>>()};
+  }
+}
 
 template <ElementTarget t>
 TileOp TileOn(FuseOpKind kind, DType dtype) {
@@ -285,6 +338,12 @@ TileOp TileOn(FuseOpKind kind, DType dtype) {
     case FuseOpKind::kGather:
     case FuseOpKind::kSelect:
     case FuseOpKind::kCat: break;
+    case FuseOpKind::kBitwiseAnd: return IntOnly<t, BitwiseAnd>();
+    case FuseOpKind::kBitwiseOr: return IntOnly<t, BitwiseOr>();
+    case FuseOpKind::kBitwiseXor: return IntOnly<t, BitwiseXor>();
+    case FuseOpKind::kBitwiseLeftShift: return IntOnly<t, BitwiseLeftShift>();
+    case FuseOpKind::kBitwiseRightShift: return IntOnly<t, BitwiseRightShift>();
+    case FuseOpKind::kBitwiseNot: return IntOnly<t, BitwiseNot>();
   }
   throw Error(fmt::format("fused {} has no tile function", FuseOpKindName(kind)));
 }

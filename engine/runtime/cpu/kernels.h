@@ -29,13 +29,16 @@ namespace ember::cpu {
 // in the compute domain Note [Fused trace] gives it, picked from `dtype` (the first operand's;
 // the output's for Clamp and ConditionalAssign). Unfused ops (Elementwise) and the fused-trace
 // interpreter (fused_program.cpp) run the same entries, so their results agree bit for bit.
-//   Abs and Neg keep ints in the int domain; the other unary ops always compute in f32.
+//   Abs and Neg keep ints in the int domain; the float math ops (Exp, Log, ...) always compute
+//   in f32.
 //   Ints: wrapping add/sub/mul, division truncating toward zero, remainder with the divisor's
 //   sign, division or remainder by zero -> 0; pow via double. Floats: rem = x - floor(x/y)*y.
 //   Comparisons compute in the lhs's domain and give 1 or 0; NaN compares false (so NaN == NaN
 //   is false).
 //   Clamp: min(max(x, lo), hi), NaN stays NaN.
 //   ConditionalAssign takes MaskWhere's operands (tensor, mask, value): mask ? value : tensor.
+//   The bitwise ops always compute in i64; shifts by an amount outside [0, 64) give 0 (left)
+//   or the sign fill (right) (Note [Bitwise ops], elementwise.cpp).
 // Assign has no entry: it is a conversion (cast.cpp).
 // Its functions are compiled for two targets (Note [Tile function targets], elementwise.cpp)
 // that give the same bits; ElementTile takes ElementTileTarget's.

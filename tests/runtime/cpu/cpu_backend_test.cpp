@@ -203,6 +203,11 @@ Example ExampleFor(OpKind kind, Harness& h) {
   const ScalarIr two = ScalarIr::Float(2);
   auto o = [&](Shape s, DType d = DType::kF32) { return h.Output(s, d); };
   auto bl = [&](Shape s) { return h.Output(s, DType::kBool); };
+  const TensorIr ia = h.Input({2, 2}, DType::kI32, {12, -1, 5, -8});
+  const TensorIr ib = h.Input({2}, DType::kI32, {10, 3});
+  const TensorIr amounts = h.Input({2}, DType::kI32, {1, 2});
+  const ScalarIr six = ScalarIr::Int(6);
+  auto i32 = [&](Shape s) { return h.Output(s, DType::kI32); };
   switch (kind) {
     case OpKind::kInit: return {ir::Init(WithStatus(a, TensorStatus::kNotInit)), {1, 4, 9, 16}};
     case OpKind::kDrop: return {ir::Drop(WithStatus(a, TensorStatus::kReadWrite)), {}};
@@ -279,6 +284,24 @@ Example ExampleFor(OpKind kind, Harness& h) {
     case OpKind::kMean: return {ir::Reduce(kind, a, o({1})), {7.5}};
     case OpKind::kMatmul:
       return {ir::Binary(kind, a, h.Input({2, 1}, DType::kF32, {1, -1}), o({2, 1})), {-3, -7}};
+    // Bitwise ops on i32, a broadcast row of amounts {1, 2} for the tensor shifts.
+    case OpKind::kBitwiseAnd: return {ir::Binary(kind, ia, ib, i32({2, 2})), {8, 3, 0, 0}};
+    case OpKind::kBitwiseAndScalar: return {ir::Scalar(kind, ia, six, i32({2, 2})), {4, 6, 4, 0}};
+    case OpKind::kBitwiseOr: return {ir::Binary(kind, ia, ib, i32({2, 2})), {14, -1, 15, -5}};
+    case OpKind::kBitwiseOrScalar:
+      return {ir::Scalar(kind, ia, ScalarIr::Int(1), i32({2, 2})), {13, -1, 5, -7}};
+    case OpKind::kBitwiseXor: return {ir::Binary(kind, ia, ib, i32({2, 2})), {6, -4, 15, -5}};
+    case OpKind::kBitwiseXorScalar:
+      return {ir::Scalar(kind, ia, ScalarIr::Int(-1), i32({2, 2})), {-13, 0, -6, 7}};
+    case OpKind::kBitwiseLeftShift:
+      return {ir::Binary(kind, ia, amounts, i32({2, 2})), {24, -4, 10, -32}};
+    case OpKind::kBitwiseLeftShiftScalar:
+      return {ir::Scalar(kind, ia, ScalarIr::Int(3), i32({2, 2})), {96, -8, 40, -64}};
+    case OpKind::kBitwiseRightShift:
+      return {ir::Binary(kind, ia, amounts, i32({2, 2})), {6, -1, 2, -2}};
+    case OpKind::kBitwiseRightShiftScalar:
+      return {ir::Scalar(kind, ia, ScalarIr::Int(2), i32({2, 2})), {3, -1, 1, -2}};
+    case OpKind::kBitwiseNot: return {ir::Unary(kind, ia, i32({2, 2})), {-13, 0, -6, 7}};
   }
   return {};
 }
