@@ -62,6 +62,12 @@ void RequireNumeric(const char* op, const Tensor& t) {
   }
 }
 
+void RequireInt(const char* op, const Tensor& t) {
+  if (!IsInt(t.node()->dtype)) {
+    Fail(op, fmt::format("got {}; expected an int tensor (i32 or i64)", Describe(t)));
+  }
+}
+
 void RequireIntIndices(const char* op, const Tensor& indices) {
   if (!IsInt(indices.node()->dtype)) {
     Fail(op, fmt::format("indices are {}; expected an i32 or i64 tensor", Describe(indices)));
@@ -162,14 +168,30 @@ ScalarIr ScalarFor(const char* op, double value, DType dtype) {
   return ScalarIr::Int(static_cast<int64_t>(value));
 }
 
-ScalarIr StoredScalarFor(const char* op, double value, DType dtype) {
-  const ScalarIr scalar = ScalarFor(op, value, dtype);
+namespace {
+
+// A scalar `value` (a double or an int64_t) on a tensor of `dtype`: refused on an i32 tensor
+// when it does not fit i32.
+template <typename T>
+void RequireFitsI32(const char* op, T value, DType dtype) {
   if (dtype == DType::kI32 && (value < INT32_MIN || value > INT32_MAX)) {
     Fail(op, fmt::format("scalar {} on a i32 tensor is outside the i32 range [{}, {}]; expected "
                          "a value that fits (or an i64 tensor)",
                          value, INT32_MIN, INT32_MAX));
   }
+}
+
+}  // namespace
+
+ScalarIr StoredScalarFor(const char* op, double value, DType dtype) {
+  const ScalarIr scalar = ScalarFor(op, value, dtype);
+  RequireFitsI32(op, value, dtype);
   return scalar;
+}
+
+ScalarIr IntScalarFor(const char* op, int64_t value, DType dtype) {
+  RequireFitsI32(op, value, dtype);
+  return ScalarIr::Int(value);
 }
 
 }  // namespace ember::checks

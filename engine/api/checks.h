@@ -27,6 +27,7 @@ void RequireSameDevice(const char* op, const Tensor& a, const Tensor& b);
 void RequireSameDtype(const char* op, const Tensor& a, const Tensor& b);
 void RequireFloat(const char* op, const Tensor& t);
 void RequireNumeric(const char* op, const Tensor& t);  // float or int, not bool
+void RequireInt(const char* op, const Tensor& t);      // i32 or i64
 void RequireIntIndices(const char* op, const Tensor& indices);
 void RequireBoolMask(const char* op, const Tensor& mask);
 // The most elements one tensor may have (2^40): larger shapes are rejected at the API instead
@@ -58,5 +59,9 @@ ScalarIr ScalarFor(const char* op, double value, DType dtype);
 // also fit the dtype, since i64 -> i32 wraps (Note [CPU compute domains]) and 3e9 would be
 // stored as -1294967296. Arithmetic and comparisons compute in i64 and keep ScalarFor.
 ScalarIr StoredScalarFor(const char* op, double value, DType dtype);
+// An int64_t scalar (exact past 2^53, as a double is not) for an op on the int `dtype`; on an
+// i32 tensor it must fit i32, as StoredScalarFor asks (NumPy 2 refuses a Python int past the
+// dtype too). REQUIRES: IsInt(dtype).
+ScalarIr IntScalarFor(const char* op, int64_t value, DType dtype);
 
 }  // namespace ember::checks

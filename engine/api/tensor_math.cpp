@@ -1,4 +1,5 @@
-// ember::Tensor elementwise ops: arithmetic, math functions, comparisons, clamp, masks, casts.
+// ember::Tensor elementwise ops: arithmetic, math functions, comparisons, bitwise ops, clamp,
+// masks, casts.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -16,12 +17,13 @@ using detail::NewOutputIr;
 
 namespace {
 
-enum class Accepts { kFloat, kNumeric, kAny };
+enum class Accepts { kFloat, kNumeric, kInt, kAny };
 
 void RequireAccepts(const char* op, const Tensor& t, Accepts accepts) {
   switch (accepts) {
     case Accepts::kFloat: checks::RequireFloat(op, t); break;
     case Accepts::kNumeric: checks::RequireNumeric(op, t); break;
+    case Accepts::kInt: checks::RequireInt(op, t); break;
     case Accepts::kAny: break;
   }
 }
@@ -73,6 +75,7 @@ EMBER_UNARY(Tanh, kFloat)
 EMBER_UNARY(Erf, kFloat)
 EMBER_UNARY(Abs, kNumeric)
 EMBER_UNARY(Neg, kNumeric)
+EMBER_UNARY(BitwiseNot, kInt)
 #undef EMBER_UNARY
 
 #define EMBER_COMPARE(Name, ACCEPTS)                                                              \
@@ -103,6 +106,30 @@ Tensor RemImpl(Tensor x, Tensor other) {
 Tensor RemScalarImpl(Tensor x, double other) {
   return ScalarImpl("Rem", OpKind::kRemScalar, Accepts::kNumeric, false, std::move(x), other);
 }
+
+// The bitwise ops (Note [Bitwise ops], engine/runtime/cpu/elementwise.cpp): int tensors only;
+// the scalar forms take an exact int64_t (ScalarImpl's double would round a mask past 2^53).
+#define EMBER_BITWISE(Name)                                                                        \
+  Tensor Name##Impl(Tensor x, Tensor other) {                                                      \
+    return BinaryImpl(#Name, OpKind::k##Name, Accepts::kInt, false, std::move(x),                  \
+                      std::move(other));                                                           \
+  }                                                                                                \
+  Tensor Name##ScalarImpl(Tensor x, int64_t other) {                                               \
+    const char* op = #Name;                                                                        \
+    auto s = LiveServer(x, op);                                                                    \
+    checks::RequireInt(op, x);                                                                     \
+    const ScalarIr scalar = checks::IntScalarFor(op, other, x.Dtype());                            \
+    TensorIr a = IntoIr(x);                                                                        \
+    return Emit(s,                                                                                 \
+                ir::Scalar(OpKind::k##Name##Scalar, a, scalar, NewOutputIr(x.Shape(), x.Dtype())), \
+                {&x});                                                                             \
+  }
+EMBER_BITWISE(BitwiseAnd)
+EMBER_BITWISE(BitwiseOr)
+EMBER_BITWISE(BitwiseXor)
+EMBER_BITWISE(BitwiseLeftShift)
+EMBER_BITWISE(BitwiseRightShift)
+#undef EMBER_BITWISE
 
 Tensor ClampImpl(Tensor x, double lo, double hi) {
   const char* op = "Clamp";
@@ -210,6 +237,17 @@ EMBER_DEFINE_METHOD(MaskFill, MaskFillImpl, (Tensor mask, double v), std::move(m
 EMBER_DEFINE_METHOD(Cast, CastImpl, (DType dtype), dtype)
 EMBER_DEFINE_METHOD(Rem, RemImpl, (Tensor other), std::move(other))
 EMBER_DEFINE_METHOD(Rem, RemScalarImpl, (double other), other)
+EMBER_DEFINE_METHOD(BitwiseNot, BitwiseNotImpl, ())
+EMBER_DEFINE_METHOD(BitwiseAnd, BitwiseAndImpl, (Tensor other), std::move(other))
+EMBER_DEFINE_METHOD(BitwiseAnd, BitwiseAndScalarImpl, (int64_t other), other)
+EMBER_DEFINE_METHOD(BitwiseOr, BitwiseOrImpl, (Tensor other), std::move(other))
+EMBER_DEFINE_METHOD(BitwiseOr, BitwiseOrScalarImpl, (int64_t other), other)
+EMBER_DEFINE_METHOD(BitwiseXor, BitwiseXorImpl, (Tensor other), std::move(other))
+EMBER_DEFINE_METHOD(BitwiseXor, BitwiseXorScalarImpl, (int64_t other), other)
+EMBER_DEFINE_METHOD(BitwiseLeftShift, BitwiseLeftShiftImpl, (Tensor amount), std::move(amount))
+EMBER_DEFINE_METHOD(BitwiseLeftShift, BitwiseLeftShiftScalarImpl, (int64_t amount), amount)
+EMBER_DEFINE_METHOD(BitwiseRightShift, BitwiseRightShiftImpl, (Tensor amount), std::move(amount))
+EMBER_DEFINE_METHOD(BitwiseRightShift, BitwiseRightShiftScalarImpl, (int64_t amount), amount)
 
 Tensor operator+(Tensor lhs, Tensor rhs) {
   return ArithImpl("Add", OpKind::kAdd, std::move(lhs), std::move(rhs));

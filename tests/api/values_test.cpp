@@ -129,6 +129,33 @@ TEST(Values, ComparisonsAndMasks) {
   EXPECT_EQ(mask.Equal(a.Lower(2.5)).ToVector<bool>(), (B{false, true, false}));
 }
 
+TEST(Values, BitwiseOps) {
+  using I32 = std::vector<int32_t>;
+  const Tensor a = Tensor::FromVector<int32_t>({12, -1, 5, INT32_MIN}, {4});
+  const Tensor b = Tensor::FromVector<int32_t>({10, 3, -3, -1}, {4});
+  EXPECT_EQ(a.BitwiseAnd(b).ToVector<int32_t>(), (I32{8, 3, 5, INT32_MIN}));
+  EXPECT_EQ(a.BitwiseOr(b).ToVector<int32_t>(), (I32{14, -1, -3, -1}));
+  EXPECT_EQ(a.BitwiseXor(b).ToVector<int32_t>(), (I32{6, -4, -8, INT32_MAX}));
+  EXPECT_EQ(a.BitwiseNot().ToVector<int32_t>(), (I32{-13, 0, -6, INT32_MAX}));
+  EXPECT_EQ(a.BitwiseAnd(6).ToVector<int32_t>(), (I32{4, 6, 4, 0}));
+  EXPECT_EQ(a.BitwiseOr(INT32_MIN).ToVector<int32_t>(),
+            (I32{INT32_MIN + 12, -1, INT32_MIN + 5, INT32_MIN}));
+  EXPECT_EQ(a.BitwiseXor(-1).ToVector<int32_t>(), (I32{-13, 0, -6, INT32_MAX}));
+  // Shifts: a broadcast row of amounts; past the width, 0 to the left and the sign fill to the
+  // right (NumPy's int32 results).
+  const Tensor amounts = Tensor::FromVector<int32_t>({1, 31, 32, -1}, {4});
+  EXPECT_EQ(a.BitwiseLeftShift(amounts).ToVector<int32_t>(), (I32{24, INT32_MIN, 0, 0}));
+  EXPECT_EQ(a.BitwiseRightShift(amounts).ToVector<int32_t>(), (I32{6, -1, 0, -1}));
+  EXPECT_EQ(a.BitwiseLeftShift(3).ToVector<int32_t>(), (I32{96, -8, 40, 0}));
+  EXPECT_EQ(a.BitwiseRightShift(1000).ToVector<int32_t>(), (I32{0, -1, 0, -1}));
+  // An i64 mask past 2^53 keeps every bit (a double would round it).
+  const int64_t mask = (int64_t{1} << 60) + 1;
+  const Tensor c = Tensor::FromVector<int64_t>({-1, 2, INT64_MAX}, {3});
+  EXPECT_EQ(c.BitwiseAnd(mask).ToVector<int64_t>(), (I{mask, 0, mask}));
+  EXPECT_EQ(c.BitwiseLeftShift(63).ToVector<int64_t>(), (I{INT64_MIN, 0, INT64_MIN}));
+  EXPECT_EQ(c.BitwiseRightShift(64).ToVector<int64_t>(), (I{-1, 0, 0}));
+}
+
 TEST(Values, Casts) {
   Tensor a = Tensor::FromVector<float>({-1.7f, 0.0f, 2.5f}, {3});
   EXPECT_EQ(a.Cast(DType::kI32).ToVector<int32_t>(), (std::vector<int32_t>{-1, 0, 2}));

@@ -104,6 +104,8 @@ class Tensor {
   EMBER_TENSOR_UNARY(Cos)
   EMBER_TENSOR_UNARY(Tanh)
   EMBER_TENSOR_UNARY(Erf)
+  // Int tensors only: ~x (docs/API.md, "Bitwise").
+  EMBER_TENSOR_UNARY(BitwiseNot)
   // Sum and mean of all elements, as a tensor of shape [1].
   EMBER_TENSOR_UNARY(Sum)
   EMBER_TENSOR_UNARY(Mean)
@@ -134,6 +136,20 @@ class Tensor {
   // Remainder with the sign of the divisor (Python's %, burn's remainder).
   EMBER_TENSOR_WITH(Rem, Tensor other)
   EMBER_TENSOR_WITH(Rem, double other)
+  // Int tensors (i32, i64) only, like burn's IntOperationIr bitwise ops. A tensor operand
+  // broadcasts and shares the dtype; a scalar is an exact int64_t (on an i32 tensor it must fit
+  // i32). Right shifts are arithmetic; an amount outside [0, 64) gives 0 (left) or the sign
+  // fill (right), as NumPy's left_shift and right_shift do (docs/API.md, "Bitwise").
+  EMBER_TENSOR_WITH(BitwiseAnd, Tensor other)
+  EMBER_TENSOR_WITH(BitwiseAnd, int64_t other)
+  EMBER_TENSOR_WITH(BitwiseOr, Tensor other)
+  EMBER_TENSOR_WITH(BitwiseOr, int64_t other)
+  EMBER_TENSOR_WITH(BitwiseXor, Tensor other)
+  EMBER_TENSOR_WITH(BitwiseXor, int64_t other)
+  EMBER_TENSOR_WITH(BitwiseLeftShift, Tensor amount)
+  EMBER_TENSOR_WITH(BitwiseLeftShift, int64_t amount)
+  EMBER_TENSOR_WITH(BitwiseRightShift, Tensor amount)
+  EMBER_TENSOR_WITH(BitwiseRightShift, int64_t amount)
 
   // --- Shape and data movement ------------------------------------------------------------
   // One dim may be -1 (inferred).
