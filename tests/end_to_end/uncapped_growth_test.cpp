@@ -1,6 +1,13 @@
 // Note [Uncapped growth] (engine/stream/uncapped_growth.h): with no exploration cap, a program
 // that never repeats explores and keeps a plan at every step; the engine says so once, at
 // EMBER_LOG=medium, with the advice `ember-plans explain` gives (issue 40, item 9).
+//
+// The notice is said at the process's kUncappedNotice-th exploration and never again, so a case
+// can only be judged in a process that has not explored before it. Each case therefore runs in
+// a fresh process (this binary again, DISABLED_UncappedGrowthChild): in the test's own process,
+// what ran before it — an earlier case, the same case under --gtest_repeat, a shuffled order —
+// would have spent the count, and the notice could not come (or a "not said" case would check
+// nothing).
 #include <string>
 #include <vector>
 
@@ -12,7 +19,8 @@
 #include "engine/core/config.h"
 #include "engine/core/log.h"
 #include "engine/stream/uncapped_growth.h"
-#include "tests/api/api_test_util.h"
+#include "tests/common/process.h"
+#include "tests/common/temp_dir.h"
 
 namespace ember {
 namespace {
@@ -49,12 +57,36 @@ uint64_t RunNeverRepeating(std::optional<size_t> cap, int programs) {
 
 // The process-wide count is brought near the notice first (NoteUncappedExploration, as the
 // processor calls it), so that a few real programs cross it: a Cat of hundreds of tensors would
-// take minutes to search. Each test runs in its own process (ctest), so the count starts at 0.
+// take minutes to search. The count starts at 0: each case runs in a fresh process.
 void NearTheNotice() {
   for (size_t i = 0; i + 5 < kUncappedNotice; ++i) NoteUncappedExploration();
 }
 
+// Runs DISABLED_UncappedGrowthChild.`name` in a fresh process; fails, with what it printed,
+// unless it ran and passed there.
+void InAFreshProcess(const std::string& name) {
+  test::TempDir dir;
+  const std::string out = dir.File("child.out");
+  const std::string err = dir.File("child.err");
+  const pid_t child = test::SpawnTestChild("DISABLED_UncappedGrowthChild." + name, {},
+                                           {.out_file = out, .err_file = err});
+  const int code = test::WaitChild(child);
+  const std::string printed = test::ReadFile(out);
+  // The case must have run there and passed (a name that matched no test would exit 0 too).
+  EXPECT_TRUE(code == 0 && printed.find("[  PASSED  ] 1 test.") != std::string::npos)
+      << "exit " << code << "\n"
+      << printed << test::ReadFile(err);
+}
+
 TEST(UncappedGrowth, SaidOnceWhenAProgramNeverRepeatsWithoutACap) {
+  InAFreshProcess("SaidOnceWhenAProgramNeverRepeatsWithoutACap");
+}
+
+TEST(UncappedGrowth, NotSaidUnderACap) { InAFreshProcess("NotSaidUnderACap"); }
+
+TEST(UncappedGrowth, NotSaidAtBasic) { InAFreshProcess("NotSaidAtBasic"); }
+
+TEST(DISABLED_UncappedGrowthChild, SaidOnceWhenAProgramNeverRepeatsWithoutACap) {
   NearTheNotice();
   ScopedLogCapture capture(LogLevel::kMedium);
   EXPECT_GE(RunNeverRepeating(std::nullopt, 20), 20u);
@@ -69,14 +101,14 @@ TEST(UncappedGrowth, SaidOnceWhenAProgramNeverRepeatsWithoutACap) {
   EXPECT_EQ(Notices(capture), 1u);
 }
 
-TEST(UncappedGrowth, NotSaidUnderACap) {
+TEST(DISABLED_UncappedGrowthChild, NotSaidUnderACap) {
   NearTheNotice();
   ScopedLogCapture capture(LogLevel::kMedium);
   EXPECT_GE(RunNeverRepeating(size_t{10000}, 20), 20u);
   EXPECT_EQ(Notices(capture), 0u);
 }
 
-TEST(UncappedGrowth, NotSaidAtBasic) {
+TEST(DISABLED_UncappedGrowthChild, NotSaidAtBasic) {
   NearTheNotice();
   ScopedLogCapture capture(LogLevel::kBasic);
   RunNeverRepeating(std::nullopt, 20);
