@@ -242,6 +242,31 @@ TEST(ElementWiseFuser, NegFuses) {
   EXPECT_EQ(neg.status(), FuserStatus::kOpen);
 }
 
+// burn's IntOperationIr bitwise ops fuse (burn-cubecl-fusion's FuseOp::BitwiseAnd ...
+// BitwiseNot): a chain of all eleven op kinds on i32 is one trace, the scalar forms included.
+TEST(ElementWiseFuser, BitwiseOpsFuseIntoOneTrace) {
+  ElementWiseFuser fuser(kUnlimited);
+  const DType i = DType::kI32;
+  const Shape s = {1, 1};
+  const std::vector<OperationIr> ops = {
+      ir::Binary(OpKind::kBitwiseAnd, Ro(0, s, i), Ro(1, s, i), Out(2, s, i)),
+      ir::Scalar(OpKind::kBitwiseAndScalar, Rw(2, s, i), P(0), Out(3, s, i)),
+      ir::Binary(OpKind::kBitwiseOr, Rw(3, s, i), Ro(1, s, i), Out(4, s, i)),
+      ir::Scalar(OpKind::kBitwiseOrScalar, Rw(4, s, i), P(1), Out(5, s, i)),
+      ir::Binary(OpKind::kBitwiseXor, Rw(5, s, i), Ro(0, s, i), Out(6, s, i)),
+      ir::Scalar(OpKind::kBitwiseXorScalar, Rw(6, s, i), P(2), Out(7, s, i)),
+      ir::Binary(OpKind::kBitwiseLeftShift, Rw(7, s, i), Ro(1, s, i), Out(8, s, i)),
+      ir::Scalar(OpKind::kBitwiseLeftShiftScalar, Rw(8, s, i), P(3), Out(9, s, i)),
+      ir::Binary(OpKind::kBitwiseRightShift, Rw(9, s, i), Ro(1, s, i), Out(10, s, i)),
+      ir::Scalar(OpKind::kBitwiseRightShiftScalar, Rw(10, s, i), P(4), Out(11, s, i)),
+      ir::Unary(OpKind::kBitwiseNot, Rw(11, s, i), Out(12, s, i))};
+  for (const OperationIr& op : ops) fuser.Fuse(op);
+  EXPECT_EQ(fuser.len(), ops.size());
+  EXPECT_EQ(fuser.status(), FuserStatus::kOpen);
+  EXPECT_TRUE(fuser.properties().ready);
+  EXPECT_GT(fuser.properties().score, 0u);
+}
+
 // The ReLU-backward mask x.Greater(0).Cast(f32) * g: burn does not fuse across the bool ->
 // float conversion, so the comparison stays alone (score 0) and the conversion closes the fuser.
 TEST(ElementWiseFuser, TheReluBackwardMaskIsNotFusedAcrossItsConversion) {
