@@ -48,7 +48,7 @@ py::handle ErrorTypeFor(std::string_view message) {
   }
   // The dtype checks of engine/api/checks.cpp.
   if (has("dtype") || has("expected a float") || has("expected an i32 or i64 tensor") ||
-      has("expected a bool tensor")) {
+      has("expected an int tensor") || has("expected a bool tensor")) {
     return PyExc_TypeError;
   }
   return PyExc_ValueError;

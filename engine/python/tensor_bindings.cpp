@@ -27,6 +27,7 @@ const Fn& Lookup(const std::map<std::string, Fn, std::less<>>& table, const std:
 using Unary = std::function<Tensor(const Tensor&)>;
 using Binary = std::function<Tensor(const Tensor&, const Tensor&)>;
 using WithScalar = std::function<Tensor(const Tensor&, double)>;
+using WithIntScalar = std::function<Tensor(const Tensor&, int64_t)>;
 using WithDim = std::function<Tensor(const Tensor&, int64_t)>;
 
 const std::map<std::string, Unary, std::less<>>& UnaryOps() {
@@ -42,6 +43,7 @@ const std::map<std::string, Unary, std::less<>>& UnaryOps() {
       {"Cos", [](const Tensor& t) { return t.Cos(); }},
       {"Tanh", [](const Tensor& t) { return t.Tanh(); }},
       {"Erf", [](const Tensor& t) { return t.Erf(); }},
+      {"BitwiseNot", [](const Tensor& t) { return t.BitwiseNot(); }},
   };
   return ops;
 }
@@ -60,6 +62,12 @@ const std::map<std::string, Binary, std::less<>>& BinaryOps() {
       {"LowerEqual", [](const Tensor& a, const Tensor& b) { return a.LowerEqual(b); }},
       {"GreaterEqual", [](const Tensor& a, const Tensor& b) { return a.GreaterEqual(b); }},
       {"Matmul", [](const Tensor& a, const Tensor& b) { return a.Matmul(b); }},
+      {"BitwiseAnd", [](const Tensor& a, const Tensor& b) { return a.BitwiseAnd(b); }},
+      {"BitwiseOr", [](const Tensor& a, const Tensor& b) { return a.BitwiseOr(b); }},
+      {"BitwiseXor", [](const Tensor& a, const Tensor& b) { return a.BitwiseXor(b); }},
+      {"BitwiseLeftShift", [](const Tensor& a, const Tensor& b) { return a.BitwiseLeftShift(b); }},
+      {"BitwiseRightShift",
+       [](const Tensor& a, const Tensor& b) { return a.BitwiseRightShift(b); }},
   };
   return ops;
 }
@@ -80,6 +88,18 @@ const std::map<std::string, WithScalar, std::less<>>& ScalarOps() {
       {"Greater", [](const Tensor& a, double s) { return a.Greater(s); }},
       {"LowerEqual", [](const Tensor& a, double s) { return a.LowerEqual(s); }},
       {"GreaterEqual", [](const Tensor& a, double s) { return a.GreaterEqual(s); }},
+  };
+  return ops;
+}
+
+// Tensor op an exact int64 scalar (the bitwise ops: a double would round a mask past 2^53).
+const std::map<std::string, WithIntScalar, std::less<>>& IntScalarOps() {
+  static const std::map<std::string, WithIntScalar, std::less<>> ops = {
+      {"BitwiseAnd", [](const Tensor& a, int64_t s) { return a.BitwiseAnd(s); }},
+      {"BitwiseOr", [](const Tensor& a, int64_t s) { return a.BitwiseOr(s); }},
+      {"BitwiseXor", [](const Tensor& a, int64_t s) { return a.BitwiseXor(s); }},
+      {"BitwiseLeftShift", [](const Tensor& a, int64_t s) { return a.BitwiseLeftShift(s); }},
+      {"BitwiseRightShift", [](const Tensor& a, int64_t s) { return a.BitwiseRightShift(s); }},
   };
   return ops;
 }
@@ -177,6 +197,12 @@ void BindTensorOps(py::module_& m) {
       "scalar",
       [](const std::string& name, const Tensor& a, double s) {
         return Lookup(ScalarOps(), name, "op")(a, s);
+      },
+      release());
+  m.def(
+      "int_scalar",
+      [](const std::string& name, const Tensor& a, int64_t s) {
+        return Lookup(IntScalarOps(), name, "op")(a, s);
       },
       release());
   m.def(

@@ -11,6 +11,8 @@ process starts warm. docs/API.md lists every name beside its C++ op, and what is
 """
 
 from ._array import Tensor
+from ._bitwise import (bitwise_and, bitwise_invert, bitwise_left_shift, bitwise_or,
+                       bitwise_right_shift, bitwise_xor)
 from ._creation import (arange, asarray, empty, empty_like, eye, from_dlpack, full, full_like,
                         linspace, ones, ones_like, random_normal, random_uniform, zeros,
                         zeros_like)

@@ -176,27 +176,37 @@ class Tensor:
         return _ew.abs(self)
 
     def __invert__(self):
-        if self.dtype != _dtypes.bool:
-            raise TypeError(f"ember: ~ takes a bool tensor here, not {self.dtype.name}")
-        return _ew.logical_not(self)
+        return _bw.bitwise_invert(self)
 
     def __and__(self, other):
-        return _ew.logical_and(self, other)
+        return _bw.bitwise_and(self, other)
 
     def __rand__(self, other):
-        return _ew.logical_and(other, self)
+        return _bw.bitwise_and(other, self)
 
     def __or__(self, other):
-        return _ew.logical_or(self, other)
+        return _bw.bitwise_or(self, other)
 
     def __ror__(self, other):
-        return _ew.logical_or(other, self)
+        return _bw.bitwise_or(other, self)
 
     def __xor__(self, other):
-        return _ew.logical_xor(self, other)
+        return _bw.bitwise_xor(self, other)
 
     def __rxor__(self, other):
-        return _ew.logical_xor(other, self)
+        return _bw.bitwise_xor(other, self)
+
+    def __lshift__(self, other):
+        return _bw.bitwise_left_shift(self, other)
+
+    def __rlshift__(self, other):
+        return _bw.bitwise_left_shift(other, self)
+
+    def __rshift__(self, other):
+        return _bw.bitwise_right_shift(self, other)
+
+    def __rrshift__(self, other):
+        return _bw.bitwise_right_shift(other, self)
 
     def __eq__(self, other):
         return _ew.equal(self, other)
@@ -229,6 +239,7 @@ def wrap(handle):
 
 
 # The functions the operators call; imported last because they import Tensor from here.
+from . import _bitwise as _bw  # noqa: E402
 from . import _elementwise as _ew  # noqa: E402
 from . import _indexing as _index  # noqa: E402
 from . import _manipulation as _m  # noqa: E402
