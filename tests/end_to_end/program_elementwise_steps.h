@@ -197,6 +197,29 @@ class ElementwiseSteps : public ProgramEmitters {
     }
   }
 
+  // An int value (a float one is cast to i32 or i64 first) through one to three of burn's
+  // bitwise ops, with a partner of its dtype or a scalar mask; shifts by 1 to 4, by an amount
+  // outside [0, 64) (0 or the sign fill), or by a partner masked to 0..3; sometimes cast back.
+  void BitwiseStep() {
+    const auto x0 = Pick(IsNumericValue);
+    if (!x0) return;
+    int id = *x0;
+    if (IsFloatValue(Get(id)))
+      id = EmitCast(Tame(id, 1e6), Chance(0.7) ? DType::kI32 : DType::kI64);
+    const int ops = Uniform(1, 3);
+    for (int k = 0; k < ops; ++k) {
+      id = Tame(id, 1e6);
+      const auto op = static_cast<Bit>(Uniform(0, 5));
+      const bool shift = op == Bit::kLeftShift || op == Bit::kRightShift;
+      std::optional<int> other = op != Bit::kNot && Chance(0.4) ? Partner(id) : std::nullopt;
+      if (other && shift) other = EmitBitwise(Bit::kAnd, Tame(*other, 1e6), std::nullopt, 3);
+      const int64_t s = shift ? OneOf<int64_t>({1, 2, 3, 4, -1, 64, 100})
+                              : OneOf<int64_t>({0xff, 0x5a5a, -8, 7, int64_t{1} << 20});
+      id = EmitBitwise(op, id, other, s);
+    }
+    if (Chance(0.5)) EmitCast(Tame(id, 3e4), dtype_);
+  }
+
   void CastStep() {
     const auto x0 = Pick([](const Value&) { return true; });
     if (!x0) return;

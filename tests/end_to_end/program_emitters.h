@@ -26,6 +26,7 @@ class ProgramEmitters : public ProgramPool {
   enum class Un { kExp, kLog, kLog1p, kSqrt, kAbs, kNeg, kRecip, kSin, kCos, kTanh, kErf, kSquare };
   enum class Red { kSum, kMean, kProd, kMax, kMin, kArgMax, kArgMin };
   enum class Cmp { kEqual, kLower, kGreater, kLowerEqual, kGreaterEqual };
+  enum class Bit { kAnd, kOr, kXor, kLeftShift, kRightShift, kNot };
 
   // --- Emitters: one op each, bounds by interval arithmetic unless `known` -----------------
   int EmitUnary(Un op, int x_id, Live live = Live::kRandom) {
@@ -158,6 +159,66 @@ class ProgramEmitters : public ProgramPool {
     const std::string expr =
         scalar_left ? Num(s) + " " + op + " " + x.text : x.text + " " + op + " " + Num(s);
     return Emit(std::move(t), expr, out);
+  }
+
+  // One of burn's integer bitwise ops (Note [Bitwise ops], engine/runtime/cpu/elementwise.cpp)
+  // on an int value and `other` (its dtype; it broadcasts) or the scalar `s`. The bounds hold
+  // for a left shift by at most 4 or by an amount outside [0, 64) (which gives 0).
+  int EmitBitwise(Bit op, int x_id, std::optional<int> other_id, int64_t s) {
+    Arg x = Use(x_id);
+    std::optional<Arg> other;
+    if (other_id && op != Bit::kNot) other = Use(*other_id);
+    const Range r = x.range;
+    const Range o = other ? other->range : Range{static_cast<double>(s), static_cast<double>(s)};
+    // And, Or and Xor of numbers in [-2^k, 2^k) stay there.
+    const double b = std::exp2(std::ceil(std::log2(std::max(r.Mag(), o.Mag()) + 1)));
+    Range out{-b, b - 1};
+    Tensor t;
+    std::string name;
+    switch (op) {
+      case Bit::kAnd:
+        name = "BitwiseAnd";
+        t = other ? std::move(x.t).BitwiseAnd(std::move(other->t)) : std::move(x.t).BitwiseAnd(s);
+        // A non-negative operand keeps the result within [0, its bound].
+        if (r.lo >= 0 || o.lo >= 0) {
+          out = {0, std::min(r.lo >= 0 ? r.hi : o.hi, o.lo >= 0 ? o.hi : r.hi)};
+        }
+        break;
+      case Bit::kOr:
+        name = "BitwiseOr";
+        t = other ? std::move(x.t).BitwiseOr(std::move(other->t)) : std::move(x.t).BitwiseOr(s);
+        break;
+      case Bit::kXor:
+        name = "BitwiseXor";
+        t = other ? std::move(x.t).BitwiseXor(std::move(other->t)) : std::move(x.t).BitwiseXor(s);
+        break;
+      case Bit::kLeftShift: {
+        name = "BitwiseLeftShift";
+        t = other ? std::move(x.t).BitwiseLeftShift(std::move(other->t))
+                  : std::move(x.t).BitwiseLeftShift(s);
+        // Amounts in [0, 64) multiply by up to 2^hi; the others give 0.
+        const bool some_in = o.hi >= 0 && o.lo < 64;
+        const double f = std::exp2(std::min(o.hi, 63.0));
+        out = some_in ? Range{std::min({0.0, r.lo, r.lo * f}), std::max({0.0, r.hi, r.hi * f})}
+                      : Range{0, 0};
+        break;
+      }
+      case Bit::kRightShift:
+        name = "BitwiseRightShift";
+        t = other ? std::move(x.t).BitwiseRightShift(std::move(other->t))
+                  : std::move(x.t).BitwiseRightShift(s);
+        out = {std::min(0.0, r.lo), std::max(0.0, r.hi)};  // toward 0, or -1 for negatives
+        break;
+      case Bit::kNot:
+        name = "BitwiseNot";
+        t = std::move(x.t).BitwiseNot();
+        out = {-r.hi - 1, -r.lo - 1};
+        break;
+    }
+    const std::string operand = other             ? ", " + other->text
+                                : op == Bit::kNot ? ""
+                                                  : ", " + std::to_string(s);
+    return Emit(std::move(t), name + "(" + x.text + operand + ")", out);
   }
 
   int EmitReduce(Red op, int x_id, int64_t dim, Live live = Live::kRandom) {

@@ -173,9 +173,10 @@ class RandomProgram : public IndexedSteps {
       kMatmul,
       kDrop,
       kRead,
-      kIndexed
+      kIndexed,
+      kBitwise
     };
-    const int kind = Weighted({18, 16, 10, 7, 4, 6, 6, 12, 5, 4, 9, 4, 2, 7});
+    const int kind = Weighted({18, 16, 10, 7, 4, 6, 6, 12, 5, 4, 9, 4, 2, 7, 4});
     switch (kind) {
       case kUnary: UnaryStep(); break;
       case kBinary: BinaryStep(); break;
@@ -193,6 +194,7 @@ class RandomProgram : public IndexedSteps {
         if (s + 1 < steps && result_.outputs.size() < 2) MidRead();
         break;
       case kIndexed: IndexedStep(); break;
+      case kBitwise: BitwiseStep(); break;
     }
   }
 
