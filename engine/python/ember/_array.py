@@ -2,8 +2,9 @@
 
 Every operation queues ember ops on the calling thread's stream and returns at once; values are
 computed when they are read (`np.asarray(t)`, `t.tolist()`, `float(t)`, DLPack) or at
-`ember.sync()`, exactly as ToVector and Sync in C++. A Tensor is immutable: there is no
-`__setitem__` (docs/API.md, "Python").
+`ember.sync()`, exactly as ToVector and Sync in C++. ember's tensors are values: `t[key] = v`
+makes the object hold a new tensor with those elements replaced (Note [Assignment by rebinding],
+_indexing.py); slices taken before, and exports, keep the old values.
 """
 
 import builtins
@@ -230,8 +231,9 @@ class Tensor:
         return _index.getitem(self, key)
 
     def __setitem__(self, key, value):
-        raise TypeError("ember: tensors are immutable (ember queues values, it never writes "
-                        "one in place); build a new one, e.g. with ember.where")
+        # A new tensor with the elements replaced, which this object then holds (Note
+        # [Assignment by rebinding], _indexing.py): what held the old tensor keeps its values.
+        self._t = _index.setitem(self, key, value)._t
 
 
 def wrap(handle):

@@ -90,3 +90,118 @@ def getitem(x, key):
     if list(x.shape) != shape:
         t = _ember.reshape(t, shape)
     return Tensor(t)
+
+
+# --- Assignment (`t[key] = value`) --------------------------------------------------------
+# Note [Assignment by rebinding]
+# ember's tensors are values: a queued op never writes another's memory. `t[key] = value`
+# therefore computes the tensor with those elements replaced, `where(mask, spread, t)`, and the
+# Tensor object `t` takes it (Tensor.__setitem__ rebinds its handle). What held the old tensor
+# keeps the old values: a slice taken before (`s = t[1:3]`), an exported DLPack capsule, another
+# name bound to it by `u = t` sees the new one (the same object). NumPy's views would see the
+# write; the standard leaves writes through views unspecified (Copy-view behaviour and
+# mutability), and JAX's `.at[key].set` is this same computation.
+#
+# `spread` is `value` broadcast to the indexed region and then moved to its positions one dim at
+# a time with Select (an index per position of the dim: the region entry that lands there, 0
+# where none does; a repeated index keeps the last value, as NumPy's assignment does), and `mask`
+# is the product of one 0/1 row per dim that the key does not take whole. Everything is queued as
+# ordinary ops (Full, Expand, Reshape, Select, Mul, Equal, MaskWhere), so it fuses like any
+# other program; only a 1-D int tensor key is read back (to check its range, as getitem does).
+
+
+def _positions(k, n, dim):
+    """The positions of a dim of size n that key entry k names, in the key's order, and whether
+    the dim stays in the indexed view."""
+    if isinstance(k, slice):
+        return list(range(*k.indices(n))), True
+    if isinstance(k, bool) or not (isinstance(k, int) or hasattr(k, "__index__")):
+        raise IndexError(f"ember: index {k!r} on dim {dim} is not an int, a slice, ... or None "
+                         "(or one 1-D int or bool tensor: docs/API.md, 'Python')")
+    i = k.__index__()
+    if not -n <= i < n:
+        raise IndexError(f"ember: index {i} is out of range for dim {dim} of size {n}")
+    return [i % n], False
+
+
+def _value_for(x, value, shape):
+    """`value` as a tensor of x's dtype and device broadcast to `shape` (a ValueError when it
+    does not broadcast, as NumPy's)."""
+    from . import _creation, _manipulation
+    if isinstance(value, Tensor):
+        if value.device != x.device:
+            raise ValueError(f"ember: assigning a tensor on {value.device} into one on "
+                             f"{x.device}; move it first (to_device)")
+        _check_broadcasts(value, shape)
+        v = value if value.dtype == x.dtype else _manipulation.astype(value, x.dtype)
+        return _manipulation.broadcast_to(v, shape)
+    if isinstance(value, (bool, int, float)) or hasattr(value, "__index__") or (
+            hasattr(value, "__float__") and not hasattr(value, "__len__")):
+        return _creation.full(tuple(shape), value, dtype=x.dtype, device=x.device)
+    return _value_for(x, _creation.asarray(value, dtype=x.dtype, device=x.device), shape)
+
+
+def _check_broadcasts(value, shape):
+    vshape = list(value.shape) if isinstance(value, Tensor) else list(np.shape(value))
+    if len(vshape) > len(shape) or any(
+            v not in (1, s) for v, s in zip(vshape[::-1], shape[::-1])):
+        raise ValueError(f"ember: a value of shape {tuple(vshape)} does not broadcast to the "
+                         f"indexed shape {tuple(shape)}")
+
+
+def setitem(x, key, value):
+    """The tensor that `x[key] = value` leaves in x (Note [Assignment by rebinding])."""
+    from . import _dtypes, _elementwise
+    if isinstance(key, Tensor) and key.dtype == _dtypes.bool:
+        if list(key.shape) != list(x.shape):
+            raise IndexError(f"ember: a bool index of shape {tuple(key.shape)} on a tensor of "
+                             f"shape {tuple(x.shape)}; expected the same shape")
+        if key.device != x.device:
+            raise ValueError(f"ember: a bool index on {key.device} for a tensor on {x.device}")
+        return _elementwise.where(key, _value_for(x, value, x.shape), x)
+    if isinstance(key, Tensor):
+        if key.dtype.kind != "i" or key.ndim != 1:
+            raise IndexError(f"ember: a tensor index must be a 1-D int or a bool tensor, not "
+                             f"{key.ndim}-D {key.dtype.name}")
+        if x.ndim == 0:
+            raise IndexError("ember: a tensor index on a 0-d tensor")
+        checked = np.asarray(_checked_indices(key, x.shape[0]))
+        taken = [[int(i) for i in checked]] + [list(range(n)) for n in x.shape[1:]]
+        view = [len(checked)] + list(x.shape[1:])
+    else:
+        taken, view, dim = [], [], 0
+        for k in _expand_key(key, x.ndim):
+            if k is None:
+                view.append(1)
+                continue
+            positions, keep = _positions(k, x.shape[dim], dim)
+            taken.append(positions)
+            if keep:
+                view.append(len(positions))
+            dim += 1
+        if any(not p for p in taken):
+            _check_broadcasts(value, view)  # as NumPy does, though nothing is assigned
+            return x
+    region = [len(p) for p in taken]
+    spread = _value_for(x, value, view)
+    if list(spread.shape) != region:
+        spread = Tensor(_ember.reshape(spread._t, region))
+    mask = None
+    for d, positions in enumerate(taken):
+        n = x.shape[d]
+        if positions == list(range(n)):
+            continue  # the whole dim, in order
+        source = np.zeros(n, np.int32)
+        hit = np.zeros(n, np.int32)
+        for k, p in enumerate(positions):
+            source[p] = k  # a repeated position keeps its last entry
+            hit[p] = 1
+        index = Tensor(_ember.from_buffer(source, [n], _dtypes.int32.code, x.device))
+        spread = Tensor(_ember.select(spread._t, d, index._t))
+        row = [1] * x.ndim
+        row[d] = n
+        part = Tensor(_ember.from_buffer(hit, row, _dtypes.int32.code, x.device))
+        mask = part if mask is None else _elementwise.multiply(mask, part)
+    if mask is None:
+        return spread  # every element replaced
+    return _elementwise.where(_elementwise.equal(mask, 1), spread, x)
