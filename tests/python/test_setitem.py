@@ -97,6 +97,23 @@ def test_a_value_of_another_dtype_is_cast_as_numpy_casts(x):
     check(t, want, rtol=0, atol=0)
 
 
+def test_numpy_arrays_lists_and_numpy_scalars_are_values(x):
+    want = x.copy()
+    want[1:3, 0, :] = np.arange(7)
+    want[0, 0] = [1, 2, 3, 4, 5, 6, 7]
+    want[4] = np.float32(0.5)
+    t = ember.asarray(x)
+    t[1:3, 0, :] = np.arange(7)
+    t[0, 0] = [1, 2, 3, 4, 5, 6, 7]
+    t[4] = np.float32(0.5)
+    check(t, want, rtol=0, atol=0)
+    with pytest.raises(ValueError, match="broadcast"):
+        t[0] = np.ones(5)
+    ti = ember.asarray(np.arange(6, dtype=np.int32))
+    with pytest.raises(TypeError, match="whole number"):
+        ti[0] = 2.5  # NumPy truncates; ember refuses a fractional int, as full does
+
+
 def test_a_0d_tensor_takes_a_value():
     t = ember.asarray(np.float32(3))
     t[()] = 5.0

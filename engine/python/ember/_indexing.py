@@ -135,9 +135,9 @@ def _value_for(x, value, shape):
         _check_broadcasts(value, shape)
         v = value if value.dtype == x.dtype else _manipulation.astype(value, x.dtype)
         return _manipulation.broadcast_to(v, shape)
-    if isinstance(value, (bool, int, float)) or hasattr(value, "__index__") or (
-            hasattr(value, "__float__") and not hasattr(value, "__len__")):
+    if isinstance(value, (bool, int, float, np.generic)):  # Python and NumPy scalars
         return _creation.full(tuple(shape), value, dtype=x.dtype, device=x.device)
+    _check_broadcasts(value, shape)  # lists and NumPy arrays, as NumPy's shapes
     return _value_for(x, _creation.asarray(value, dtype=x.dtype, device=x.device), shape)
 
 
