@@ -167,6 +167,82 @@ Status DeleteRows(SqlSession& sql, std::string_view table, const std::vector<int
   return Status::Ok();
 }
 
+// Note [Gc beside live writers]
+// On a server, writers run beside gc and lock the plan rows they write to in their own order
+// (a trigger's plan, FOR UPDATE: PlanRepository::ResolvePlanRow; a plan published again; the
+// plans whose hits they count), while gc's deletes locked the rows they remove one by one, in
+// id order. Each side could come to hold a row the other waited for: a deadlock, which the
+// server breaks only after its deadlock_timeout (a second) by failing one of them. gc, whose
+// transaction spans every row it removes, was the one failed as often as not, and with writers
+// busy each of its retries (pg::Connection::Transaction) deadlocked again until gc itself
+// failed. So gc first locks the rows it chose without waiting (SqlSession::SkipLockedClause): a
+// plan or kernel that a writer's transaction holds at that moment is in use and is kept, for a
+// later gc; then it deletes only rows it holds. A writer that waits for one of them finds it
+// gone once gc commits, and stores the plan again (Note [Plans gc removed],
+// store/repository/plan_writer.h). The engine writes the rows a plan's delete cascades to
+// (triggers, usage, kernel links) only under a lock on the plan, so gc never waits for a writer
+// there either; the one exception, a kernel replaced in place whose link to its first plan gc
+// clears, is left to the retries. On a SQLite file the write transaction excludes every writer:
+// nothing is skipped.
+
+// Keeps in *ids the rows of `table` that this transaction locked without waiting (Note [Gc
+// beside live writers]): all of them on a SQLite file, and none that is gone meanwhile.
+Status KeepLockable(SqlSession& sql, std::string_view table, std::vector<int64_t>* ids) {
+  const std::string_view skip_locked = sql.SkipLockedClause();
+  if (skip_locked.empty()) return Status::Ok();
+  const std::string statement =
+      fmt::format("SELECT id FROM {} WHERE id = ?1{}", table, skip_locked);
+  const std::string what = fmt::format("locking the {} gc removes", table);
+  std::vector<int64_t> held;
+  for (const int64_t id : *ids) {
+    bool locked = false;
+    if (Status s =
+            sql.Query(statement, {SqlValue(id)}, what, [&](const SqlRow&) { locked = true; });
+        !s.ok()) {
+      return s;
+    }
+    if (locked) held.push_back(id);
+  }
+  *ids = std::move(held);
+  return Status::Ok();
+}
+
+// Drops from report->evicted the plans a live writer holds (Note [Gc beside live writers]):
+// they stay, and their bytes with them.
+Status HoldEvictions(SqlSession& sql, GcReport* report) {
+  std::vector<int64_t> ids;
+  for (const GcEviction& e : report->evicted) ids.push_back(e.plan.id);
+  if (Status s = KeepLockable(sql, "plans", &ids); !s.ok()) return s;
+  const std::set<int64_t> held(ids.begin(), ids.end());
+  std::vector<GcEviction> evicted;
+  for (GcEviction& e : report->evicted) {
+    if (held.contains(e.plan.id)) {
+      evicted.push_back(std::move(e));
+    } else {
+      report->bytes_after += e.plan.bytes;
+    }
+  }
+  report->evicted = std::move(evicted);
+  return Status::Ok();
+}
+
+// The same for report->kernels_removed.
+Status HoldKernelRemovals(SqlSession& sql, GcReport* report) {
+  std::vector<int64_t> ids;
+  for (const GcKernelRemoval& k : report->kernels_removed) ids.push_back(k.id);
+  if (Status s = KeepLockable(sql, "kernels", &ids); !s.ok()) return s;
+  const std::set<int64_t> held(ids.begin(), ids.end());
+  std::vector<GcKernelRemoval> removed;
+  report->kernel_bytes_removed = 0;
+  for (GcKernelRemoval& k : report->kernels_removed) {
+    if (!held.contains(k.id)) continue;
+    report->kernel_bytes_removed += k.bytes;
+    removed.push_back(std::move(k));
+  }
+  report->kernels_removed = std::move(removed);
+  return Status::Ok();
+}
+
 // The device facts whose environment row is gone: counted into *report, and deleted unless
 // `dry_run`. Nothing before schema 5 (no such table).
 Status RemoveOrphanFacts(SqlSession& sql, int schema_version, bool dry_run, GcReport* report) {
@@ -223,7 +299,14 @@ Status CollectGarbage(PlanRepository& repo, const GcOptions& options, GcReport* 
     std::vector<GcCandidate> candidates;
     if (Status s = ReadCandidates(sql, options, &candidates); !s.ok()) return s;
     *report = SelectPlansToEvict(std::move(candidates), options, NowUnixMillis());
+    // Before the kernels: a plan kept because a writer holds it keeps its kernels too.
+    if (!options.dry_run) {
+      if (Status s = HoldEvictions(sql, report); !s.ok()) return s;
+    }
     if (Status s = SelectKernels(sql, options, report); !s.ok()) return s;
+    if (!options.dry_run) {
+      if (Status s = HoldKernelRemovals(sql, report); !s.ok()) return s;
+    }
     if (Status s = RemoveRecipesOfGoneKernels(sql, repo.schema_version(), options.dry_run, report);
         !s.ok()) {
       return s;

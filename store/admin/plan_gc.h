@@ -128,13 +128,15 @@ std::vector<GcKernelRemoval> SelectKernelsToRemove(const std::vector<KernelRecor
                                                    std::optional<EnvironmentRowId> environment);
 
 // Reads the candidates, asks options.protected_plan_keys (its error is returned and nothing is
-// evicted), selects the plans and then the kernels, and (unless dry_run) deletes the chosen
-// plans — their triggers, plan usage and kernel links go with them (ON DELETE CASCADE) — the
-// chosen kernels, the graph recipes that launch a kernel no longer stored and the device facts
-// of environments that are gone, all in one write
-// transaction, so a plan or kernel published meanwhile is
-// either seen or untouched. On a SQLite file or a PostgreSQL server alike (repo.sql()); on a
-// server, options.protected_plan_keys can only speak for the segments of the host gc runs on
+// evicted), selects the plans and then the kernels, and (unless dry_run) deletes the chosen plans —
+// their triggers, plan usage and kernel links go with them (ON DELETE CASCADE) — the chosen
+// kernels, the graph recipes that launch a kernel no longer stored and the device facts of
+// environments that are gone, all in one write transaction, so a plan or kernel published meanwhile
+// is either seen or untouched. On a server, a chosen plan or kernel that a live writer's
+// transaction holds at that moment is kept, for a later gc, rather than waited for (Note [Gc beside
+// live writers], plan_gc.cpp): it is not in report->evicted (or kernels_removed), and its bytes
+// count in bytes_after. On a SQLite file or a PostgreSQL server alike (repo.sql()); on a server,
+// options.protected_plan_keys can only speak for the segments of the host gc runs on
 // (docs/PLAN_DATABASE.md). REQUIRES: `repo` writable unless options.dry_run.
 Status CollectGarbage(PlanRepository& repo, const GcOptions& options, GcReport* report);
 

@@ -34,6 +34,7 @@ class PgSqlSession final : public SqlSession {
   Status ReadTransaction(std::string_view what, const std::function<Status()>& body) override;
   Status WriteTransaction(std::string_view what, const std::function<Status()>& body) override;
   std::string_view RowLockClause() const override { return " FOR UPDATE"; }
+  std::string_view SkipLockedClause() const override { return " FOR UPDATE SKIP LOCKED"; }
   // pg_total_relation_size of the plan store's tables in the current schema.
   Status StoredBytes(int64_t* out) override;
 

@@ -93,6 +93,10 @@ class SqlSession {
   // commit: " FOR UPDATE" on a server, where writers run side by side; "" on a SQLite file,
   // whose write transaction already excludes every other writer.
   virtual std::string_view RowLockClause() const { return ""; }
+  // The same, but a row another transaction holds is left out of the result instead of waited
+  // for (Note [Gc beside live writers], store/admin/plan_gc.cpp): " FOR UPDATE SKIP LOCKED" on
+  // a server; "" on a SQLite file, where no other transaction can hold a row meanwhile.
+  virtual std::string_view SkipLockedClause() const { return ""; }
 
   // How much the database takes where it is stored: the SQLite file's pages (without its WAL),
   // or the server's tables of the plan store with their indexes and TOAST.

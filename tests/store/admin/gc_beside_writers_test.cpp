@@ -4,6 +4,7 @@
 // never lands on the wrong plan; a repaired quarantined row keeps only triggers that validate;
 // and one failed batch never stops the batches after it.
 #include <atomic>
+#include <chrono>
 #include <string>
 #include <thread>
 #include <vector>
@@ -172,7 +173,14 @@ TEST_P(GcBesideWriters, GcInALoopBesideFourWritersLeavesEveryPlanFindable) {
     }
   });
   // Writer w finds the plans of kinds w .. w+3 (each kind is found by several writers): it
-  // publishes them, hits them, and appends a trigger to each every round.
+  // publishes them, hits them, and appends a trigger to each every round. Every writer runs
+  // kRounds rounds and goes on until gc has removed a plan: on a loaded machine gc's passes
+  // could all fall before the first publication or after the last round, and then nothing here
+  // would run beside gc. The deadline is for a gc that never removes anything, which fails below.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  auto more = [&](int round) {
+    return round < kRounds || (evicted.load() == 0 && std::chrono::steady_clock::now() < give_up);
+  };
   std::vector<std::unique_ptr<PlanWriter>> writers;
   for (int w = 0; w < kWriters; ++w) writers.push_back(Writer());
   auto kind_of = [](int w, int j) { return kKinds[(w + j) % kKinds.size()]; };
@@ -181,7 +189,7 @@ TEST_P(GcBesideWriters, GcInALoopBesideFourWritersLeavesEveryPlanFindable) {
     threads.emplace_back([&, w] {
       PlanWriter& writer = *writers[w];
       for (int j = 0; j < 4; ++j) writer.Publish(j, {OneOpPlan(kind_of(w, j)), {OnSync()}, {}});
-      for (int round = 0; round < kRounds; ++round) {
+      for (int round = 0; more(round); ++round) {
         for (int j = 0; j < 4; ++j) {
           writer.Hit(j);
           writer.AppendTrigger(j, round % 2 == 0 ? Always() : OnSync());
