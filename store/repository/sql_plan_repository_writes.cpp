@@ -33,37 +33,40 @@ Status SqlPlanRepository::WritePlanRow(EnvironmentRowId environment, const NewPl
                                        int64_t now, InsertResult* result) {
   const Blob key = PlanKeyBytes(plan.plan_key);
   const std::vector<SqlValue> columns = ValuesOf(ColumnsOf(environment, plan, key, now));
-  // On a server, a concurrent insert of the same key makes this one wait for its commit, then
-  // do nothing.
-  const std::string insert =
-      AnnouncingPlanInsert(fmt::format("{} ON CONFLICT (environment_id, plan_key) DO NOTHING "
-                                       "RETURNING id, environment_id, first_op_hash, plan_key",
-                                       kInsertPlanColumns));
-  const std::string select_existing = fmt::format(
-      "SELECT id, status, ops_blob FROM plans WHERE environment_id = ?1 AND plan_key = ?2{}",
-      sql().RowLockClause());
-  // The row that conflicted may be gone by the time it is read (a gc on a server committed in
-  // between): then the insert is tried again, a few times.
+  // A row of the same key is locked, not changed (the update's WHERE is false: ON CONFLICT DO
+  // UPDATE locks the row it considers whether or not it updates it), and RETURNING gives only a
+  // row inserted. On a server, an uncommitted insert of the same key makes this one wait for
+  // its commit; a row that a gc holds is waited for too, and once gc deleted it, this one is
+  // inserted. With DO NOTHING the row was not locked: a gc could delete it between the insert
+  // and the select below, which then found no plan of the key at all, and a loop of gc beside
+  // writers could do so at every try (Note [Gc beside live writers], store/admin/plan_gc.cpp).
+  // On a SQLite file the write transaction excludes every other writer either way.
+  const std::string insert = AnnouncingPlanInsert(
+      fmt::format("{} ON CONFLICT (environment_id, plan_key) DO UPDATE SET status = plans.status "
+                  "WHERE false RETURNING id, environment_id, first_op_hash, plan_key",
+                  kInsertPlanColumns));
+  std::optional<PlanRowId> inserted;
+  if (Status s = sql().Query(insert, columns, "inserting a plan",
+                             [&](const SqlRow& row) { inserted = row.Int64(0); });
+      !s.ok()) {
+    return s;
+  }
+  if (inserted.has_value()) {
+    *result = {*inserted, InsertOutcome::kInserted};
+    return Status::Ok();
+  }
+  // Already locked by the insert; the lock clause only says so.
   std::optional<ExistingPlan> existing;
-  for (int attempt = 0; attempt < 4 && !existing.has_value(); ++attempt) {
-    std::optional<PlanRowId> inserted;
-    if (Status s = sql().Query(insert, columns, "inserting a plan",
-                               [&](const SqlRow& row) { inserted = row.Int64(0); });
-        !s.ok()) {
-      return s;
-    }
-    if (inserted.has_value()) {
-      *result = {*inserted, InsertOutcome::kInserted};
-      return Status::Ok();
-    }
-    if (Status s = sql().Query(select_existing, {SqlValue(int64_t{environment}), SqlValue(key)},
-                               "reading the existing plan",
-                               [&](const SqlRow& row) {
-                                 existing = {row.Int64(0), row.Text(1), row.Blob(2)};
-                               });
-        !s.ok()) {
-      return s;
-    }
+  if (Status s = sql().Query(
+          fmt::format("SELECT id, status, ops_blob FROM plans WHERE environment_id = ?1 AND "
+                      "plan_key = ?2{}",
+                      sql().RowLockClause()),
+          {SqlValue(int64_t{environment}), SqlValue(key)}, "reading the existing plan",
+          [&](const SqlRow& row) {
+            existing = {row.Int64(0), row.Text(1), row.Blob(2)};
+          });
+      !s.ok()) {
+    return s;
   }
   if (!existing.has_value()) {
     return Status::Corruption(fmt::format(
