@@ -9,6 +9,16 @@
 // Threading: one ParallelFor at a time (the backend is called under its server's lock). A
 // ParallelFor issued from inside a chunk runs inline, so kernels may nest without deadlock or
 // oversubscription. fn must not throw.
+//
+// Note [Spinning workers]
+// A step of a model runs one ParallelFor after another, each a few microseconds of work, and
+// a sleeping worker costs a futex wake to start (the caller's notify) and another to report
+// back (its notify of the waiting caller): on the 2-core VM of docs/BENCHMARKS.md the
+// scheduler's wake-up path was a quarter of softmax's time at 2^16 elements (issue 47). So a
+// worker that finishes a job watches for the next one for kSpin before it sleeps, and a caller
+// whose chunks are done watches for the workers' for kSpin before it sleeps; the other side
+// notifies only whoever is asleep. Who computes which chunk is unchanged (chunk boundaries
+// depend on n and grain alone), so results are too; an idle pool sleeps after kSpin.
 #pragma once
 
 #include <atomic>
@@ -47,6 +57,8 @@ class ThreadPool {
     std::atomic<int64_t> next_chunk{0};
     int64_t finished_chunks = 0;  // guarded by mu_
     int active_workers = 0;       // guarded by mu_
+    // Set (under mu_) once every chunk has run and no worker is inside: the caller watches it.
+    std::atomic<bool> done{false};
   };
 
   void WorkerLoop();
@@ -58,8 +70,12 @@ class ThreadPool {
   std::condition_variable work_cv_;  // workers wait for a new job or shutdown
   std::condition_variable done_cv_;  // the caller waits for its job to finish
   Job* job_ = nullptr;
-  uint64_t generation_ = 0;  // bumped per job, so a worker joins each job at most once
-  bool shutdown_ = false;
+  // Bumped per job (under mu_), so a worker joins each job at most once; read without mu_ by
+  // spinning workers (Note [Spinning workers]).
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<bool> shutdown_{false};  // written under mu_
+  int sleeping_workers_ = 0;           // guarded by mu_
+  bool caller_sleeping_ = false;       // guarded by mu_
 };
 
 }  // namespace ember::cpu
