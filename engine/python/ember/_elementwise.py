@@ -295,7 +295,32 @@ def reciprocal(x):
 
 
 # --- Comparisons and logic --------------------------------------------------------------
+# For each comparison `t OP s` of an int tensor with a Python int s beyond its dtype: the
+# answer when s is above the dtype's range, and when it is below.
+_BEYOND = {"Equal": (False, False), "Lower": (True, False), "LowerEqual": (True, False),
+           "Greater": (False, True), "GreaterEqual": (False, True)}
+
+
+def _compare_beyond(name, flipped, x1, x2):
+    """The comparison of an int tensor with a Python int outside its dtype, as NumPy 2 gives it
+    (exactly: every element is below, or above, the int), or None for any other operands."""
+    tensor, scalar = (x1, x2) if isinstance(x1, Tensor) else (x2, x1)
+    if (not isinstance(tensor, Tensor) or isinstance(scalar, (Tensor, builtins.bool))
+            or not isinstance(scalar, int) or tensor.dtype.kind != "i"):
+        return None
+    info = np.iinfo(_dtypes.to_numpy(tensor.dtype))
+    if info.min <= scalar <= info.max:
+        return None
+    op = name if isinstance(x1, Tensor) else flipped  # as `tensor OP scalar`
+    value = _BEYOND[op][0 if scalar > info.max else 1]
+    return Tensor(_ember.full(list(tensor.shape), float(value), _dtypes.bool.code,
+                              tensor.device))
+
+
 def _compare(name, flipped, x1, x2, fn):
+    beyond = _compare_beyond(name, flipped, x1, x2)
+    if beyond is not None:
+        return beyond
     a, b = _operands(x1, x2, fn)
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         return Tensor(_ember.binary(name, a._t, b._t))
