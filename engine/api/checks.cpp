@@ -19,8 +19,8 @@ std::string Describe(const Tensor& t) {
   return DescribeShape(t.node()->shape) + " " + std::string(DTypeName(t.node()->dtype));
 }
 
-void Fail(const char* op, const std::string& what) {
-  throw Error(fmt::format("ember: {}: {}", op, what));
+void Fail(const char* op, const std::string& what, ErrorKind kind) {
+  throw Error(fmt::format("ember: {}: {}", op, what), kind);
 }
 
 void RequireDefined(const char* op, const Tensor& t, std::string_view role) {
@@ -30,9 +30,11 @@ void RequireDefined(const char* op, const Tensor& t, std::string_view role) {
 
 void RequireSameDevice(const char* op, const Tensor& a, const Tensor& b) {
   if (a.node()->device == b.node()->device && a.node()->server.lock() != b.node()->server.lock()) {
-    Fail(op, fmt::format("{} and {} belong to different engines of device {}: one of them was "
-                         "created before ReleaseDevice",
-                         Describe(a), Describe(b), a.node()->device.ToString()));
+    Fail(op,
+         fmt::format("{} and {} belong to different engines of device {}: one of them was "
+                     "created before ReleaseDevice",
+                     Describe(a), Describe(b), a.node()->device.ToString()),
+         ErrorKind::kRuntime);
   }
   if (!(a.node()->device == b.node()->device)) {
     Fail(op, fmt::format("operands live on different devices: {} on {} and {} on {}; expected "
@@ -44,39 +46,47 @@ void RequireSameDevice(const char* op, const Tensor& a, const Tensor& b) {
 
 void RequireSameDtype(const char* op, const Tensor& a, const Tensor& b) {
   if (a.node()->dtype != b.node()->dtype) {
-    Fail(op, fmt::format("dtype mismatch: {} and {}; expected the same dtype (use Cast)",
-                         Describe(a), Describe(b)));
+    Fail(op,
+         fmt::format("dtype mismatch: {} and {}; expected the same dtype (use Cast)", Describe(a),
+                     Describe(b)),
+         ErrorKind::kWrongDtype);
   }
 }
 
 void RequireFloat(const char* op, const Tensor& t) {
   if (!IsFloat(t.node()->dtype)) {
-    Fail(op, fmt::format("got {}; expected a float tensor (f32, f16 or bf16)", Describe(t)));
+    Fail(op, fmt::format("got {}; expected a float tensor (f32, f16 or bf16)", Describe(t)),
+         ErrorKind::kWrongDtype);
   }
 }
 
 void RequireNumeric(const char* op, const Tensor& t) {
   if (t.node()->dtype == DType::kBool) {
-    Fail(op, fmt::format("got {}; expected a float or int tensor (Cast bool tensors first)",
-                         Describe(t)));
+    Fail(op,
+         fmt::format("got {}; expected a float or int tensor (Cast bool tensors first)",
+                     Describe(t)),
+         ErrorKind::kWrongDtype);
   }
 }
 
 void RequireInt(const char* op, const Tensor& t) {
   if (!IsInt(t.node()->dtype)) {
-    Fail(op, fmt::format("got {}; expected an int tensor (i32 or i64)", Describe(t)));
+    Fail(op, fmt::format("got {}; expected an int tensor (i32 or i64)", Describe(t)),
+         ErrorKind::kWrongDtype);
   }
 }
 
 void RequireIntIndices(const char* op, const Tensor& indices) {
   if (!IsInt(indices.node()->dtype)) {
-    Fail(op, fmt::format("indices are {}; expected an i32 or i64 tensor", Describe(indices)));
+    Fail(op, fmt::format("indices are {}; expected an i32 or i64 tensor", Describe(indices)),
+         ErrorKind::kWrongDtype);
   }
 }
 
 void RequireBoolMask(const char* op, const Tensor& mask) {
   if (mask.node()->dtype != DType::kBool) {
-    Fail(op, fmt::format("mask is {}; expected a bool tensor", Describe(mask)));
+    Fail(op, fmt::format("mask is {}; expected a bool tensor", Describe(mask)),
+         ErrorKind::kWrongDtype);
   }
 }
 
@@ -113,9 +123,11 @@ bool IsKnownDtype(DType dtype) { return static_cast<int>(dtype) < kNumDTypes; }
 
 void RequireKnownDtype(const char* op, DType dtype) {
   if (!IsKnownDtype(dtype)) {
-    Fail(op, fmt::format("dtype {} is not an ember dtype; expected f32, f16, bf16, i32, i64 or "
-                         "bool",
-                         static_cast<int>(dtype)));
+    Fail(op,
+         fmt::format("dtype {} is not an ember dtype; expected f32, f16, bf16, i32, i64 or "
+                     "bool",
+                     static_cast<int>(dtype)),
+         ErrorKind::kWrongDtype);
   }
 }
 
@@ -156,9 +168,11 @@ ScalarIr ScalarFor(const char* op, double value, DType dtype) {
     return ScalarIr::Bool(value != 0.0);
   }
   if (!std::isfinite(value) || std::trunc(value) != value) {
-    Fail(op, fmt::format("scalar {} on a {} tensor; expected a whole number (Cast the tensor "
-                         "to a float dtype for fractional scalars)",
-                         value, DTypeName(dtype)));
+    Fail(op,
+         fmt::format("scalar {} on a {} tensor; expected a whole number (Cast the tensor "
+                     "to a float dtype for fractional scalars)",
+                     value, DTypeName(dtype)),
+         ErrorKind::kWrongDtype);
   }
   if (std::fabs(value) > 9.0e18) {
     Fail(op, fmt::format("scalar {} on a {} tensor is outside the range of an int scalar; "

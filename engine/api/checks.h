@@ -3,6 +3,8 @@
 // anything is queued, so a rejected call leaves the stream untouched.
 #pragma once
 
+#include <ember/error.h>
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,7 +20,10 @@ namespace ember::checks {
 std::string Describe(const Tensor& t);
 std::string DescribeShape(const std::vector<int64_t>& shape);
 
-[[noreturn]] void Fail(const char* op, const std::string& what);
+// Throws ember::Error "ember: <op>: <what>" of `kind` (an argument the call cannot take, unless
+// said otherwise).
+[[noreturn]] void Fail(const char* op, const std::string& what,
+                       ErrorKind kind = ErrorKind::kInvalidArgument);
 
 // The tensor is defined, its device is live and (for several operands) they share a device.
 // `role` names the operand in the message when it is empty ("the mask is empty").

@@ -54,7 +54,8 @@ void FlushPlanDatabasesAtExit() {
 
 Device Device::Cuda(int ordinal) {
   if (ordinal < 0) {
-    throw Error("ember: Device::Cuda(" + std::to_string(ordinal) + "): the ordinal must be >= 0");
+    throw Error("ember: Device::Cuda(" + std::to_string(ordinal) + "): the ordinal must be >= 0",
+                ErrorKind::kInvalidArgument);
   }
   const std::string why = CudaUnavailableReason(ordinal);
   if (!why.empty()) {

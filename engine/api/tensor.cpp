@@ -132,7 +132,8 @@ Tensor MakeRandom(const char* op, std::vector<int64_t> shape, DType dtype, Devic
   checks::RequireKnownDtype(op, dtype);
   if (!IsFloat(dtype)) {
     checks::Fail(
-        op, fmt::format("dtype {}; expected a float dtype (f32, f16 or bf16)", DTypeName(dtype)));
+        op, fmt::format("dtype {}; expected a float dtype (f32, f16 or bf16)", DTypeName(dtype)),
+        ErrorKind::kWrongDtype);
   }
   return Create(op, std::move(shape), dtype, device,
                 [&](TensorIr out) { return ir::Random(std::move(out), dist); });
@@ -211,10 +212,12 @@ std::vector<T> ReadBack(Tensor t) {
   if constexpr (std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>) ok = IsInt(dtype);
   if constexpr (std::is_same_v<T, bool>) ok = dtype == DType::kBool;
   if (!ok) {
-    checks::Fail("ToVector", fmt::format("cannot read a {} tensor as this element type; use "
-                                         "float/double for float dtypes, int32_t/int64_t for "
-                                         "int dtypes, bool for bool (or Cast first)",
-                                         checks::Describe(t)));
+    checks::Fail("ToVector",
+                 fmt::format("cannot read a {} tensor as this element type; use "
+                             "float/double for float dtypes, int32_t/int64_t for "
+                             "int dtypes, bool for bool (or Cast first)",
+                             checks::Describe(t)),
+                 ErrorKind::kWrongDtype);
   }
   const TensorIr ir = IntoIr(t);
   const std::vector<std::byte> bytes = s->Read(CurrentStreamId(), ir);

@@ -189,9 +189,11 @@ Tensor MaskFillImpl(Tensor x, Tensor mask, double value) {
 Tensor CastImpl(Tensor x, DType dtype) {
   auto s = LiveServer(x, "Cast");
   if (!checks::IsKnownDtype(dtype)) {
-    checks::Fail("Cast", fmt::format("cannot cast {} to dtype {}: not an ember dtype; expected "
-                                     "f32, f16, bf16, i32, i64 or bool",
-                                     checks::Describe(x), static_cast<int>(dtype)));
+    checks::Fail("Cast",
+                 fmt::format("cannot cast {} to dtype {}: not an ember dtype; expected "
+                             "f32, f16, bf16, i32, i64 or bool",
+                             checks::Describe(x), static_cast<int>(dtype)),
+                 ErrorKind::kWrongDtype);
   }
   if (x.Dtype() == dtype) return x;  // nothing to do: the same tensor
   TensorIr in = IntoIr(x);

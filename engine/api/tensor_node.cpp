@@ -29,8 +29,9 @@ TensorNode::~TensorNode() {
 
 std::shared_ptr<DeviceServer> LiveServer(const Tensor& t, const char* op) {
   if (!t.defined()) {
-    throw Error(std::string("ember: ") + op +
-                ": the tensor is empty (default-constructed or moved from)");
+    throw Error(
+        std::string("ember: ") + op + ": the tensor is empty (default-constructed or moved from)",
+        ErrorKind::kInvalidArgument);
   }
   std::shared_ptr<DeviceServer> s = t.node()->server.lock();
   if (!s) {

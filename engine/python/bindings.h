@@ -26,9 +26,10 @@ Device ParseDevice(const std::string& name);
 // The DType of a code that Python passes (DType's stored values); TypeError for other values.
 DType DTypeFromCode(int code);
 
-// Maps ember::Error to the exception the Array API standard's conventions suggest: TypeError
-// for a dtype a function does not take, RuntimeError for an unusable device or a failed run,
-// ValueError for the rest (shapes, axes, values), always with the C++ message.
+// Maps ember::Error to the exception the Array API standard's conventions suggest, by its kind
+// (ember/error.h): TypeError for a dtype a function does not take, RuntimeError for an unusable
+// device or a failed run, ValueError for the rest (shapes, axes, values), always with the C++
+// message.
 void RegisterErrors(py::module_& m);
 void BindTensor(py::module_& m);
 void BindTensorOps(py::module_& m);

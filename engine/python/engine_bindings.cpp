@@ -37,21 +37,15 @@ DType DTypeFromCode(int code) {
 
 namespace {
 
-// ember::Error carries no category, only its message, whose wording the API keeps stable
-// (docs/API.md, "Errors"): the words below are the ones its checks use for each kind.
-py::handle ErrorTypeFor(std::string_view message) {
-  const auto has = [&](std::string_view words) { return message.find(words) != message.npos; };
-  if (has("live on different devices")) return PyExc_ValueError;  // names cuda:N, a user error
-  if (has("CUDA") || has("cuda:") || has("released") || has("different engines") ||
-      has("never computed") || has(" failed") || has(" lost")) {
-    return PyExc_RuntimeError;
+// The standard's conventions for each kind (ember/error.h): a wrong dtype is a TypeError, a
+// device or engine that cannot do it a RuntimeError, any other argument a ValueError.
+py::handle ErrorTypeFor(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kWrongDtype: return PyExc_TypeError;
+    case ErrorKind::kRuntime: return PyExc_RuntimeError;
+    case ErrorKind::kInvalidArgument: return PyExc_ValueError;
   }
-  // The dtype checks of engine/api/checks.cpp.
-  if (has("dtype") || has("expected a float") || has("expected an i32 or i64 tensor") ||
-      has("expected an int tensor") || has("expected a bool tensor")) {
-    return PyExc_TypeError;
-  }
-  return PyExc_ValueError;
+  return PyExc_RuntimeError;
 }
 
 py::dict MissesDict(const MissCauses& m) {
@@ -145,7 +139,7 @@ void RegisterErrors(py::module_& m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const Error& e) {
-      PyErr_SetString(ErrorTypeFor(e.what()).ptr(), e.what());
+      PyErr_SetString(ErrorTypeFor(e.kind()).ptr(), e.what());
     }
   });
 }
