@@ -215,24 +215,9 @@ Stats DeviceServer::GetStats() {
   stats.launch_record_misses = kernels.record_misses;
   stats.launch_record_evictions = kernels.record_evictions;
   const GraphCounters& g = kernels.graphs;
-  stats.graphs = {.captures = g.captures,
-                  .capture_failures = g.capture_failures,
-                  .replays = g.replays,
-                  .replayed_launches = g.replayed_launches,
-                  .node_updates = g.node_updates,
-                  .fallback_diverged = g.fallback_diverged,
-                  .fallback_ended_early = g.fallback_ended_early,
-                  .fallback_replay_failed = g.fallback_replay_failed,
-                  .evictions = g.evictions,
-                  .recipes_loaded = g.recipes_loaded,
-                  .recipes_stored = g.recipes_stored,
-                  .windows = g.windows,
-                  .ends_matmul = g.ends_matmul,
-                  .ends_other_work = g.ends_other_work,
-                  .ends_host_wait = g.ends_host_wait,
-                  .ends_stream_switch = g.ends_stream_switch,
-                  .ends_full = g.ends_full,
-                  .ends_complete = g.ends_complete};
+#define EMBER_FIELD(f) stats.graphs.f = g.f;
+  EMBER_GRAPH_STATS_FIELDS(EMBER_FIELD)
+#undef EMBER_FIELD
   stats.start = started_;
   stats.start.kernel_load_ms = kernels.kernel_load_ms;
   stats.start.kernel_source_ms = kernels.kernel_source_ms;

@@ -48,84 +48,39 @@ py::handle ErrorTypeFor(ErrorKind kind) {
   return PyExc_RuntimeError;
 }
 
+// Each struct as a dict with the C++ field names, from the field lists of ember/stats.h (nested
+// structs as nested dicts).
 py::dict MissesDict(const MissCauses& m) {
   py::dict d;
-  d["no_candidate"] = m.no_candidate;
-  d["op_kind"] = m.op_kind;
-  d["dtype"] = m.dtype;
-  d["status"] = m.status;
-  d["shape"] = m.shape;
-  d["data_flow"] = m.data_flow;
-  d["attribute"] = m.attribute;
-  d["op_count"] = m.op_count;
-  d["trigger"] = m.trigger;
-  d["environment"] = m.environment;
+#define EMBER_FIELD(f) d[#f] = m.f;
+  EMBER_MISS_CAUSES_FIELDS(EMBER_FIELD)
+#undef EMBER_FIELD
   d["total"] = m.total();
   return d;
 }
 
 py::dict GraphsDict(const GraphStats& g) {
   py::dict d;
-  d["captures"] = g.captures;
-  d["capture_failures"] = g.capture_failures;
-  d["replays"] = g.replays;
-  d["replayed_launches"] = g.replayed_launches;
-  d["node_updates"] = g.node_updates;
-  d["fallback_diverged"] = g.fallback_diverged;
-  d["fallback_ended_early"] = g.fallback_ended_early;
-  d["fallback_replay_failed"] = g.fallback_replay_failed;
-  d["evictions"] = g.evictions;
-  d["recipes_loaded"] = g.recipes_loaded;
-  d["recipes_stored"] = g.recipes_stored;
-  d["windows"] = g.windows;
-  d["ends_matmul"] = g.ends_matmul;
-  d["ends_other_work"] = g.ends_other_work;
-  d["ends_host_wait"] = g.ends_host_wait;
-  d["ends_stream_switch"] = g.ends_stream_switch;
-  d["ends_full"] = g.ends_full;
-  d["ends_complete"] = g.ends_complete;
+#define EMBER_FIELD(f) d[#f] = g.f;
+  EMBER_GRAPH_STATS_FIELDS(EMBER_FIELD)
+#undef EMBER_FIELD
   return d;
 }
 
 py::dict StartDict(const StartBreakdown& s) {
   py::dict d;
-  d["engine_ms"] = s.engine_ms;
-  d["context_ms"] = s.context_ms;
-  d["plan_db_open_ms"] = s.plan_db_open_ms;
-  d["libraries_ms"] = s.libraries_ms;
-  d["kernel_load_ms"] = s.kernel_load_ms;
-  d["kernel_source_ms"] = s.kernel_source_ms;
-  d["first_op_ms"] = s.first_op_ms;
+#define EMBER_FIELD(f) d[#f] = s.f;
+  EMBER_START_BREAKDOWN_FIELDS(EMBER_FIELD)
+#undef EMBER_FIELD
   return d;
 }
 
-// ember::Stats as a dict with the C++ field names (nested structs as nested dicts).
 py::dict StatsDict(const Stats& s) {
   py::dict d;
-  d["explorations"] = s.explorations;
-  d["cache_hits"] = s.cache_hits;
+#define EMBER_FIELD(f) d[#f] = s.f;
+  EMBER_STATS_NUMBERS(EMBER_FIELD)
+#undef EMBER_FIELD
   d["misses"] = MissesDict(s.misses);
-  d["plans"] = s.plans;
-  d["fused_executions"] = s.fused_executions;
-  d["unfused_operations"] = s.unfused_operations;
-  d["launches"] = s.launches;
-  d["plans_loaded_from_db"] = s.plans_loaded_from_db;
-  d["plans_loaded_on_notify"] = s.plans_loaded_on_notify;
-  d["plans_published"] = s.plans_published;
-  d["rows_quarantined"] = s.rows_quarantined;
-  d["plan_load_ms"] = s.plan_load_ms;
-  d["plans_loaded_from_shm"] = s.plans_loaded_from_shm;
-  d["shm_publish_skipped"] = s.shm_publish_skipped;
-  d["cache_hits_from_shm"] = s.cache_hits_from_shm;
-  d["cache_hits_from_db"] = s.cache_hits_from_db;
-  d["kernels_compiled"] = s.kernels_compiled;
-  d["compile_ms"] = s.compile_ms;
-  d["kernels_loaded_from_db"] = s.kernels_loaded_from_db;
-  d["kernels_loaded_from_shm"] = s.kernels_loaded_from_shm;
-  d["kernels_rebuilt"] = s.kernels_rebuilt;
-  d["launch_record_hits"] = s.launch_record_hits;
-  d["launch_record_misses"] = s.launch_record_misses;
-  d["launch_record_evictions"] = s.launch_record_evictions;
   d["graphs"] = GraphsDict(s.graphs);
   d["start"] = StartDict(s.start);
   return d;

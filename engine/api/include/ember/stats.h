@@ -31,6 +31,16 @@ struct MissCauses {
   }
 };
 
+// Every field of MissCauses, in order, as X(field): the lists of them (the Python module's
+// dict, ember-lab's JSON) expand this, so a new field cannot be left out of one. The asserts at
+// the end of this header fail until a new field is in its struct's list.
+// (clang-format left out: it reflows such a list differently on every run)
+// clang-format off
+#define EMBER_MISS_CAUSES_FIELDS(X)                                                \
+  X(no_candidate) X(op_kind) X(dtype) X(status) X(shape) X(data_flow) X(attribute) \
+  X(op_count) X(trigger) X(environment)
+// clang-format on
+
 // How the device's engine started: wall milliseconds, zero where there was nothing to do
 // (docs/ARCHITECTURE.md, "The start"). The parts run side by side, so they do not add up:
 // the backend is made on a thread of its own while the plan database opens, and on a GPU
@@ -45,6 +55,14 @@ struct StartBreakdown {
   double kernel_source_ms = 0;  // fused kernels' source generated, for their keys (GPU)
   double first_op_ms = 0;       // engine start -> the first op or fused trace was queued
 };
+
+// Every field of StartBreakdown, in order (as EMBER_MISS_CAUSES_FIELDS).
+// (clang-format left out: it reflows such a list differently on every run)
+// clang-format off
+#define EMBER_START_BREAKDOWN_FIELDS(X)                                           \
+  X(engine_ms) X(context_ms) X(plan_db_open_ms) X(libraries_ms) X(kernel_load_ms) \
+  X(kernel_source_ms) X(first_op_ms)
+// clang-format on
 
 // CUDA graphs of repeated launch windows (docs/ARCHITECTURE.md, "Launch windows"): a window is
 // a run of generated-kernel launches on one stream between two points where the stream gets
@@ -76,6 +94,16 @@ struct GraphStats {
   uint64_t ends_full = 0;
   uint64_t ends_complete = 0;
 };
+
+// Every field of GraphStats, in order (as EMBER_MISS_CAUSES_FIELDS).
+// (clang-format left out: it reflows such a list differently on every run)
+// clang-format off
+#define EMBER_GRAPH_STATS_FIELDS(X)                                                   \
+  X(captures) X(capture_failures) X(replays) X(replayed_launches) X(node_updates)     \
+  X(fallback_diverged) X(fallback_ended_early) X(fallback_replay_failed) X(evictions) \
+  X(recipes_loaded) X(recipes_stored) X(windows) X(ends_matmul) X(ends_other_work)    \
+  X(ends_host_wait) X(ends_stream_switch) X(ends_full) X(ends_complete)
+// clang-format on
 
 struct Stats {
   uint64_t explorations = 0;        // optimizations built by the fusion search
@@ -121,6 +149,40 @@ struct Stats {
   GraphStats graphs;
   StartBreakdown start;
 };
+
+// Every number of Stats, in order, without the nested misses, graphs and start (as
+// EMBER_MISS_CAUSES_FIELDS).
+// (clang-format left out: it reflows such a list differently on every run)
+// clang-format off
+#define EMBER_STATS_NUMBERS(X)                                                        \
+  X(explorations) X(cache_hits) X(plans) X(fused_executions) X(unfused_operations)    \
+  X(launches) X(plans_loaded_from_db) X(plans_loaded_on_notify) X(plans_published)    \
+  X(rows_quarantined) X(plan_load_ms) X(plans_loaded_from_shm) X(shm_publish_skipped) \
+  X(cache_hits_from_shm) X(cache_hits_from_db) X(kernels_compiled) X(compile_ms)      \
+  X(kernels_loaded_from_db) X(kernels_loaded_from_shm) X(kernels_rebuilt)             \
+  X(launch_record_hits) X(launch_record_misses) X(launch_record_evictions)
+// clang-format on
+
+// The lists above name every field: each field is 8 bytes (uint64_t or double) and the nested
+// structs hold only such fields, so the sizes add up exactly when none is missing.
+#define EMBER_STATS_SIZE_OF_MISS(f) +sizeof(MissCauses::f)
+#define EMBER_STATS_SIZE_OF_START(f) +sizeof(StartBreakdown::f)
+#define EMBER_STATS_SIZE_OF_GRAPH(f) +sizeof(GraphStats::f)
+#define EMBER_STATS_SIZE_OF_NUMBER(f) +sizeof(Stats::f)
+static_assert(0 EMBER_MISS_CAUSES_FIELDS(EMBER_STATS_SIZE_OF_MISS) == sizeof(MissCauses),
+              "a MissCauses field is missing from EMBER_MISS_CAUSES_FIELDS");
+static_assert(0 EMBER_START_BREAKDOWN_FIELDS(EMBER_STATS_SIZE_OF_START) == sizeof(StartBreakdown),
+              "a StartBreakdown field is missing from EMBER_START_BREAKDOWN_FIELDS");
+static_assert(0 EMBER_GRAPH_STATS_FIELDS(EMBER_STATS_SIZE_OF_GRAPH) == sizeof(GraphStats),
+              "a GraphStats field is missing from EMBER_GRAPH_STATS_FIELDS");
+static_assert(0 EMBER_STATS_NUMBERS(EMBER_STATS_SIZE_OF_NUMBER) + sizeof(MissCauses) +
+                      sizeof(GraphStats) + sizeof(StartBreakdown) ==
+                  sizeof(Stats),
+              "a Stats field is missing from EMBER_STATS_NUMBERS");
+#undef EMBER_STATS_SIZE_OF_MISS
+#undef EMBER_STATS_SIZE_OF_START
+#undef EMBER_STATS_SIZE_OF_GRAPH
+#undef EMBER_STATS_SIZE_OF_NUMBER
 
 // Counters of `device` (all threads). A device that was never used reports zeros; a released
 // device starts again from zero.
