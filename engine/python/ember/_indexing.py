@@ -38,14 +38,20 @@ def _as_range(k, n, dim):
             return (start, stop, step), True
         last = start + step * (count - 1)  # the lowest element Python takes
         return (last, start + 1, step), True
+    i = _int_index(k, n, dim, "boolean and array indices: docs/API.md, 'Python'")
+    return (i, i + 1, 1), False
+
+
+def _int_index(k, n, dim, others):
+    """Int key entry k of a dim of size n as a position in [0, n); IndexError for an entry that is
+    no int (`others` says what else the key could hold) or out of range."""
     if isinstance(k, bool) or not (isinstance(k, int) or hasattr(k, "__index__")):
         raise IndexError(f"ember: index {k!r} on dim {dim} is not an int, a slice, ... or None "
-                         "(boolean and array indices: docs/API.md, 'Python')")
+                         f"({others})")
     i = k.__index__()
     if not -n <= i < n:
         raise IndexError(f"ember: index {i} is out of range for dim {dim} of size {n}")
-    i %= n
-    return (i, i + 1, 1), False
+    return i % n
 
 
 def _checked_indices(key, n):
@@ -115,13 +121,7 @@ def _positions(k, n, dim):
     the dim stays in the indexed view."""
     if isinstance(k, slice):
         return list(range(*k.indices(n))), True
-    if isinstance(k, bool) or not (isinstance(k, int) or hasattr(k, "__index__")):
-        raise IndexError(f"ember: index {k!r} on dim {dim} is not an int, a slice, ... or None "
-                         "(or one 1-D int or bool tensor: docs/API.md, 'Python')")
-    i = k.__index__()
-    if not -n <= i < n:
-        raise IndexError(f"ember: index {i} is out of range for dim {dim} of size {n}")
-    return [i % n], False
+    return [_int_index(k, n, dim, "or one 1-D int or bool tensor: docs/API.md, 'Python'")], False
 
 
 def _value_for(x, value, shape):
