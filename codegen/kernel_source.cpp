@@ -1,5 +1,6 @@
 #include "codegen/kernel_source.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <utility>
@@ -32,7 +33,8 @@ FuseTrace KernelTrace(const FuseTrace& trace, const KernelSpec& spec) {
   }
   std::vector<FuseTrace> chains = SplitTraceChains(trace);
   if (static_cast<size_t>(spec.chain) >= chains.size()) {
-    throw Error(fmt::format("chain {} of a trace of {}", spec.chain, chains.size()));
+    throw Error(fmt::format("chain {} of a trace of {} chains", spec.chain,
+                            std::max<size_t>(1, chains.size())));
   }
   return std::move(chains[spec.chain]);
 }

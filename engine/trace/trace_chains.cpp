@@ -74,7 +74,7 @@ bool IsIdleBlock(const FuseTrace& trace, uint32_t b) {
 }
 
 std::vector<FuseTrace> SplitTraceChains(const FuseTrace& trace) {
-  if (trace.matmul) return {trace};
+  if (trace.matmul) return {};
   // Reads of an input whose local no other op writes: shared by the chains that use them.
   std::set<ValueKey> written_by_ops;
   for (uint32_t b = 0; b < trace.blocks.size(); ++b) {
@@ -148,7 +148,7 @@ std::vector<FuseTrace> SplitTraceChains(const FuseTrace& trace) {
     }
   }
   const auto chains = static_cast<int>(chain_of_root.size());
-  if (chains <= 1) return {trace};
+  if (chains <= 1) return {};
   // Which chains read each shared local.
   std::map<ValueKey, std::set<int>> readers;
   for (size_t n = 0; n < ops.size(); ++n) {

@@ -28,8 +28,8 @@
 
 namespace ember {
 
-// The chains of `trace` as traces of their own (Note [Trace chains]); one element, equal to
-// `trace`, when the trace is one chain.
+// The chains of `trace` as traces of their own (Note [Trace chains]) when it holds two or more;
+// none when it is one chain (or a Matmul trace), so the common case copies nothing.
 std::vector<FuseTrace> SplitTraceChains(const FuseTrace& trace);
 
 // True when block `b` of `trace` has no op and no reduce stage reads from or writes into it.
