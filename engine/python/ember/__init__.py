@@ -10,6 +10,7 @@ fusion decisions go to the plan database (EMBER_PLAN_DB, default ./.ember/plans.
 process starts warm. docs/API.md lists every name beside its C++ op, and what is missing.
 """
 
+from ._arrangements import meshgrid, repeat, roll, tensordot, tile, tril, triu
 from ._array import Tensor
 from ._bitwise import (bitwise_and, bitwise_invert, bitwise_left_shift, bitwise_or,
                        bitwise_right_shift, bitwise_xor)
@@ -23,9 +24,10 @@ from ._elementwise import (abs, add, clip, cos, divide, equal, erf, exp, floor_d
                            log1p, logical_and, logical_not, logical_or, logical_xor, maximum,
                            minimum, multiply, negative, not_equal, positive, pow, reciprocal,
                            remainder, sign, sin, sqrt, square, subtract, tan, tanh, where)
-from ._composites import (all, any, exp2, finfo, iinfo, log2, log10, result_type,  # noqa
-                          std, var, vecdot)
+from ._composites import (all, any, can_cast, exp2, finfo, iinfo, log2, log10,  # noqa
+                          result_type, std, var, vecdot)
 from ._engine import flush_plans, recent_misses, seed, stats, sync
+from ._indexing import nonzero
 from ._manipulation import (astype, broadcast_arrays, broadcast_to, concat, expand_dims, flip,
                             matmul, matrix_transpose, permute_dims, reshape, squeeze, stack,
                             take)

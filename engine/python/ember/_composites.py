@@ -80,6 +80,16 @@ def result_type(*arrays_and_dtypes):
     return dtype
 
 
+def can_cast(from_, to, /):
+    """Whether the standard's type promotion lattice leads from `from_` (a dtype or a tensor's)
+    to `to`: within a kind, to the wider dtype or itself (int32 to int64; float16 and bfloat16
+    to float32); across kinds never, as the lattice has no path between bool, ints and floats
+    (ember's own promotion does join them, as PyTorch does: result_type)."""
+    from_ = from_.dtype if isinstance(from_, Tensor) else _dtypes.check(from_)
+    to = _dtypes.check(to)
+    return from_.kind == to.kind and _dtypes.promote(from_, to) == to
+
+
 def finfo(dtype):
     """NumPy's finfo of the dtype (bfloat16: 8 exponent and 8 significand bits)."""
     dtype = dtype.dtype if isinstance(dtype, Tensor) else _dtypes.check(dtype)

@@ -3,10 +3,16 @@ Reshape. Python's slice bounds are normalized here, so ember sees the elements P
 ember's negative step walks a [start, end) range backwards from its end (ember/slice.h), Python's
 walks from `start`. A 1-D int tensor on one axis takes entries (ember's Select) as NumPy does:
 negative ones count from the end, out-of-range ones raise IndexError; checking them reads the
-index tensor's values back (a sync point)."""
+index tensor's values back (a sync point). A bool tensor of x's shape, or of its leading dims,
+takes the elements where it is true (NumPy's boolean indexing); the result's shape depends on the
+mask's values, so the mask is read back first (a sync point; Note [Reading by a bool mask]).
+nonzero reads its tensor back the same way."""
+
+import math
 
 import numpy as np
 
+from . import _dtypes
 from . import _ember
 from ._array import Tensor
 
@@ -38,7 +44,7 @@ def _as_range(k, n, dim):
             return (start, stop, step), True
         last = start + step * (count - 1)  # the lowest element Python takes
         return (last, start + 1, step), True
-    i = _int_index(k, n, dim, "boolean and array indices: docs/API.md, 'Python'")
+    i = _int_index(k, n, dim, "or one 1-D int or bool tensor: docs/API.md, 'Python'")
     return (i, i + 1, 1), False
 
 
@@ -70,11 +76,63 @@ def _checked_indices(key, n):
     return Tensor(_ember.from_buffer(wrapped, list(idx.shape), key.dtype.code, key.device))
 
 
+# Note [Reading by a bool mask]
+# `x[mask]` with a bool tensor `mask` whose shape is x's first mask.ndim dims is, as NumPy's, the
+# 1-D run of x's entries (along those dims, in row-major order) where the mask is true, each
+# keeping x's trailing dims: shape (count,) + x.shape[mask.ndim:]. How many there are depends on
+# the mask's values, which a lazy program has not computed yet, so the mask is read back (a sync
+# point, np.asarray(mask)) and its true positions become an int64 index tensor; x with its
+# masked dims flattened (Reshape) is then taken at them (Select), queued like any other op. A
+# mask with no true entry would give an empty tensor, which ember does not have: ValueError.
+# nonzero(x) reads x back the same way. Assignment through a mask needs no read (setitem: it is a
+# where over x's shape).
+
+
+def _index_tensor(positions, device):
+    return _ember.from_buffer(np.ascontiguousarray(positions, np.int64), [positions.size],
+                              _dtypes.int64.code, device)
+
+
+def _masked(x, mask):
+    """x[mask] (Note [Reading by a bool mask])."""
+    lead = list(mask.shape)
+    if mask.ndim > x.ndim or list(x.shape[:mask.ndim]) != lead:
+        raise IndexError(f"ember: a bool index of shape {tuple(lead)} on a tensor of shape "
+                         f"{tuple(x.shape)}; expected the tensor's shape or its leading dims")
+    picked = np.flatnonzero(np.asarray(mask))  # row-major true positions: a sync point
+    if picked.size == 0:
+        raise ValueError("ember: a bool index that is all False selects nothing, and ember has no "
+                         "empty tensors")
+    rows = math.prod(lead)
+    flat = _ember.reshape(x._t, [rows] + list(x.shape[mask.ndim:]))
+    if picked.size == rows:
+        return Tensor(flat)  # every entry, in order
+    return Tensor(_ember.select(flat, 0, _index_tensor(picked, x.device)))
+
+
+def nonzero(x, /):
+    """A tuple of x.ndim int64 tensors, the indices of x's nonzero entries along each dim in
+    row-major order (NaN counts as nonzero). x is read back first (a sync point: the result's
+    length depends on its values; Note [Reading by a bool mask]); x must have at least 1 dim and
+    a nonzero entry (ember has no empty tensors)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"ember: nonzero: expected an ember.Tensor, not {type(x).__name__}")
+    if x.ndim == 0:
+        raise ValueError("ember: nonzero: a 0-d tensor; expected at least 1 dim")
+    found = np.nonzero(np.asarray(x))
+    if found[0].size == 0:
+        raise ValueError("ember: nonzero: the tensor has no nonzero entry, so the indices would "
+                         "be empty, and ember has no empty tensors")
+    return tuple(Tensor(_index_tensor(i, x.device)) for i in found)
+
+
 def getitem(x, key):
+    if isinstance(key, Tensor) and key.dtype == _dtypes.bool:
+        return _masked(x, key)
     if isinstance(key, Tensor):
         if key.dtype.kind != "i" or key.ndim != 1:
-            raise IndexError(f"ember: a tensor index must be a 1-D int tensor, not {key.ndim}-D "
-                             f"{key.dtype.name}")
+            raise IndexError(f"ember: a tensor index must be a 1-D int or a bool tensor, not "
+                             f"{key.ndim}-D {key.dtype.name}")
         if x.ndim == 0:
             raise IndexError("ember: a tensor index on a 0-d tensor")
         return Tensor(_ember.select(x._t, 0, _checked_indices(key, x.shape[0])._t))
@@ -151,7 +209,7 @@ def _check_broadcasts(value, shape):
 
 def setitem(x, key, value):
     """The tensor that `x[key] = value` leaves in x (Note [Assignment by rebinding])."""
-    from . import _dtypes, _elementwise
+    from . import _elementwise
     if isinstance(key, Tensor) and key.dtype == _dtypes.bool:
         if list(key.shape) != list(x.shape):
             raise IndexError(f"ember: a bool index of shape {tuple(key.shape)} on a tensor of "
