@@ -23,6 +23,8 @@
 #   DIFF_S [150]             the random programs (EMBER_GPU_DIFF_PROGRAMS [300])
 #   EMBER_BENCH_GPU_SIZES, TORCH_PEER_SIZES [24,26,28,20,22], *_BUDGET_S [70], *_REPEATS [15]
 #   EMBER_BENCH_GPU_MATMUL, TORCH_PEER_MATMUL [1], TORCH_PEER_COMPILE [1]
+#   BENCH_S [130], PEER_S [130]   the limits of ember-bench-gpu and torch_peer.py (each also
+#                            within what is left of SUITE_DEADLINE_S)
 # Run here without a GPU, every GPU part skips and says why; results.md is still written.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -157,12 +159,12 @@ run_suite() {
   if [[ "$parts" == *,bench,* ]]; then
     echo "device-suite: ember-bench-gpu"
     EMBER_BENCH_GPU_BUDGET_S="${EMBER_BENCH_GPU_BUDGET_S:-70}" \
-      timeout --kill-after=10 "$(limit 130)" "$bundle/bin/ember-bench-gpu" \
+      timeout --kill-after=10 "$(limit "${BENCH_S:-130}")" "$bundle/bin/ember-bench-gpu" \
       "$out/ember-bench.json" >"$out/bench.log" 2>&1
     echo "device-suite: ember-bench-gpu exit status $?" >>"$out/bench.log"
     echo "device-suite: torch_peer.py"
     TORCH_PEER_BUDGET_S="${TORCH_PEER_BUDGET_S:-70}" \
-      timeout --kill-after=10 "$(limit 130)" python3 "$repo/bench/gpu/torch_peer.py" \
+      timeout --kill-after=10 "$(limit "${PEER_S:-130}")" python3 "$repo/bench/gpu/torch_peer.py" \
       "$out/torch-peer.json" >>"$out/bench.log" 2>&1
     echo "device-suite: torch_peer.py exit status $?" >>"$out/bench.log"
   fi
