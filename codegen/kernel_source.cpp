@@ -44,7 +44,7 @@ class KernelWriter {
   KernelWriter(const FuseTrace& trace, const KernelSpec& spec)
       : trace_(KernelTrace(trace, spec)), spec_(spec), ctx_(trace_, spec) {}
 
-  GeneratedKernel Write() {
+  GeneratedKernel Write(int register_cap_blocks) {
     std::string body;
     switch (spec_.mode) {
       case KernelMode::kBlock: body = BlockKernel(); break;
@@ -69,8 +69,11 @@ class KernelWriter {
     if (const std::string words = variants.Text(); !words.empty()) {
       s += fmt::format("// variants: {}\n", words);
     }
-    const bool capped = spec_.mode == KernelMode::kRow && variants.row_min_blocks > 0;
-    const std::string min_blocks = capped ? fmt::format(", {}", variants.row_min_blocks) : "";
+    const bool row = spec_.mode == KernelMode::kRow;
+    const int blocks = !row                          ? 0
+                       : variants.row_min_blocks > 0 ? variants.row_min_blocks
+                                                     : register_cap_blocks;
+    const std::string min_blocks = blocks > 0 ? fmt::format(", {}", blocks) : "";
     s += fmt::format("extern \"C\" __global__ void __launch_bounds__({}{}) {}(const Params p) {{\n",
                      spec_.threads, min_blocks, kEntry);
     s += pointers;
@@ -314,8 +317,8 @@ class KernelWriter {
 
 }  // namespace
 
-GeneratedKernel GenerateKernel(const FuseTrace& trace, const KernelSpec& spec) {
-  return KernelWriter(trace, spec).Write();
+GeneratedKernel GenerateKernel(const FuseTrace& trace, const KernelSpec& spec, int min_blocks) {
+  return KernelWriter(trace, spec).Write(min_blocks);
 }
 
 std::vector<uint64_t> KernelArguments(const TraceLaunch& launch, const TracePlan& plan,

@@ -48,7 +48,9 @@ struct GeneratedKernel {
 
 // REQUIRES: `spec` came from PlanTrace for a launch of `trace`. Throws ember::Error for a block
 // that reads a local nothing wrote or writes where it cannot.
-GeneratedKernel GenerateKernel(const FuseTrace& trace, const KernelSpec& spec);
+// `min_blocks` > 0 (a row kernel's register cap, Note [Register cap] in register_cap.h) adds
+// it to __launch_bounds__; a minblocks=N kernel variant takes its place.
+GeneratedKernel GenerateKernel(const FuseTrace& trace, const KernelSpec& spec, int min_blocks = 0);
 
 // The slot values of `kernel` for `launch` (launch.scratch bound). Each is 8 bytes.
 std::vector<uint64_t> KernelArguments(const TraceLaunch& launch, const TracePlan& plan,

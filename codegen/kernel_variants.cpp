@@ -34,6 +34,7 @@ std::string KernelVariants::Text() const {
   if (row_min_blocks > 0) add(fmt::format("minblocks={}", row_min_blocks));
   if (row_vectors_per_thread > 0) add(fmt::format("vpt={}", row_vectors_per_thread));
   if (row_no_wave_cap) add("rownocap");
+  if (row_no_register_cap) add("noregcap");
   if (elementwise_unroll) add("unroll");
   if (elementwise_no_cap) add("nocap");
   return s;
@@ -58,6 +59,8 @@ KernelVariants ParseKernelVariants(std::string_view text) {
       }
     } else if (word == "rownocap") {
       v.row_no_wave_cap = true;
+    } else if (word == "noregcap") {
+      v.row_no_register_cap = true;
     } else if (word == "unroll") {
       v.elementwise_unroll = true;
     } else if (word == "nocap") {
@@ -65,7 +68,7 @@ KernelVariants ParseKernelVariants(std::string_view text) {
     } else {
       throw Error(fmt::format(
           "EMBER_KERNEL_VARIANTS: unknown word '{}' (known: minblocks=N, vpt=N, rownocap, "
-          "unroll, nocap; codegen/kernel_variants.h)",
+          "noregcap, unroll, nocap; codegen/kernel_variants.h)",
           word));
     }
   }

@@ -15,6 +15,8 @@
 //   vpt=N         row kernels: each thread of a row group takes about N vectors (a power of two,
 //                 1..64; the planner's is kRowVectorsPerThread, launch_geometry.h)
 //   rownocap      row kernels: the grid is the planner's, not capped at one wave
+//   noregcap      row kernels: no register cap from the compiled count (Note [Register cap],
+//                 register_cap.h); minblocks=N also replaces that rule
 //   unroll        elementwise kernels: the grid-stride loop unrolled 4 times
 //   nocap         elementwise kernels: a block per 256 vectors, no grid stride
 #pragma once
@@ -29,6 +31,7 @@ struct KernelVariants {
   int row_min_blocks = 0;              // 0: no minimum in __launch_bounds__
   int64_t row_vectors_per_thread = 0;  // 0: the planner's kRowVectorsPerThread
   bool row_no_wave_cap = false;
+  bool row_no_register_cap = false;
   bool elementwise_unroll = false;
   bool elementwise_no_cap = false;
 

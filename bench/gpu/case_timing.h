@@ -103,6 +103,8 @@ inline nlohmann::json RunCase(Device device, const Workload& w, const std::strin
     ember::Sync(device);
   }
   r["back_to_back_engine"] = EngineDelta(b2b_before, ember::GetStats(device), 3 * calls);
+  // Row kernels the process runs under a register cap so far (Note [Register cap]).
+  r["kernels_register_capped"] = ember::GetStats(device).kernels_register_capped;
   r["back_to_back_ms"] = Median(b2b);
   r["back_to_back_calls"] = calls;
   r["input_sets"] = std::max(sets, calls);

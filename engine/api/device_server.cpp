@@ -211,6 +211,7 @@ Stats DeviceServer::GetStats() {
   stats.kernels_loaded_from_db = kernels.loaded_from_sqlite;
   stats.kernels_loaded_from_shm = kernels.loaded_from_shm;
   stats.kernels_rebuilt = kernels.rebuilt;
+  stats.kernels_register_capped = kernels.register_capped;
   stats.launch_record_hits = kernels.record_hits;
   stats.launch_record_misses = kernels.record_misses;
   stats.launch_record_evictions = kernels.record_evictions;

@@ -56,6 +56,7 @@ struct KernelCounters {
   uint64_t loaded_from_shm = 0;     // kernels loaded from the plan database's shared tier
   uint64_t loaded_from_sqlite = 0;  // kernels loaded from the plan database
   uint64_t rebuilt = 0;             // stored kernels refused (damaged, another GPU) and compiled
+  uint64_t register_capped = 0;     // row kernels used under a register cap (register_cap.h)
   // Launch records (engine/runtime/cuda/backend/launch_records.h): launches that replayed
   // one, launches that had to plan, records dropped for the capacity.
   uint64_t record_hits = 0;

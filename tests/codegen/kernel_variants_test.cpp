@@ -70,6 +70,27 @@ TEST(KernelVariants, MinBlocksCapsTheRowKernelAndIsWrittenIntoItsSource) {
   EXPECT_NE(seed.find("// variants: minblocks=8\n"), std::string::npos);
 }
 
+// Note [Register cap]: the launcher's cap for a row kernel, which a minblocks=N variant replaces;
+// an elementwise kernel never takes it.
+TEST(KernelVariants, ARegisterCapIsWrittenIntoARowKernelOnly) {
+  const FuseTrace softmax = codegen_test::ops::Softmax();
+  codegen_test::LaunchMaker maker({{1, 2048}, {2, 4096}});
+  const codegen::TracePlan plan = codegen::PlanTrace(maker.Make(softmax));
+  const std::string capped = codegen::GenerateKernel(softmax, plan.kernels.at(0), 8).source;
+  EXPECT_NE(capped.find("__launch_bounds__(256, 8) "), std::string::npos);
+  EXPECT_EQ(capped.find("// variants:"), std::string::npos);  // the rule, not a variant
+  {
+    const ScopedVariants scoped(ParseKernelVariants("minblocks=4"));
+    const std::string fixed = codegen::GenerateKernel(softmax, plan.kernels.at(0), 8).source;
+    EXPECT_NE(fixed.find("__launch_bounds__(256, 4) "), std::string::npos);
+  }
+  codegen_test::LaunchMaker seed_maker({{1, 64}, {2, 64}});
+  const FuseTrace seed = codegen_test::ops::Seed(DType::kF32);
+  const codegen::TracePlan seed_plan = codegen::PlanTrace(seed_maker.Make(seed));
+  const std::string elementwise = codegen::GenerateKernel(seed, seed_plan.kernels.at(0), 8).source;
+  EXPECT_NE(elementwise.find("__launch_bounds__(256) "), std::string::npos);
+}
+
 TEST(KernelVariants, VectorsPerThreadSetTheRowGroup) {
   const codegen::RowShape row{.vectors = 1024, .units = 10000, .multiprocessors = 132};
   EXPECT_EQ(codegen::ChooseRowGeometry(row).group, 256);  // kRowVectorsPerThread = 4

@@ -67,6 +67,7 @@ nlohmann::json ToJson(const RunResult& r) {
                         {"kernels_loaded_from_db", s.kernels_loaded_from_db},
                         {"kernels_loaded_from_shm", s.kernels_loaded_from_shm},
                         {"kernels_rebuilt", s.kernels_rebuilt},
+                        {"kernels_register_capped", s.kernels_register_capped},
                         {"launch_record_hits", s.launch_record_hits},
                         {"launch_record_misses", s.launch_record_misses},
                         {"launch_record_evictions", s.launch_record_evictions},
@@ -124,6 +125,8 @@ RunResult RunResultFromJson(const nlohmann::json& j) {
   s.kernels_loaded_from_db = j.at("kernels_loaded_from_db").get<uint64_t>();
   s.kernels_loaded_from_shm = j.at("kernels_loaded_from_shm").get<uint64_t>();
   s.kernels_rebuilt = j.at("kernels_rebuilt").get<uint64_t>();
+  // Older result files have no register caps: zero.
+  s.kernels_register_capped = j.value("kernels_register_capped", uint64_t{0});
   // Older result files have no launch records: zeros.
   s.launch_record_hits = j.value("launch_record_hits", uint64_t{0});
   s.launch_record_misses = j.value("launch_record_misses", uint64_t{0});

@@ -139,6 +139,9 @@ struct Stats {
   uint64_t kernels_loaded_from_db = 0;
   uint64_t kernels_loaded_from_shm = 0;
   uint64_t kernels_rebuilt = 0;
+  // Row kernels compiled again under a register cap that lets more blocks share a
+  // multiprocessor, and used (Note [Register cap], codegen/register_cap.h). Zero on the CPU.
+  uint64_t kernels_register_capped = 0;
   // GPU launch records (docs/CONFIGURATION.md, `[runtime] launch_records`): launches of a
   // generated kernel that replayed a kept record, launches that planned and recorded, and
   // records dropped for the capacity. A steady state hits on every launch. Zero on the CPU.
@@ -160,6 +163,7 @@ struct Stats {
   X(rows_quarantined) X(plan_load_ms) X(plans_loaded_from_shm) X(shm_publish_skipped) \
   X(cache_hits_from_shm) X(cache_hits_from_db) X(kernels_compiled) X(compile_ms)      \
   X(kernels_loaded_from_db) X(kernels_loaded_from_shm) X(kernels_rebuilt)             \
+  X(kernels_register_capped)                                                          \
   X(launch_record_hits) X(launch_record_misses) X(launch_record_evictions)
 // clang-format on
 

@@ -107,6 +107,7 @@ class CudaBackend final : public Backend {
             .loaded_from_shm = k.loaded_from_shm,
             .loaded_from_sqlite = k.loaded_from_sqlite,
             .rebuilt = k.rebuilt,
+            .register_capped = launcher_.register_capped(),
             .record_hits = records.hits,
             .record_misses = records.misses,
             .record_evictions = records.evictions,

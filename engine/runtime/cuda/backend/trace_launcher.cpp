@@ -10,9 +10,11 @@
 #include "codegen/kernel_source.h"
 #include "codegen/kernel_variants.h"
 #include "codegen/plan_trace.h"
+#include "codegen/register_cap.h"
 #include "codegen/scalar_slots.h"
 #include "engine/core/check.h"
 #include "engine/core/elapsed.h"
+#include "engine/core/log.h"
 #include "engine/runtime/cuda/driver_api.h"
 
 namespace ember::cuda {
@@ -92,6 +94,7 @@ const TraceLauncher::Compiled& TraceLauncher::Find(const FuseTrace& trace,
     const KernelSource source{.name = kernel.name, .source = kernel.source};
     compiled.function = ctx_.kernels->Get(source);
     compiled.kernel = ctx_.kernels->KeyOf(source).hash;
+    if (spec.mode == codegen::KernelMode::kRow) CapRegisters(trace, spec, compiled);
   } catch (const Error& e) {
     refused_.emplace(key, std::make_pair(std::move(compiled), std::string(e.what())));
     throw;
@@ -107,6 +110,31 @@ const TraceLauncher::Compiled& TraceLauncher::Find(const FuseTrace& trace,
              most - static_bytes);
   }
   return compiled_.emplace(key, std::move(compiled))->second;
+}
+
+// Note [Register cap] (codegen/register_cap.h): a row kernel a few registers above an
+// allocation step is compiled again under the cap of the step below, and used unless it spills.
+void TraceLauncher::CapRegisters(const FuseTrace& trace, const codegen::KernelSpec& spec,
+                                 Compiled& compiled) {
+  const codegen::KernelVariants& variants = codegen::ActiveKernelVariants();
+  if (variants.row_no_register_cap || variants.row_min_blocks > 0) return;
+  int registers = 0;
+  EMBER_CU(cuFuncGetAttribute, &registers, CU_FUNC_ATTRIBUTE_NUM_REGS, compiled.function);
+  const int blocks = codegen::RegisterCapBlocks(spec.threads, registers);
+  if (blocks == 0) return;
+  const codegen::GeneratedKernel kernel = codegen::GenerateKernel(trace, spec, blocks);
+  const KernelSource source{.name = kernel.name, .source = kernel.source};
+  const CUfunction capped = ctx_.kernels->Get(source);
+  int spilled = 0;
+  EMBER_CU(cuFuncGetAttribute, &spilled, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, capped);
+  LogFusion(LogLevel::kMedium, [&] {
+    return fmt::format("[cuda] row kernel of {} registers: capped for {} blocks a multiprocessor{}",
+                       registers, blocks, spilled > 0 ? " spills, kept uncapped" : "");
+  });
+  if (spilled > 0) return;
+  compiled.function = capped;
+  compiled.kernel = ctx_.kernels->KeyOf(source).hash;
+  ++register_capped_;
 }
 
 int64_t TraceLauncher::WaveGrid(const Compiled& compiled, const codegen::KernelSpec& spec) {

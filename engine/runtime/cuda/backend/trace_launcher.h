@@ -63,6 +63,8 @@ class TraceLauncher {
   void RunSpecial(const codegen::GeneratedKernel& kernel, std::vector<uint64_t> args, int64_t work);
 
   uint64_t launches() const { return launches_; }
+  // Row kernels compiled again under a register cap and used (Note [Register cap]).
+  uint64_t register_capped() const { return register_capped_; }
   // Wall time generating fused kernels' source (once per trace and kernel signature: what a
   // kernel's key is computed from, so a warm start pays it too).
   double source_ms() const { return source_ms_; }
@@ -85,6 +87,9 @@ class TraceLauncher {
   // The grid of `spec` in whole waves (codegen::WholeWaveGrid) for `compiled`.
   int64_t WaveGrid(const Compiled& compiled, const codegen::KernelSpec& spec);
   const Compiled& Find(const FuseTrace& trace, const codegen::KernelSpec& spec);
+  // Note [Register cap] (codegen/register_cap.h): `compiled`, a row kernel just compiled,
+  // replaced by its capped build where the rule says so and the build does not spill.
+  void CapRegisters(const FuseTrace& trace, const codegen::KernelSpec& spec, Compiled& compiled);
   // Plans and compiles (trace, tensors) without launching (throws as Run does) and returns the
   // record of it.
   LaunchRecord Record(const FuseTrace& trace, const TraceTensors& tensors);
@@ -106,6 +111,7 @@ class TraceLauncher {
   codegen::LaunchBinding binding_;  // the current launch's; kept to reuse its storage
   std::vector<uint64_t> args_;      // the argument block being patched, likewise
   uint64_t launches_ = 0;
+  uint64_t register_capped_ = 0;
   double source_ms_ = 0;
 };
 
