@@ -25,10 +25,16 @@ namespace ember::codegen {
 
 inline constexpr int kRegisterCapSlack = 4;
 
+// The multiprocessor a kernel runs on (sm_80 and sm_90: 65,536 registers, 2,048 threads;
+// sm_86 and sm_89 hold 1,536 threads).
+struct Multiprocessor {
+  int registers = 65536;
+  int threads = 2048;
+};
+
 // The minimum resident blocks to compile a kernel of `threads` threads a block and
 // `registers` registers a thread with, by the rule above, or 0: keep it as compiled (also
-// when the cap would not add a resident block: 2,048 threads a multiprocessor at most).
-// `registers_per_sm`: the multiprocessor's register file (65,536 on sm_70 through sm_90).
-int RegisterCapBlocks(int threads, int registers, int registers_per_sm = 65536);
+// when the cap would not add a resident block, the threads being the limit).
+int RegisterCapBlocks(int threads, int registers, Multiprocessor sm = {});
 
 }  // namespace ember::codegen

@@ -27,6 +27,9 @@ TEST(RegisterCap, NoCapWhereTheThreadsAlreadyLimitTheBlocks) {
   EXPECT_EQ(RegisterCapBlocks(128, 34), 16);
   EXPECT_EQ(RegisterCapBlocks(1024, 34), 2);  // 1 block at 40 registers, 2 at 32
   EXPECT_EQ(RegisterCapBlocks(0, 34), 0);
+  // sm_86 and sm_89: 1,536 threads, so 6 blocks of 256 whatever the registers.
+  EXPECT_EQ(RegisterCapBlocks(256, 34, {.registers = 65536, .threads = 1536}), 0);
+  EXPECT_EQ(RegisterCapBlocks(256, 44, {.registers = 65536, .threads = 1536}), 6);
 }
 
 TEST(RegisterCap, ANoregcapVariantIsParsedAndNamed) {

@@ -120,7 +120,10 @@ void TraceLauncher::CapRegisters(const FuseTrace& trace, const codegen::KernelSp
   if (variants.row_no_register_cap || variants.row_min_blocks > 0) return;
   int registers = 0;
   EMBER_CU(cuFuncGetAttribute, &registers, CU_FUNC_ATTRIBUTE_NUM_REGS, compiled.function);
-  const int blocks = codegen::RegisterCapBlocks(spec.threads, registers);
+  const int blocks =
+      codegen::RegisterCapBlocks(spec.threads, registers,
+                                 {.registers = ctx_.device->registers_per_multiprocessor(),
+                                  .threads = ctx_.device->threads_per_multiprocessor()});
   if (blocks == 0) return;
   const codegen::GeneratedKernel kernel = codegen::GenerateKernel(trace, spec, blocks);
   const KernelSource source{.name = kernel.name, .source = kernel.source};
