@@ -32,6 +32,7 @@ from ._manipulation import (astype, broadcast_arrays, broadcast_to, concat, expa
                             matmul, matrix_transpose, permute_dims, reshape, squeeze, stack,
                             take)
 from ._reductions import argmax, argmin, max, mean, min, prod, sum  # noqa: A004
+from ._rounding import ceil, floor, round, trunc  # noqa: A004
 
 __array_api_version__ = "2022.12"
 
