@@ -20,7 +20,8 @@
 #   SUITE_PARTS [tests,diff,bench]  which parts run (a second call can run the rest)
 #   SUITE_DEADLINE_S [480]   the whole run; each step gets at most what is left of it
 #   TESTS_S [200]            the GPU tests other than the random programs
-#   DIFF_S [150]             the random programs (EMBER_GPU_DIFF_PROGRAMS [300])
+#   DIFF_S [150]             the random programs (EMBER_GPU_DIFF_PROGRAMS [40] here: the
+#                            test's own default of 300 no longer fits the limit on an H100)
 #   EMBER_BENCH_GPU_SIZES, TORCH_PEER_SIZES [24,26,28,20,22], *_BUDGET_S [70], *_REPEATS [15]
 #   EMBER_BENCH_GPU_MATMUL, TORCH_PEER_MATMUL [1], TORCH_PEER_COMPILE [1]
 #   BENCH_S [130], PEER_S [130]   the limits of ember-bench-gpu and torch_peer.py (each also
@@ -148,7 +149,8 @@ run_suite() {
   fi
   if [[ "$parts" == *,diff,* ]]; then
     echo "device-suite: random programs (limit $(limit "${DIFF_S:-150}") s)"
-    timeout --kill-after=10 "$(limit "${DIFF_S:-150}")" "$bundle/bin/ember_gpu_tests" \
+    EMBER_GPU_DIFF_PROGRAMS="${EMBER_GPU_DIFF_PROGRAMS:-40}" \
+      timeout --kill-after=10 "$(limit "${DIFF_S:-150}")" "$bundle/bin/ember_gpu_tests" \
       --gtest_filter='DifferentialGpu.*' --gtest_output="xml:$out/gtest-diff.xml" \
       >"$work/diff.log" 2>&1
     echo "device-suite: exit status $?" >>"$work/diff.log"
