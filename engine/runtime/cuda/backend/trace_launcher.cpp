@@ -125,11 +125,25 @@ void TraceLauncher::CapRegisters(const FuseTrace& trace, const codegen::KernelSp
                                  {.registers = ctx_.device->registers_per_multiprocessor(),
                                   .threads = ctx_.device->threads_per_multiprocessor()});
   if (blocks == 0) return;
-  const codegen::GeneratedKernel kernel = codegen::GenerateKernel(trace, spec, blocks);
-  const KernelSource source{.name = kernel.name, .source = kernel.source};
-  const CUfunction capped = ctx_.kernels->Get(source);
+  // The uncapped kernel works: a capped build that fails to compile or load is logged and
+  // left out, never the reason the launch runs unfused.
+  KernelSource source;
+  CUfunction capped = nullptr;
   int spilled = 0;
-  EMBER_CU(cuFuncGetAttribute, &spilled, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, capped);
+  try {
+    const codegen::GeneratedKernel kernel = codegen::GenerateKernel(trace, spec, blocks);
+    source = {.name = kernel.name, .source = kernel.source};
+    capped = ctx_.kernels->Get(source);
+    EMBER_CU(cuFuncGetAttribute, &spilled, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, capped);
+  } catch (const Error& e) {
+    LogFusion(LogLevel::kBasic, [&] {
+      return fmt::format(
+          "[cuda] row kernel of {} registers: the build capped for {} blocks "
+          "failed, kept uncapped: {}",
+          registers, blocks, e.what());
+    });
+    return;
+  }
   LogFusion(LogLevel::kMedium, [&] {
     return fmt::format("[cuda] row kernel of {} registers: capped for {} blocks a multiprocessor{}",
                        registers, blocks, spilled > 0 ? " spills, kept uncapped" : "");
