@@ -126,9 +126,64 @@ def nonzero(x, /):
     return tuple(Tensor(_index_tensor(i, x.device)) for i in found)
 
 
+# Note [A bool mask among other indices]
+# `x[..., mask]`, `x[:, mask, 1:]`, `x[0, mask]`: one bool tensor in a tuple key with ints,
+# slices and `...` (no None, no other tensor). NumPy counts the ints as indices of the same kind
+# as the mask; the selection becomes one dim, put where the mask was when those indices stand
+# next to each other and first otherwise (NumPy's rule for advanced indices). Here: the key
+# before the mask is applied first (basic indexing; its ints drop their dims), the mask then
+# takes the dims it names there, the selection is moved to the mask's place (or to the front),
+# and the key after the mask indexes the rest. Same values and shape as NumPy's.
+
+
+def _masked_in_tuple(x, key):
+    """x[key] for a tuple key holding one bool tensor (Note [A bool mask among other
+    indices])."""
+    where = [i for i, k in enumerate(key) if isinstance(k, Tensor)]
+    mask = key[where[0]]
+    if len(where) > 1 or any(k is None for k in key):
+        raise IndexError("ember: a bool index can be combined with ints, slices and '...' only "
+                         "(not with None or another tensor index)")
+    # `...` stands for the dims the other entries leave; the mask names mask.ndim of them.
+    # (Identity tests throughout: `==` on a tensor is the elementwise comparison.)
+    ellipses = [i for i, k in enumerate(key) if k is Ellipsis]
+    if len(ellipses) > 1:
+        raise IndexError("ember: an index can only have one ellipsis ('...')")
+    if ellipses:
+        consumed = len(key) - 1 + mask.ndim - 1
+        if consumed > x.ndim:
+            raise IndexError(f"ember: too many indices for a {x.ndim}-D tensor")
+        e = ellipses[0]
+        key = key[:e] + (slice(None),) * (x.ndim - consumed) + key[e + 1:]
+    m = next(i for i, k in enumerate(key) if isinstance(k, Tensor))
+    before, after = key[:m], key[m + 1:]
+    if len(before) + mask.ndim + len(after) > x.ndim:
+        raise IndexError(f"ember: too many indices for a {x.ndim}-D tensor")
+    # The ints count as advanced indices beside the mask (NumPy): adjacent ones keep the
+    # selection at the mask's place, others send it to the front.
+    advanced = [i for i, k in enumerate(key) if not isinstance(k, slice)]
+    adjacent = advanced == list(range(advanced[0], advanced[-1] + 1))
+    head = getitem(x, before + (Ellipsis,)) if before else x
+    at = sum(1 for k in before if isinstance(k, slice))  # the mask's first dim in `head`
+    dims = list(range(head.ndim))
+    moved = dims[at:at + mask.ndim] + dims[:at] + dims[at + mask.ndim:]
+    front = head if at == 0 else Tensor(_ember.permute(head._t, moved))
+    picked = _masked(front, mask)  # (count,) + head's other dims, in order
+    place = at if adjacent else 0
+    if place:
+        order = list(range(1, place + 1)) + [0] + list(range(place + 1, picked.ndim))
+        picked = Tensor(_ember.permute(picked._t, order))
+    # Either way the key after the mask indexes what follows the selection and head's dims
+    # before the mask.
+    return getitem(picked, (slice(None),) * (at + 1) + after) if after else picked
+
+
 def getitem(x, key):
     if isinstance(key, Tensor) and key.dtype == _dtypes.bool:
         return _masked(x, key)
+    if isinstance(key, tuple) and any(isinstance(k, Tensor) and k.dtype == _dtypes.bool
+                                      for k in key):
+        return _masked_in_tuple(x, key)
     if isinstance(key, Tensor):
         if key.dtype.kind != "i" or key.ndim != 1:
             raise IndexError(f"ember: a tensor index must be a 1-D int or a bool tensor, not "
