@@ -10,7 +10,8 @@ constexpr int kRegisterStep = 8;
 int BlocksAt(int threads, int registers_per_thread, Multiprocessor sm) {
   const int by_registers = sm.registers / (registers_per_thread * threads);
   const int by_threads = sm.threads / threads;
-  return by_registers < by_threads ? by_registers : by_threads;
+  const int fit = by_registers < by_threads ? by_registers : by_threads;
+  return fit < sm.blocks ? fit : sm.blocks;
 }
 
 }  // namespace

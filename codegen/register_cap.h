@@ -10,7 +10,12 @@
 // The rule, applied once per kernel after NVRTC has compiled it without a cap: a row kernel
 // whose register count lies at most kRegisterCapSlack registers above an allocation step is
 // compiled again with __launch_bounds__(threads, B), B the blocks that fit at that step, and
-// the capped binary is used unless it spills (CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES > 0). A
+// the capped binary is used unless it spills (CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES > 0) or the
+// driver's occupancy calculator does not find more blocks resident with it than without (ptxas
+// may meet the cap in another way). Checked with nvcc 13's ptxas for sm_90 on the golden sources
+// (tests/codegen/golden): softmax.cu, 256 threads, 34 registers, 32 under (256, 8) and no spill;
+// layernorm.cu, 64 threads, 44 registers, under (64, 25) 32 registers and 12 bytes of spill
+// loads, so that build would be left out. A
 // kernel further above the step keeps its registers: squeezing layernorm's 40 to 32 made it
 // 8-14% slower, while softmax's 34 to 32 made it up to 8% faster per call and 13-20% back to
 // back (docs/BENCHMARKS.md, "issue 46, second step", the minblocks=8 variant, H100). The
@@ -30,6 +35,7 @@ inline constexpr int kRegisterCapSlack = 4;
 struct Multiprocessor {
   int registers = 65536;
   int threads = 2048;
+  int blocks = 32;  // resident blocks at most (sm_90: 32; sm_86, sm_89: 16)
 };
 
 // The minimum resident blocks to compile a kernel of `threads` threads a block and

@@ -30,6 +30,9 @@ TEST(RegisterCap, NoCapWhereTheThreadsAlreadyLimitTheBlocks) {
   // sm_86 and sm_89: 1,536 threads, so 6 blocks of 256 whatever the registers.
   EXPECT_EQ(RegisterCapBlocks(256, 34, {.registers = 65536, .threads = 1536}), 0);
   EXPECT_EQ(RegisterCapBlocks(256, 44, {.registers = 65536, .threads = 1536}), 6);
+  // 64 threads: 32 resident blocks at most; 34 registers give 25, 32 give 32.
+  EXPECT_EQ(RegisterCapBlocks(64, 34), 32);
+  EXPECT_EQ(RegisterCapBlocks(64, 34, {.blocks = 24}), 0);  // the block limit binds already
 }
 
 TEST(RegisterCap, ANoregcapVariantIsParsedAndNamed) {

@@ -96,6 +96,7 @@ std::shared_ptr<CudaDevice> CudaDevice::OpenNew(int ordinal) {
   opened->registers_per_sm_ =
       Attribute(device, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
   opened->threads_per_sm_ = Attribute(device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+  opened->blocks_per_sm_ = Attribute(device, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
   opened->shared_per_block_ =
       static_cast<size_t>(Attribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK));
   opened->shared_per_block_optin_ =

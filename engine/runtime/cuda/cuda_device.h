@@ -67,9 +67,11 @@ class CudaDevice {
   size_t max_shared_memory_per_block() const { return shared_per_block_; }
   size_t max_shared_memory_per_block_optin() const { return shared_per_block_optin_; }
   size_t total_memory() const { return total_memory_; }
-  // A multiprocessor's register file (32-bit registers) and the most threads it holds.
+  // A multiprocessor's register file (32-bit registers) and the most threads and blocks it
+  // holds.
   int registers_per_multiprocessor() const { return registers_per_sm_; }
   int threads_per_multiprocessor() const { return threads_per_sm_; }
+  int blocks_per_multiprocessor() const { return blocks_per_sm_; }
   // "cuda:0 (NVIDIA H200, sm_90, 132 SMs, 139.8 GiB)", for logs and tool output.
   std::string Describe() const;
 
@@ -92,6 +94,7 @@ class CudaDevice {
   size_t total_memory_ = 0;
   int registers_per_sm_ = 0;
   int threads_per_sm_ = 0;
+  int blocks_per_sm_ = 0;
 };
 
 // Makes `device`'s context current on this thread for the scope, then restores whichever

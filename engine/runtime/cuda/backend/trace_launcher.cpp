@@ -123,18 +123,25 @@ void TraceLauncher::CapRegisters(const FuseTrace& trace, const codegen::KernelSp
   const int blocks =
       codegen::RegisterCapBlocks(spec.threads, registers,
                                  {.registers = ctx_.device->registers_per_multiprocessor(),
-                                  .threads = ctx_.device->threads_per_multiprocessor()});
+                                  .threads = ctx_.device->threads_per_multiprocessor(),
+                                  .blocks = ctx_.device->blocks_per_multiprocessor()});
   if (blocks == 0) return;
   // The uncapped kernel works: a capped build that fails to compile or load is logged and
   // left out, never the reason the launch runs unfused.
   KernelSource source;
   CUfunction capped = nullptr;
   int spilled = 0;
+  int resident_before = 0, resident_after = 0;
   try {
     const codegen::GeneratedKernel kernel = codegen::GenerateKernel(trace, spec, blocks);
     source = {.name = kernel.name, .source = kernel.source};
     capped = ctx_.kernels->Get(source);
     EMBER_CU(cuFuncGetAttribute, &spilled, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, capped);
+    const auto shared = static_cast<size_t>(spec.shared_bytes);
+    EMBER_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor, &resident_before, compiled.function,
+             spec.threads, shared);
+    EMBER_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor, &resident_after, capped, spec.threads,
+             shared);
   } catch (const Error& e) {
     LogFusion(LogLevel::kBasic, [&] {
       return fmt::format(
@@ -144,11 +151,15 @@ void TraceLauncher::CapRegisters(const FuseTrace& trace, const codegen::KernelSp
     });
     return;
   }
+  const bool better = spilled == 0 && resident_after > resident_before;
   LogFusion(LogLevel::kMedium, [&] {
-    return fmt::format("[cuda] row kernel of {} registers: capped for {} blocks a multiprocessor{}",
-                       registers, blocks, spilled > 0 ? " spills, kept uncapped" : "");
+    return fmt::format(
+        "[cuda] row kernel of {} registers, {} blocks a multiprocessor: capped for {}, {} fit "
+        "({} bytes spilled){}",
+        registers, resident_before, blocks, resident_after, spilled,
+        better ? "" : ", kept uncapped");
   });
-  if (spilled > 0) return;
+  if (!better) return;
   compiled.function = capped;
   compiled.kernel = ctx_.kernels->KeyOf(source).hash;
   ++register_capped_;
