@@ -27,11 +27,11 @@ from ._elementwise import (abs, add, clip, cos, divide, equal, erf, exp, floor_d
 from ._composites import (all, any, can_cast, exp2, finfo, iinfo, log2, log10,  # noqa
                           result_type, std, var, vecdot)
 from ._engine import flush_plans, recent_misses, seed, stats, sync
-from ._hyperbolic import acosh, asinh, atanh, cosh, expm1, logaddexp, sinh
+from ._hyperbolic import acosh, asinh, atanh, cosh, expm1, hypot, logaddexp, sinh
 from ._indexing import nonzero
 from ._manipulation import (astype, broadcast_arrays, broadcast_to, concat, expand_dims, flip,
-                            matmul, matrix_transpose, permute_dims, reshape, squeeze, stack,
-                            take)
+                            matmul, matrix_transpose, moveaxis, permute_dims, reshape, squeeze,
+                            stack, take, unstack)
 from ._reductions import argmax, argmin, max, mean, min, prod, sum  # noqa: A004
 from ._rounding import ceil, floor, round, trunc  # noqa: A004
 

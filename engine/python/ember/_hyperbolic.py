@@ -1,4 +1,4 @@
-"""The standard's expm1, logaddexp and hyperbolic functions (sinh, cosh, asinh, acosh, atanh),
+"""The standard's expm1, logaddexp, hypot and hyperbolic functions (sinh, cosh, asinh, acosh, atanh),
 composed of ember's ops (ember has Exp, Log, Log1p, Sqrt and Tanh, and no op for these). Each
 is a handful of elementwise ops that fuse like any others. Int and bool tensors compute in the
 default float dtype (float32), as exp does; float16 and bfloat16 compute in float32 and round
@@ -34,6 +34,10 @@ of zero and the subnormals exact.
     rounding. The exception is where the result is near 0 because e^x1 + e^x2 is near 1 (m in
     (-ln 2, 0), c near -m): there m + c cancels, and the error is a few ulp of |m| + c, not of
     the result; NumPy's float32 logaddexp has the same formula and the same limit.
+  - hypot: m * sqrt(1 + (n / m)^2) with m = max(|x1|, |x2|), n = min(|x1|, |x2|): no square
+    of the inputs, so it neither overflows nor underflows where the result does not, and the
+    terms under the root are positive. 0 where both are 0; inf where either is inf, even beside
+    NaN (IEEE's hypot and NumPy's); NaN otherwise where either is NaN.
   - asinh: log1p(a + a^2 / (1 + sqrt(1 + a^2))) with x's sign: that is log(a + sqrt(1 + a^2))
     with sqrt(1 + a^2) - 1 written as a^2 / (1 + sqrt(1 + a^2)), positive terms only, and
     taking |x| avoids x + sqrt(x^2 + 1), which cancels for negative x. For a >= 2**12 (before
@@ -56,8 +60,8 @@ import math
 from . import _dtypes
 from ._array import Tensor
 from ._elementwise import (_cast, _operands, _require_tensor, _scalar_tensor, abs, add, divide,
-                           equal, exp, greater, greater_equal, less, log, log1p, maximum,
-                           multiply, negative, sqrt, subtract, where)
+                           equal, exp, greater, greater_equal, isinf, less, log, log1p, logical_or,
+                           maximum, minimum, multiply, negative, sqrt, subtract, where)
 
 _LN2 = math.log(2.0)
 _TINY = 2.0**-12  # below: sinh, asinh and atanh round to x (Note [Accurate compositions])
@@ -180,3 +184,21 @@ def atanh(x, /):
 
 
 __all__ = ["acosh", "asinh", "atanh", "cosh", "expm1", "logaddexp", "sinh"]
+
+
+def hypot(x1, x2, /):
+    """sqrt(x1^2 + x2^2) as m * sqrt(1 + (n / m)^2) (Note [Accurate compositions]); either may
+    be a Python scalar, as for the other binary functions."""
+    a, b = _operands(x1, x2, "hypot")
+    a = a if isinstance(a, Tensor) else _scalar_tensor(a, b)
+    b = b if isinstance(b, Tensor) else _scalar_tensor(b, a)
+    a, dtype = _in_float32(a, "hypot")
+    b, _ = _in_float32(b, "hypot")
+    a, b = abs(a), abs(b)
+    m = maximum(a, b)
+    n = minimum(a, b)
+    q = divide(n, m)
+    r = multiply(m, sqrt(add(multiply(q, q), 1.0)))
+    r = where(equal(m, 0.0), 0.0, r)
+    r = where(logical_or(isinf(a), isinf(b)), math.inf, r)
+    return _cast(r, dtype)

@@ -53,6 +53,34 @@ def permute_dims(x, /, axes):
     return Tensor(_ember.permute(x._t, axes))
 
 
+def moveaxis(x, source, destination, /):
+    """permute_dims with `source`'s axes at `destination` and the others in their order."""
+    _require_tensor(x, "moveaxis")
+    src = source if isinstance(source, tuple) else (source,)
+    dst = destination if isinstance(destination, tuple) else (destination,)
+    src = [_axis(a, x.ndim, "moveaxis") for a in src]
+    dst = [_axis(a, x.ndim, "moveaxis") for a in dst]
+    if len(src) != len(dst):
+        raise ValueError(f"ember: moveaxis: {len(src)} source axes and {len(dst)} destinations; "
+                         "expected as many of each")
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise ValueError("ember: moveaxis: an axis is named twice")
+    order = [a for a in range(x.ndim) if a not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return permute_dims(x, order)
+
+
+def unstack(x, /, *, axis=0):
+    """The slices of x along `axis`, each without that dim (views: Slice and Reshape)."""
+    _require_tensor(x, "unstack")
+    if x.ndim == 0:
+        raise ValueError("ember: unstack: a 0-d tensor has no axis to unstack")
+    axis = _axis(axis, x.ndim, "unstack")
+    lead = (slice(None),) * axis
+    return tuple(x[lead + (i,)] for i in range(x.shape[axis]))
+
+
 def matrix_transpose(x, /):
     _require_tensor(x, "matrix_transpose")
     if x.ndim < 2:
