@@ -30,6 +30,20 @@ def check(got, want, rtol=1e-5, atol=1e-6):
         np.testing.assert_allclose(values.astype(np.float64), want, rtol=rtol, atol=atol)
 
 
+# The dtypes the arrangement and mask tests cover, NumPy's beside ember's.
+DTYPES = [np.float32, np.int32, np.int64, np.bool_]
+EMBER = {np.float32: ember.float32, np.int32: ember.int32, np.int64: ember.int64,
+         np.bool_: ember.bool}
+
+
+def data(rng, shape, dtype):
+    """Values of `dtype` with both signs (bool: both values)."""
+    if dtype is np.float32:
+        return rng.standard_normal(shape).astype(np.float32)
+    v = rng.integers(-9, 10, size=shape)
+    return v > 0 if dtype is np.bool_ else v.astype(dtype)
+
+
 class DLPackOnly:
     """A producer with only the DLPack protocol of `x`: ember.from_dlpack takes NumPy arrays
     through the array and returns ember tensors themselves, so this is how a test sends their

@@ -7,18 +7,7 @@ import numpy as np
 import pytest
 
 import ember
-from conftest import check
-
-DTYPES = [np.float32, np.int32, np.int64, np.bool_]
-EMBER = {np.float32: ember.float32, np.int32: ember.int32, np.int64: ember.int64,
-         np.bool_: ember.bool}
-
-
-def data(rng, shape, dtype):
-    if dtype is np.float32:
-        return rng.standard_normal(shape).astype(np.float32)
-    v = rng.integers(-9, 10, size=shape)
-    return v > 0 if dtype is np.bool_ else v.astype(dtype)
+from conftest import DTYPES, EMBER, check, data
 
 
 # (tensor shape, mask shape): the whole shape or leading dims.
