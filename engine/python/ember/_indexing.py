@@ -17,19 +17,25 @@ from . import _ember
 from ._array import Tensor
 
 
+def _dims_taken(k):
+    """The dims of x a key entry indexes: a bool tensor its own ndim, None and '...' none."""
+    if k is None or k is Ellipsis:
+        return 0
+    return k.ndim if isinstance(k, Tensor) and k.dtype == _dtypes.bool else 1
+
+
 def _expand_key(key, ndim):
+    """`key` as a tuple with '...' (or the end) standing for whole slices of the dims the other
+    entries leave. Identity tests only: `==` on a tensor entry is the elementwise comparison."""
     key = key if isinstance(key, tuple) else (key,)
-    if sum(k is Ellipsis for k in key) > 1:
+    ellipses = [i for i, k in enumerate(key) if k is Ellipsis]
+    if len(ellipses) > 1:
         raise IndexError("ember: an index can only have one ellipsis ('...')")
-    consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
+    consumed = sum(_dims_taken(k) for k in key)
     if consumed > ndim:
         raise IndexError(f"ember: too many indices: {consumed} for a {ndim}-D tensor")
-    if Ellipsis in key:
-        i = key.index(Ellipsis)
-        key = key[:i] + (slice(None),) * (ndim - consumed) + key[i + 1:]
-    else:
-        key = key + (slice(None),) * (ndim - consumed)
-    return key
+    i = ellipses[0] if ellipses else len(key)
+    return key[:i] + (slice(None),) * (ndim - consumed) + key[i + 1:]
 
 
 def _as_range(k, n, dim):
@@ -60,11 +66,18 @@ def _int_index(k, n, dim, others):
     return i % n
 
 
-def _checked_indices(key, n):
-    """The 1-D int tensor `key` as indices into a dim of size n, as NumPy reads them: negative
-    ones count from the end, and any outside [-n, n) is an IndexError. ember's Select reads
-    zeros for those, so this reads the index values back (a sync point, like np.asarray(key));
-    an index tensor with a negative entry is replaced by a wrapped copy."""
+def _checked_indices(x, key):
+    """The tensor `key` as indices into x's dim 0, as NumPy reads them: it must be a 1-D int
+    tensor and x at least 1-D; negative entries count from the end, and any outside [-n, n) is
+    an IndexError. ember's Select reads zeros for those, so this reads the index values back (a
+    sync point, like np.asarray(key)); an index tensor with a negative entry is replaced by a
+    wrapped copy."""
+    if key.dtype.kind != "i" or key.ndim != 1:
+        raise IndexError(f"ember: a tensor index must be a 1-D int or a bool tensor, not "
+                         f"{key.ndim}-D {key.dtype.name}")
+    if x.ndim == 0:
+        raise IndexError("ember: a tensor index on a 0-d tensor")
+    n = x.shape[0]
     idx = np.asarray(key)
     lo, hi = int(idx.min()), int(idx.max())
     if lo < -n or hi >= n:
@@ -144,21 +157,9 @@ def _masked_in_tuple(x, key):
     if len(where) > 1 or any(k is None for k in key):
         raise IndexError("ember: a bool index can be combined with ints, slices and '...' only "
                          "(not with None or another tensor index)")
-    # `...` stands for the dims the other entries leave; the mask names mask.ndim of them.
-    # (Identity tests throughout: `==` on a tensor is the elementwise comparison.)
-    ellipses = [i for i, k in enumerate(key) if k is Ellipsis]
-    if len(ellipses) > 1:
-        raise IndexError("ember: an index can only have one ellipsis ('...')")
-    if ellipses:
-        consumed = len(key) - 1 + mask.ndim - 1
-        if consumed > x.ndim:
-            raise IndexError(f"ember: too many indices for a {x.ndim}-D tensor")
-        e = ellipses[0]
-        key = key[:e] + (slice(None),) * (x.ndim - consumed) + key[e + 1:]
+    key = _expand_key(key, x.ndim)  # the mask names mask.ndim dims
     m = next(i for i, k in enumerate(key) if isinstance(k, Tensor))
     before, after = key[:m], key[m + 1:]
-    if len(before) + mask.ndim + len(after) > x.ndim:
-        raise IndexError(f"ember: too many indices for a {x.ndim}-D tensor")
     # The ints count as advanced indices beside the mask (NumPy): adjacent ones keep the
     # selection at the mask's place, others send it to the front.
     advanced = [i for i, k in enumerate(key) if not isinstance(k, slice)]
@@ -185,12 +186,7 @@ def getitem(x, key):
                                       for k in key):
         return _masked_in_tuple(x, key)
     if isinstance(key, Tensor):
-        if key.dtype.kind != "i" or key.ndim != 1:
-            raise IndexError(f"ember: a tensor index must be a 1-D int or a bool tensor, not "
-                             f"{key.ndim}-D {key.dtype.name}")
-        if x.ndim == 0:
-            raise IndexError("ember: a tensor index on a 0-d tensor")
-        return Tensor(_ember.select(x._t, 0, _checked_indices(key, x.shape[0])._t))
+        return Tensor(_ember.select(x._t, 0, _checked_indices(x, key)._t))
     key = _expand_key(key, x.ndim)
     ranges, shape, dim = [], [], 0
     for k in key:
@@ -273,12 +269,7 @@ def setitem(x, key, value):
             raise ValueError(f"ember: a bool index on {key.device} for a tensor on {x.device}")
         return _elementwise.where(key, _value_for(x, value, x.shape), x)
     if isinstance(key, Tensor):
-        if key.dtype.kind != "i" or key.ndim != 1:
-            raise IndexError(f"ember: a tensor index must be a 1-D int or a bool tensor, not "
-                             f"{key.ndim}-D {key.dtype.name}")
-        if x.ndim == 0:
-            raise IndexError("ember: a tensor index on a 0-d tensor")
-        checked = np.asarray(_checked_indices(key, x.shape[0]))
+        checked = np.asarray(_checked_indices(x, key))
         taken = [[int(i) for i in checked]] + [list(range(n)) for n in x.shape[1:]]
         view = [len(checked)] + list(x.shape[1:])
     else:
