@@ -78,6 +78,17 @@ def _in_float32(x, fn):
     return _cast(x, _dtypes.float32), x.dtype
 
 
+def _pair_in_float32(x1, x2, fn):
+    """Both operands (either may be a Python scalar) promoted as the binary functions promote
+    them, as float32 tensors, and the dtype the result goes back to."""
+    a, b = _operands(x1, x2, fn)
+    a = a if isinstance(a, Tensor) else _scalar_tensor(a, b)
+    b = b if isinstance(b, Tensor) else _scalar_tensor(b, a)
+    a, dtype = _in_float32(a, fn)
+    b, _ = _in_float32(b, fn)
+    return a, b, dtype
+
+
 def _with_sign(x, r):
     """r (>= 0 or NaN) with x's sign."""
     return where(less(x, 0), negative(r), r)
@@ -135,11 +146,7 @@ def _difference_error(a, b, s):
 def logaddexp(x1, x2, /):
     """log(exp(x1) + exp(x2)) as max + log1p(exp(-|x1 - x2|)) (Note [Accurate compositions]);
     either may be a Python scalar, as for the other binary functions."""
-    a, b = _operands(x1, x2, "logaddexp")
-    a = a if isinstance(a, Tensor) else _scalar_tensor(a, b)
-    b = b if isinstance(b, Tensor) else _scalar_tensor(b, a)
-    a, dtype = _in_float32(a, "logaddexp")
-    b, _ = _in_float32(b, "logaddexp")
+    a, b, dtype = _pair_in_float32(x1, x2, "logaddexp")
     m = maximum(a, b)
     s = subtract(a, b)
     err = _difference_error(a, b, s)
@@ -189,11 +196,7 @@ __all__ = ["acosh", "asinh", "atanh", "cosh", "expm1", "logaddexp", "sinh"]
 def hypot(x1, x2, /):
     """sqrt(x1^2 + x2^2) as m * sqrt(1 + (n / m)^2) (Note [Accurate compositions]); either may
     be a Python scalar, as for the other binary functions."""
-    a, b = _operands(x1, x2, "hypot")
-    a = a if isinstance(a, Tensor) else _scalar_tensor(a, b)
-    b = b if isinstance(b, Tensor) else _scalar_tensor(b, a)
-    a, dtype = _in_float32(a, "hypot")
-    b, _ = _in_float32(b, "hypot")
+    a, b, dtype = _pair_in_float32(x1, x2, "hypot")
     a, b = abs(a), abs(b)
     m = maximum(a, b)
     n = minimum(a, b)
