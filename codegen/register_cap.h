@@ -15,8 +15,8 @@
 // may meet the cap in another way). Checked with nvcc 13's ptxas for sm_90 on the golden sources
 // (tests/codegen/golden): softmax.cu, 256 threads, 34 registers, 32 under (256, 8) and no spill;
 // layernorm.cu, 64 threads, 44 registers, under (64, 25) 32 registers and 12 bytes of spill
-// loads, so that build would be left out. A
-// kernel further above the step keeps its registers: squeezing layernorm's 40 to 32 made it
+// loads, so that build would be left out.
+// A kernel further above the step keeps its registers: squeezing layernorm's 40 to 32 made it
 // 8-14% slower, while softmax's 34 to 32 made it up to 8% faster per call and 13-20% back to
 // back (docs/BENCHMARKS.md, "issue 46, second step", the minblocks=8 variant, H100). The
 // planner cannot know the count before NVRTC has compiled, hence the second compile; both

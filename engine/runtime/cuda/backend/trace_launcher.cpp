@@ -133,7 +133,9 @@ void TraceLauncher::CapRegisters(const FuseTrace& trace, const codegen::KernelSp
   int spilled = 0;
   int resident_before = 0, resident_after = 0;
   try {
+    const auto generating = std::chrono::steady_clock::now();
     const codegen::GeneratedKernel kernel = codegen::GenerateKernel(trace, spec, blocks);
+    source_ms_ += MsSince(generating);  // a warm start generates it too, for its key
     source = {.name = kernel.name, .source = kernel.source};
     capped = ctx_.kernels->Get(source);
     EMBER_CU(cuFuncGetAttribute, &spilled, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, capped);
