@@ -42,14 +42,20 @@ void DeviceServer::RegisterInit(StreamId stream, OperationIr init,
   streams_.Register(stream, std::move(init), handles_);
 }
 
-void DeviceServer::RegisterInit(StreamId stream, OperationIr init, TensorHandle handle) {
+void DeviceServer::RegisterBorrowed(StreamId stream, OperationIr init, void* data, size_t bytes,
+                                    std::shared_ptr<const void> owner, TensorHandle view) {
   std::lock_guard lock(mu_);
+  backend_->SetStream(stream);
+  view.buffer = backend_->Borrow(data, bytes, std::move(owner));
   const TensorIr& out = init.outputs[0];
-  EMBER_CHECK(handle.buffer != nullptr && handle.buffer->backend() == backend_->name() &&
-                  handle.shape == out.shape && handle.dtype == out.dtype,
-              "t{}: the handle does not match the Init op", out.id);
-  handles_.Register(out.id, std::move(handle));
+  handles_.Register(out.id, std::move(view));
   streams_.Register(stream, std::move(init), handles_);
+}
+
+uintptr_t DeviceServer::NativeStream(StreamId stream) {
+  std::lock_guard lock(mu_);
+  backend_->SetStream(stream);
+  return backend_->NativeStream();
 }
 
 void DeviceServer::ForeignDrop(StreamId stream, TensorIr tensor) {

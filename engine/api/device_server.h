@@ -39,11 +39,15 @@ class DeviceServer {
   // Copies `bytes` (row-major elements of init's output) to the device, registers the handle
   // for the output of `init` (an Init op), then queues `init`.
   void RegisterInit(StreamId stream, OperationIr init, std::span<const std::byte> bytes);
-  // Registers `handle` (made by the caller: borrowed host memory, ember::ImportMemory) for the
-  // output of `init` (an Init op), then queues `init`.
-  // REQUIRES: the handle's buffer is this device's kind, and its shape and dtype are init's
-  // output's.
-  void RegisterInit(StreamId stream, OperationIr init, TensorHandle handle);
+  // Registers a handle over memory that belongs to someone else (ember::ImportMemory) for the
+  // output of `init`, then queues `init`: the backend's borrowed buffer over `bytes` bytes at
+  // `data`, kept alive by `owner` (Backend::Borrow), seen through `view`'s shape, strides,
+  // offset and dtype (its buffer is ignored). Throws ember::Error when the backend cannot
+  // borrow memory.
+  void RegisterBorrowed(StreamId stream, OperationIr init, void* data, size_t bytes,
+                        std::shared_ptr<const void> owner, TensorHandle view);
+  // The native queue of `stream`'s work on this device (Backend::NativeStream).
+  uintptr_t NativeStream(StreamId stream);
   // A drop of `tensor` (home `stream`) from another thread (burn's register_foreign_drop).
   void ForeignDrop(StreamId stream, TensorIr tensor);
   void TagSharedView(StreamId src_stream, TensorId src, TensorId dst);

@@ -1,6 +1,7 @@
-// ember::ImportMemory: a tensor over host memory, borrowed without a copy where ember can read
-// it as it is, copied otherwise (ember/memory.h; Note [Borrowed host memory] in
-// engine/runtime/cpu/cpu_buffer.h).
+// ember::ImportMemory: a tensor over host or device memory, borrowed without a copy where ember
+// can read it as it is, copied otherwise (ember/memory.h; Note [Borrowed host memory] in
+// engine/runtime/cpu/cpu_buffer.h, Note [Borrowed device memory] in
+// engine/runtime/cuda/borrowed_owners.h).
 #include <cstdint>
 #include <cstring>
 
@@ -10,7 +11,6 @@
 #include "engine/api/checks.h"
 #include "engine/api/tensor_node.h"
 #include "engine/ir/builders.h"
-#include "engine/runtime/cpu/cpu_buffer.h"
 
 namespace ember {
 
@@ -60,17 +60,21 @@ Reach ReachOf(const std::vector<int64_t>& shape, const std::vector<int64_t>& str
 
 void CheckMemory(const TensorMemory& m) {
   checks::RequireKnownDtype(kOp, m.dtype);
-  if (m.device.kind() != Device::Kind::kCpu) {
-    checks::Fail(kOp, fmt::format("memory on {}; expected host memory (ember imports device "
-                                  "memory only through the host)",
-                                  m.device.ToString()));
-  }
-  if (m.data == nullptr) checks::Fail(kOp, "a null data pointer; expected host memory");
+  if (m.data == nullptr) checks::Fail(kOp, "a null data pointer; expected host or device memory");
   checks::RequireValidShape(kOp, m.shape);
   if (!m.strides.empty() && m.strides.size() != m.shape.size()) {
     checks::Fail(kOp, fmt::format("{} strides for shape {}; expected one per dim (or none: "
                                   "row-major)",
                                   m.strides.size(), checks::DescribeShape(m.shape)));
+  }
+  // Device memory is only ever read in place (a copy reads it through a borrowed tensor too),
+  // and the kernels read whole elements.
+  const auto address = reinterpret_cast<uintptr_t>(m.data);
+  if (m.device.kind() != Device::Kind::kCpu &&
+      address % static_cast<uintptr_t>(DTypeSize(m.dtype)) != 0) {
+    checks::Fail(kOp, fmt::format("device memory at {:#x} is not aligned to its {}-byte {} "
+                                  "elements; expected element-aligned device memory",
+                                  address, DTypeSize(m.dtype), DTypeName(m.dtype)));
   }
 }
 
@@ -92,24 +96,14 @@ void ForEachElement(const std::vector<int64_t>& shape, const std::vector<int64_t
   }
 }
 
-Tensor Copy(const TensorMemory& m, const std::vector<int64_t>& strides, Device device) {
-  const auto elem = static_cast<size_t>(DTypeSize(m.dtype));
-  const auto* src = static_cast<const std::byte*>(m.data);
-  std::vector<std::byte> bytes(static_cast<size_t>(ember::NumElements(ToShape(m.shape))) * elem);
-  std::byte* out = bytes.data();
-  ForEachElement(m.shape, strides, [&](int64_t offset) {
-    std::memcpy(out, src + offset * static_cast<int64_t>(elem), elem);
-    out += elem;
-  });
-  return Tensor::FromBytes(bytes, m.shape, m.dtype, device);
-}
-
+// A tensor on m.device reading `m` in place, kept alive by m.owner.
 Tensor Borrow(TensorMemory m, std::vector<int64_t> strides) {
   const int64_t elem = DTypeSize(m.dtype);
   const Reach reach = ReachOf(m.shape, strides, elem);
   auto* data = static_cast<std::byte*>(m.data);
-  if (m.dtype == DType::kBool) {
-    // The kernels read a bool byte as 0 or 1, as Tensor::FromBytes checks.
+  if (m.dtype == DType::kBool && m.device.kind() == Device::Kind::kCpu) {
+    // The kernels read a bool byte as 0 or 1, as Tensor::FromBytes checks (device memory
+    // cannot be looked at from here: a producer's bool tensor holds 0 or 1 by its own rule).
     ForEachElement(m.shape, strides, [&](int64_t offset) {
       if (data[offset] != std::byte{0} && data[offset] != std::byte{1}) {
         checks::Fail(kOp, "a bool byte is neither 0 nor 1; expected 0 or 1");
@@ -122,25 +116,59 @@ Tensor Borrow(TensorMemory m, std::vector<int64_t> strides) {
     if (m.shape[i] == 1) strides[i] = row_major;
     row_major *= m.shape[i];
   }
-  std::shared_ptr<DeviceServer> s = ServerFor(Device::Cpu());
-  TensorHandle handle;
-  handle.buffer = std::make_shared<cpu::CpuBuffer>(
-      data + reach.lowest * elem, static_cast<size_t>((reach.highest - reach.lowest + 1) * elem),
-      std::move(m.owner));
-  handle.shape = ToShape(m.shape);
-  handle.strides = ToShape(strides);
-  handle.offset = -reach.lowest;
-  handle.dtype = m.dtype;
+  std::shared_ptr<DeviceServer> s = ServerFor(m.device);
+  TensorHandle view;
+  view.shape = ToShape(m.shape);
+  view.strides = ToShape(strides);
+  view.offset = -reach.lowest;
+  view.dtype = m.dtype;
   const TensorIr out = detail::NewOutputIr(m.shape, m.dtype);
   detail::DrainOnThreadExit(s);
-  s->RegisterInit(CurrentStreamId(), ir::Init(out), std::move(handle));
+  s->RegisterBorrowed(CurrentStreamId(), ir::Init(out), data + reach.lowest * elem,
+                      static_cast<size_t>((reach.highest - reach.lowest + 1) * elem),
+                      std::move(m.owner), std::move(view));
   return detail::Publish(s, out);
+}
+
+// A copy on `device`: host memory is read here, in its strided order; device memory through a
+// tensor that borrows it on its own device, read back to the host (a sync point of that
+// device's stream, as ToVector), whose owner then waits for that read only.
+Tensor Copy(TensorMemory m, std::vector<int64_t> strides, Device device) {
+  const auto elem = static_cast<size_t>(DTypeSize(m.dtype));
+  std::vector<std::byte> bytes(static_cast<size_t>(ember::NumElements(ToShape(m.shape))) * elem);
+  if (m.device.kind() == Device::Kind::kCpu) {
+    const auto* src = static_cast<const std::byte*>(m.data);
+    std::byte* out = bytes.data();
+    ForEachElement(m.shape, strides, [&](int64_t offset) {
+      std::memcpy(out, src + offset * static_cast<int64_t>(elem), elem);
+      out += elem;
+    });
+  } else {
+    const std::vector<int64_t> shape = m.shape;
+    const Device from = m.device;
+    const DType dtype = m.dtype;
+    {
+      Tensor borrowed = Borrow(std::move(m), std::move(strides));
+      Tensor ref = borrowed;  // a second reference: the read is no last use (ExportMemory's way)
+      std::shared_ptr<DeviceServer> s = detail::LiveServer(borrowed, kOp);
+      bytes = s->Read(CurrentStreamId(), detail::IntoIr(ref));
+    }
+    // The borrowed tensor's drop runs and the device is waited for, so the owner goes now.
+    Sync(from);
+    return Tensor::FromBytes(bytes, shape, dtype, device);
+  }
+  return Tensor::FromBytes(bytes, m.shape, m.dtype, device);
 }
 
 }  // namespace
 
 std::string ImportCopyReason(const TensorMemory& memory, const ImportMemoryOptions& options) {
   if (options.copy) return "a copy was asked for";
+  if (memory.device.kind() != Device::Kind::kCpu) {
+    if (options.device == memory.device) return "";
+    return fmt::format("the memory is on {} and the tensor goes to {}", memory.device.ToString(),
+                       options.device.ToString());
+  }
   if (options.device.kind() != Device::Kind::kCpu) {
     return fmt::format("the tensor goes to {}, and only the CPU reads host memory in place",
                        options.device.ToString());
@@ -157,8 +185,17 @@ Tensor ImportMemory(TensorMemory memory, const ImportMemoryOptions& options) {
   CheckMemory(memory);
   std::vector<int64_t> strides = StridesOf(memory);
   ReachOf(memory.shape, strides, DTypeSize(memory.dtype));
-  if (!ImportCopyReason(memory, options).empty()) return Copy(memory, strides, options.device);
+  if (!ImportCopyReason(memory, options).empty()) {
+    return Copy(std::move(memory), std::move(strides), options.device);
+  }
   return Borrow(std::move(memory), std::move(strides));
+}
+
+uintptr_t NativeStream(Device device) {
+  if (device.kind() == Device::Kind::kCpu) return 0;
+  std::shared_ptr<DeviceServer> s = ServerFor(device);
+  detail::DrainOnThreadExit(s);  // the thread's stream is forgotten when the thread ends
+  return s->NativeStream(CurrentStreamId());
 }
 
 }  // namespace ember

@@ -1,10 +1,12 @@
 // Devices, dtypes, errors and the engine-wide calls of the Python module: sync, flush_plans,
-// stats, recent_misses, seed (bindings.h).
+// stats, recent_misses, seed, native_stream (bindings.h).
 #include <pybind11/stl.h>
 
 #include <array>
 #include <charconv>
 #include <string_view>
+
+#include <ember/memory.h>
 
 #include "engine/python/bindings.h"
 #include "engine/python/deferred_release.h"
@@ -127,6 +129,14 @@ void BindEngine(py::module_& m) {
       release());
   m.def(
       "seed", [](const std::string& device, uint64_t seed) { Seed(ParseDevice(device), seed); },
+      release());
+  // The CUstream (as an int) of the calling thread's work on `device`, 0 on the CPU: the
+  // `stream` that from_dlpack hands a CUDA producer's __dlpack__ (ember::NativeStream).
+  m.def(
+      "native_stream",
+      [](const std::string& device) {
+        return static_cast<uint64_t>(NativeStream(ParseDevice(device)));
+      },
       release());
   m.def("dtype_name", [](int code) { return std::string(DTypeName(DTypeFromCode(code))); });
 }

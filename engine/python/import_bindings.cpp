@@ -1,7 +1,11 @@
-// Import of host memory for ember.from_dlpack, borrowed without a copy where ember can read it
-// as it is (ember::ImportMemory; docs/API.md, "Python"):
-//  - from_dlpack: a DLPack capsule's memory (PyTorch tensors, any host producer); the capsule
-//    is consumed, and its deleter runs when ember no longer reads the memory;
+// Import of host and device memory for ember.from_dlpack, borrowed without a copy where ember
+// can read it as it is (ember::ImportMemory; docs/API.md, "Python"):
+//  - from_dlpack: a DLPack capsule's memory (PyTorch tensors and CuPy arrays, host or CUDA,
+//    any other producer); the capsule is consumed, and its deleter runs when ember no longer
+//    reads the memory (for device memory: once the kernels that read it have finished, Note
+//    [Borrowed device memory] in engine/runtime/cuda/borrowed_owners.h). The Python half asks
+//    the producer for the capsule with the importing thread's stream (native_stream), so the
+//    producer's writes are ordered before ember's reads;
 //  - from_numpy: a NumPy array's memory, through the array itself (NumPy 1.24 exports neither
 //    read-only nor bool arrays through DLPack), which ember keeps a reference to.
 // Either way the release is deferred to a thread that holds the GIL (Note [Deferred releases]).
@@ -81,15 +85,25 @@ DLManagedTensor* Unwrap(const py::capsule& capsule) {
   return managed;
 }
 
+// The device of a DLPack device: host memory (pinned host memory too, which the CPU reads as
+// any other), a CUDA device's memory, or TypeError for the rest (managed memory, other GPUs).
+Device DeviceOf(DLDevice device) {
+  switch (device.device_type) {
+    case kDLCPU:
+    case kDLCUDAHost: return Device::Cpu();
+    case kDLCUDA: return ParseDevice("cuda:" + std::to_string(device.device_id));
+    default: break;
+  }
+  throw py::type_error("ember: from_dlpack: memory on DLPack device type " +
+                       std::to_string(device.device_type) +
+                       " is not importable; ember imports host memory (kDLCPU, kDLCUDAHost) and "
+                       "CUDA device memory (kDLCUDA)");
+}
+
 // The memory a DLTensor describes (no owner yet).
 TensorMemory DescribeDLTensor(const DLTensor& dl) {
-  if (dl.device.device_type != kDLCPU) {
-    throw py::type_error(
-        "ember: from_dlpack: memory on DLPack device type " +
-        std::to_string(dl.device.device_type) +
-        " is not importable yet; ember imports host memory (move it to the CPU first)");
-  }
   TensorMemory memory;
+  memory.device = DeviceOf(dl.device);
   memory.dtype = FromDLDataType(dl.dtype);
   memory.shape.assign(dl.shape, dl.shape + dl.ndim);
   if (dl.strides != nullptr) memory.strides.assign(dl.strides, dl.strides + dl.ndim);

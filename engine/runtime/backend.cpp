@@ -24,4 +24,9 @@ std::vector<TensorHandle> Backend::ExecuteFused(const FusedLaunch& /*launch*/) {
   throw Error(fmt::format("the {} backend has no fused kernels", name()));
 }
 
+std::shared_ptr<Buffer> Backend::Borrow(void* /*data*/, size_t /*bytes*/,
+                                        std::shared_ptr<const void> /*owner*/) {
+  throw Error(fmt::format("the {} backend cannot read memory it does not own", name()));
+}
+
 }  // namespace ember

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -94,6 +95,19 @@ class Backend {
   // REQUIRES: bytes.size() == NumElements(shape) * DTypeSize(dtype).
   virtual TensorHandle FromHost(std::span<const std::byte> bytes, const Shape& shape,
                                 DType dtype) = 0;
+
+  // A buffer over `bytes` bytes at `data` that belong to someone else (ember::ImportMemory: a
+  // host pointer for the CPU, a device address in this device's context for CUDA), alive
+  // while `owner` is and ready for the current stream's work. ember never writes it
+  // (Buffer::borrowed); the backend releases `owner` once nothing reads the memory. Throws
+  // ember::Error when the backend cannot read memory in place (the default).
+  // REQUIRES: data != nullptr; owner != nullptr.
+  virtual std::shared_ptr<Buffer> Borrow(void* data, size_t bytes,
+                                         std::shared_ptr<const void> owner);
+  // The native queue the current stream's work goes to, as an integer (a CUstream for CUDA),
+  // for a producer of borrowed memory to order its writes before (DLPack's stream argument);
+  // 0 for a backend that runs each call to completion (the default: nothing to order).
+  virtual uintptr_t NativeStream() { return 0; }
 
   // Copies the elements of `handle` to `out` in row-major order (handles may be strided).
   // REQUIRES: out.size() == handle.NumElements() * DTypeSize(handle.dtype).

@@ -16,6 +16,9 @@ class Buffer {
   virtual size_t size() const = 0;
   // "cpu", "cuda".
   virtual std::string_view backend() const = 0;
+  // Memory that belongs to someone else (ember::ImportMemory): ember never writes it, so no op
+  // reuses it in place for an output (cpu::MayWriteInPlace).
+  virtual bool borrowed() const { return false; }
 };
 
 }  // namespace ember

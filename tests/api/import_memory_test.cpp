@@ -216,5 +216,9 @@ TEST(ImportMemory, ThreadsImportAndDropSideBySide) {
   EXPECT_EQ(lender.values, std::vector<float>(1000, 2.0f));
 }
 
+// The CPU runs each call to completion: no native queue for a producer to order its writes
+// before (device memory's streams are checked by tests/gpu/import_memory_gpu_test.cpp).
+TEST(ImportMemory, TheCpuHasNoNativeStream) { EXPECT_EQ(NativeStream(Device::Cpu()), 0u); }
+
 }  // namespace
 }  // namespace ember

@@ -122,31 +122,47 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
 
 
 def from_dlpack(x, /, *, device=None, copy=None):
-    """A tensor of the data of `x` (a NumPy array, a PyTorch tensor, anything with __dlpack__).
+    """A tensor of the data of `x` (a NumPy array, a PyTorch tensor, a CuPy array, anything
+    with __dlpack__), on `device` (default: x's own device, as the standard says).
 
-    Host memory is borrowed, not copied, where ember can read it as it is: the tensor aliases
-    the producer's memory, as torch.from_dlpack does, and keeps it alive until the last tensor
-    reading it is gone. ember never writes it (not even for an op that could reuse a last use's
-    memory). ember is lazy: its ops read the memory when they run, so a write by the producer is
-    seen by every ember op that has not run yet; sync() (or read a result) before writing it.
+    Memory is borrowed, not copied, where ember can read it as it is: the tensor aliases the
+    producer's memory, as torch.from_dlpack does, and keeps it alive until the last tensor
+    reading it is gone (device memory: until the device has finished the kernels that read
+    it). ember never writes it (not even for an op that could reuse a last use's memory).
+    ember is lazy: its ops read the memory when they run, so a write by the producer is seen
+    by every ember op that has not run yet; sync() (or read a result) before writing it.
 
-    It copies, as copy=True always does, for memory the CPU cannot read in place: data not
+    CUDA memory (kDLCUDA) is borrowed on its own device: ember asks the producer for it with
+    the calling thread's stream (`__dlpack__(stream=...)`), so the producer's pending writes
+    are ordered before ember's reads without a host wait.
+
+    It copies, as copy=True always does, for memory ember cannot read in place: host data not
     aligned to its element size, NumPy strides that are no whole element, big-endian NumPy
-    data, and a tensor for another device than "cpu". copy=False raises BufferError there
-    instead (docs/API.md, "Python")."""
+    data, memory for another device than its own (CUDA memory is then read through the host).
+    copy=False raises BufferError there instead (docs/API.md, "Python")."""
     if copy is not None and not isinstance(copy, builtins.bool):
         raise TypeError(f"ember: from_dlpack: copy={copy!r}; expected True, False or None")
     if isinstance(x, Tensor):
         return x if device is None else x.to_device(device)
-    device = _device(device)
     if isinstance(x, np.ndarray):
-        return _from_numpy_memory(x, device, copy)
+        return _from_numpy_memory(x, _device(device), copy)
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"ember: from_dlpack: {type(x).__name__} has no __dlpack__")
-    if hasattr(x, "__dlpack_device__") and x.__dlpack_device__()[0] != 1:
-        raise TypeError(f"ember: from_dlpack: memory on DLPack device {x.__dlpack_device__()} is "
-                        "not importable yet; ember imports host memory (move it to the CPU first)")
-    return Tensor(_ember.from_dlpack(x.__dlpack__(), device, copy))
+    kind, index = x.__dlpack_device__() if hasattr(x, "__dlpack_device__") else (_KDL_CPU, 0)
+    if kind == _KDL_CUDA:
+        # Checked before the producer is asked for anything: no GPU is a RuntimeError here.
+        source = _ember.check_device(f"cuda:{index}")
+        target = source if device is None else _device(device)
+        capsule = x.__dlpack__(stream=_ember.native_stream(source))
+        return Tensor(_ember.from_dlpack(capsule, target, copy))
+    if kind not in (_KDL_CPU, _KDL_CUDA_HOST):
+        raise TypeError(f"ember: from_dlpack: memory on DLPack device {(kind, index)} is not "
+                        "importable; ember imports host memory and CUDA device memory")
+    return Tensor(_ember.from_dlpack(x.__dlpack__(), _device(device), copy))
+
+
+# DLPack's device types (dlpack.h, DLDeviceType) that ember imports.
+_KDL_CPU, _KDL_CUDA, _KDL_CUDA_HOST = 1, 2, 3
 
 
 def _from_numpy_memory(a, device, copy):

@@ -27,6 +27,10 @@ class CpuBackend final : public Backend {
   }
   TensorHandle FromHost(std::span<const std::byte> bytes, const Shape& shape, DType dtype) override;
   void ToHost(const TensorHandle& handle, std::span<std::byte> out) override;
+  std::shared_ptr<Buffer> Borrow(void* data, size_t bytes,
+                                 std::shared_ptr<const void> owner) override {
+    return std::make_shared<CpuBuffer>(static_cast<std::byte*>(data), bytes, std::move(owner));
+  }
   void Seed(uint64_t seed) override { generator_.Seed(seed); }
   void Synchronize() override {}
 

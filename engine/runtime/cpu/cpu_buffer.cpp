@@ -40,7 +40,7 @@ std::byte* ElementData(const TensorHandle& handle) {
 
 bool MayWriteInPlace(const TensorHandle& handle) {
   if (handle.buffer == nullptr || handle.buffer.use_count() != 1) return false;
-  return !static_cast<const CpuBuffer*>(handle.buffer.get())->borrowed();
+  return !handle.buffer->borrowed();
 }
 
 }  // namespace ember::cpu

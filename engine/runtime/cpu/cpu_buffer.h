@@ -9,7 +9,7 @@
 //    its owner instead of returning memory to the cache (Note [Borrowed host memory]).
 //
 // The helpers below are the only places that turn a handle into a raw pointer.
-// REQUIRES (all helpers): the handle's buffer is a CpuBuffer.
+// REQUIRES (all helpers but MayWriteInPlace): the handle's buffer is a CpuBuffer.
 #pragma once
 
 #include <cstddef>
@@ -48,7 +48,7 @@ class CpuBuffer final : public Buffer {
   size_t size() const override { return size_; }
   std::string_view backend() const override { return "cpu"; }
   std::byte* data() const { return data_; }
-  bool borrowed() const { return borrowed_; }
+  bool borrowed() const override { return borrowed_; }
 
  private:
   size_t capacity_ = 0;  // its size class in the BufferCache (buffer_cache.h); 0 when borrowed
@@ -66,7 +66,8 @@ std::byte* ElementData(const TensorHandle& handle);
 
 // True when an op may overwrite the handle's buffer (the in-place reuse of a last-use input):
 // the memory is ember's own (not borrowed, Note [Borrowed host memory]) and no other handle
-// references it. The one test for every in-place decision of the CPU backend.
+// references it. The one test for every in-place decision of the CPU backend, and of the CUDA
+// backend's fused launches (it asks only Buffer's interface, so any backend's buffer will do).
 bool MayWriteInPlace(const TensorHandle& handle);
 
 }  // namespace ember::cpu

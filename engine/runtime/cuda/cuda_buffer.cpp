@@ -7,7 +7,22 @@ namespace ember::cuda {
 CudaBuffer::CudaBuffer(std::shared_ptr<DeviceAllocator> allocator, size_t bytes, CUstream stream)
     : allocator_(std::move(allocator)), block_(allocator_->Allocate(bytes, stream)), size_(bytes) {}
 
-CudaBuffer::~CudaBuffer() { allocator_->Free(block_); }
+CudaBuffer::CudaBuffer(std::shared_ptr<DeviceAllocator> allocator, CUdeviceptr data, size_t bytes,
+                       CUstream stream, std::shared_ptr<const void> owner)
+    : allocator_(std::move(allocator)),
+      block_{.ptr = data, .size = bytes, .stream = stream},
+      size_(bytes),
+      owner_(std::move(owner)) {
+  EMBER_CHECK(data != 0 && owner_ != nullptr, "borrowed device memory needs an address and owner");
+}
+
+CudaBuffer::~CudaBuffer() {
+  if (owner_ != nullptr) {
+    allocator_->ReleaseBorrowed(block_.stream, std::move(owner_));
+  } else {
+    allocator_->Free(block_);
+  }
+}
 
 TensorHandle NewCudaHandle(std::shared_ptr<DeviceAllocator> allocator, CUstream stream,
                            const Shape& shape, DType dtype) {

@@ -10,6 +10,10 @@
 // the hand-off of a tensor between ember streams is ordered on the device without a host
 // wait. The last stream goes back to the allocator with the block.
 //
+// A borrowed buffer (ember::ImportMemory of device memory) wraps someone else's memory instead
+// of a block: ember never writes it, and when it goes its owner waits in the allocator until
+// the device has finished with it (Note [Borrowed device memory], borrowed_owners.h).
+//
 // REQUIRES (the helpers): the handle's buffer is a CudaBuffer.
 #pragma once
 
@@ -29,12 +33,17 @@ class CudaBuffer final : public Buffer {
   // Uninitialized device memory of `bytes` bytes for use on `stream` (0xFF bytes in poison
   // mode). Throws ember::Error when the device is out of memory.
   CudaBuffer(std::shared_ptr<DeviceAllocator> allocator, size_t bytes, CUstream stream);
+  // Borrowed memory: `bytes` bytes at `data`, alive while `owner` is, ready for work queued on
+  // `stream` (Note [Borrowed device memory]). REQUIRES: data != 0; owner != nullptr.
+  CudaBuffer(std::shared_ptr<DeviceAllocator> allocator, CUdeviceptr data, size_t bytes,
+             CUstream stream, std::shared_ptr<const void> owner);
   ~CudaBuffer() override;
   CudaBuffer(const CudaBuffer&) = delete;
   CudaBuffer& operator=(const CudaBuffer&) = delete;
 
   size_t size() const override { return size_; }
   std::string_view backend() const override { return "cuda"; }
+  bool borrowed() const override { return owner_ != nullptr; }
   CUdeviceptr data() const { return block_.ptr; }
   const DeviceBlock& block() const { return block_; }
   // The last stream that used the buffer.
@@ -50,8 +59,9 @@ class CudaBuffer final : public Buffer {
 
  private:
   std::shared_ptr<DeviceAllocator> allocator_;
-  DeviceBlock block_;
+  DeviceBlock block_;  // a borrowed buffer's memory and last stream, from no allocator
   size_t size_;
+  std::shared_ptr<const void> owner_;  // borrowed memory's keeper; null for a block
 };
 
 // A new contiguous (row-major) handle with uninitialized elements on `allocator`'s device, for

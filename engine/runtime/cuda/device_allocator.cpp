@@ -93,6 +93,7 @@ DeviceBlock DeviceAllocator::Allocate(size_t bytes, CUstream stream) {
   // No class can hold it, and the rounding below would overflow.
   if (bytes > std::numeric_limits<size_t>::max() - kLargeGranularity) ThrowOutOfMemory(bytes);
   const size_t size = SizeClass(bytes);
+  borrowed_.Collect();  // cheap when nothing waits; keeps waiting owners from piling up
 
   std::lock_guard lock(mutex_);
   ScopedContext scoped(*device());
@@ -141,15 +142,27 @@ void DeviceAllocator::HoldFrees(CUstream stream) {
 }
 
 void DeviceAllocator::ReleaseFrees(CUstream stream) {
-  std::lock_guard lock(mutex_);
-  std::erase(held_streams_, stream);
-  std::erase_if(held_, [&](const DeviceBlock& block) {
-    if (block.stream != stream) return false;
-    cache_[block.size].push_back(block);
-    stats_.bytes_in_use -= block.size;
-    stats_.bytes_cached += block.size;
-    return true;
-  });
+  {
+    std::lock_guard lock(mutex_);
+    std::erase(held_streams_, stream);
+    std::erase_if(held_, [&](const DeviceBlock& block) {
+      if (block.stream != stream) return false;
+      cache_[block.size].push_back(block);
+      stats_.bytes_in_use -= block.size;
+      stats_.bytes_cached += block.size;
+      return true;
+    });
+  }
+  borrowed_.Unhold(stream);
+}
+
+void DeviceAllocator::ReleaseBorrowed(CUstream stream, std::shared_ptr<const void> owner) {
+  bool held = false;
+  {
+    std::lock_guard lock(mutex_);
+    held = std::find(held_streams_.begin(), held_streams_.end(), stream) != held_streams_.end();
+  }
+  borrowed_.Add(stream, std::move(owner), held);
 }
 
 void DeviceAllocator::EmptyCache() {

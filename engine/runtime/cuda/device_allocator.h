@@ -52,6 +52,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/runtime/cuda/borrowed_owners.h"
 #include "engine/runtime/cuda/cuda_device.h"
 #include "engine/runtime/cuda/stream_order.h"
 
@@ -99,6 +100,13 @@ class DeviceAllocator {
   // nothing.
   void HoldFrees(CUstream stream);
   void ReleaseFrees(CUstream stream);
+  // The keeper of borrowed memory last used on `stream` (a borrowed CudaBuffer's, when the
+  // buffer goes): released once the device has finished the work queued on `stream`, held
+  // launches included (Note [Borrowed device memory], borrowed_owners.h).
+  void ReleaseBorrowed(CUstream stream, std::shared_ptr<const void> owner);
+  // Releases the borrowed memory's keepers whose work has finished (the backend calls it
+  // after every Synchronize; Allocate calls it too); returns how many still wait.
+  size_t CollectBorrowed() { return borrowed_.Collect(); }
 
   Stats stats() const;
   bool poison() const { return poison_; }
@@ -125,6 +133,7 @@ class DeviceAllocator {
   std::vector<CUstream> held_streams_;                          // Guarded by mutex_.
   std::vector<DeviceBlock> held_;                               // Guarded by mutex_.
   Stats stats_;                                                 // Guarded by mutex_.
+  BorrowedOwners borrowed_{device_};                            // Its own lock.
 };
 
 }  // namespace ember::cuda

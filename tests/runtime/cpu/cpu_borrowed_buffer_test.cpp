@@ -66,6 +66,26 @@ TEST(CpuBorrowedBuffer, MayWriteInPlaceRefusesBorrowedMemoryOnly) {
   EXPECT_FALSE(cpu::MayWriteInPlace(TensorHandle{}));
 }
 
+// Another backend's buffer (the CUDA backend asks MayWriteInPlace for its fused launches):
+// borrowed() is the buffer's own answer, not a field read through a cast to CpuBuffer.
+class OtherBuffer final : public Buffer {
+ public:
+  explicit OtherBuffer(bool borrowed) : borrowed_(borrowed) {}
+  size_t size() const override { return 8; }
+  std::string_view backend() const override { return "other"; }
+  bool borrowed() const override { return borrowed_; }
+
+ private:
+  bool borrowed_;
+};
+
+TEST(CpuBorrowedBuffer, MayWriteInPlaceAsksAnyBackendsBuffer) {
+  TensorHandle lent{.buffer = std::make_shared<OtherBuffer>(true), .shape = {2}};
+  EXPECT_FALSE(cpu::MayWriteInPlace(lent));
+  TensorHandle own{.buffer = std::make_shared<OtherBuffer>(false), .shape = {2}};
+  EXPECT_TRUE(cpu::MayWriteInPlace(own));
+}
+
 TEST(CpuBorrowedBuffer, UnfusedLastUseWritesANewBuffer) {
   Harness h;
   Lender lender{.values = {0, 1, 2}};

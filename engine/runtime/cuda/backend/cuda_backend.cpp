@@ -94,6 +94,14 @@ class CudaBackend final : public Backend {
   void ToHost(const TensorHandle& handle, std::span<std::byte> out) override {
     Guarded([&] { Download(handle, out); });
   }
+  // Note [Borrowed device memory] (engine/runtime/cuda/borrowed_owners.h): the memory is
+  // ready for the current stream, which its producer ordered its writes before.
+  std::shared_ptr<Buffer> Borrow(void* data, size_t bytes,
+                                 std::shared_ptr<const void> owner) override {
+    return std::make_shared<CudaBuffer>(ctx_.allocator, reinterpret_cast<CUdeviceptr>(data), bytes,
+                                        ctx_.stream->raw(), std::move(owner));
+  }
+  uintptr_t NativeStream() override { return reinterpret_cast<uintptr_t>(ctx_.stream->raw()); }
   void Seed(uint64_t seed) override { ops_.Seed(seed); }
   void SetStream(uint64_t stream) override {
     Guarded([&] { UseStream(stream); });
@@ -126,6 +134,7 @@ class CudaBackend final : public Backend {
       ScopedContext scope(*ctx_.device);
       ctx_.stream->Synchronize();
     });
+    ctx_.allocator->CollectBorrowed();  // borrowed memory this stream was the last to read
   }
 
  private:

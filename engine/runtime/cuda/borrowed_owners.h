@@ -1,0 +1,74 @@
+// BorrowedOwners: the keepers of borrowed device memory (ember::ImportMemory of a PyTorch or
+// CuPy tensor's memory) waiting for the device to finish with it, one list per allocator.
+//
+// Note [Borrowed device memory]
+// A borrowed CudaBuffer wraps memory that stays its producer's, kept alive by an owner (a
+// DLPack deleter, a Py_DECREF, a caller's shared_ptr). Three rules follow:
+//  1. ember never writes it: Buffer::borrowed() is true, and every in-place decision asks
+//     cpu::MayWriteInPlace, which refuses borrowed buffers (as for host memory, Note
+//     [Borrowed host memory] in engine/runtime/cpu/cpu_buffer.h).
+//  2. The producer's writes come first: the memory is imported on the importing thread's
+//     stream (ember::NativeStream), which the producer orders its work before (DLPack's
+//     `__dlpack__(stream=...)`: PyTorch records an event on its stream and makes ember's wait
+//     for it), so ember's kernels read it after the producer is done, with no host wait.
+//  3. The owner goes back only after the device has finished with the memory. When the last
+//     handle drops the buffer, kernels queued on its last stream may still read it, and
+//     releasing the owner then could let the producer reuse the memory under them (PyTorch's
+//     caching allocator hands a freed block to the next tensor at once). So the buffer gives
+//     its owner to this list with the stream; an event recorded there marks the work queued
+//     so far, and the owner is released once the event has completed: checked at the next
+//     allocation and at every Synchronize (Collect), and waited for when the allocator goes.
+//     While the stream's launches are held back for a CUDA graph (HoldFrees, Note [Launch
+//     windows] in backend/launch_graphs.h) a kernel that reads the memory may not be on the
+//     stream yet, so the event is recorded only when the hold ends (Unhold).
+// Owners are released outside the list's lock, on whichever thread collects them (a thread in
+// an ember call, possibly under a device server's lock): as for host memory, an owner's
+// deleter must not call ember (the Python module defers its releases, Note [Deferred
+// releases] in engine/python/deferred_release.h).
+//
+// Threading: every method may be called from any thread (a mutex guards the list).
+#pragma once
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "engine/runtime/cuda/cuda_device.h"
+
+namespace ember::cuda {
+
+class BorrowedOwners {
+ public:
+  explicit BorrowedOwners(std::shared_ptr<CudaDevice> device) : device_(std::move(device)) {}
+  // Waits for the device's work on every waiting owner's stream, then releases them all.
+  ~BorrowedOwners();
+  BorrowedOwners(const BorrowedOwners&) = delete;
+  BorrowedOwners& operator=(const BorrowedOwners&) = delete;
+
+  // Keeps `owner` until the work queued on `stream` so far has finished (rule 3 above); with
+  // `held`, until Unhold(stream) and then that. Releases what has already finished.
+  void Add(CUstream stream, std::shared_ptr<const void> owner, bool held);
+  // The launches held back on `stream` are on it now: the owners added while it was held wait
+  // for what is queued on it from here.
+  void Unhold(CUstream stream);
+  // Releases the owners whose work has finished; returns how many still wait.
+  size_t Collect();
+
+ private:
+  struct Waiting {
+    CUstream stream = nullptr;
+    CUevent done = nullptr;  // null while the stream is held
+    std::shared_ptr<const void> owner;
+  };
+  // Records `w.done` on its stream. REQUIRES: mutex_ held; the context is current.
+  static void Record(Waiting& w);
+
+  std::shared_ptr<CudaDevice> device_;
+  std::mutex mutex_;
+  std::vector<Waiting> waiting_;  // Guarded by mutex_.
+};
+
+}  // namespace ember::cuda
