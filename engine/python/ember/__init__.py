@@ -29,6 +29,7 @@ from ._composites import (all, any, can_cast, exp2, finfo, iinfo, log2, log10,  
 from ._engine import flush_plans, recent_misses, seed, stats, sync
 from ._hyperbolic import acosh, asinh, atanh, cosh, expm1, hypot, logaddexp, sinh
 from ._indexing import nonzero
+from ._info import __array_namespace_info__
 from ._manipulation import (astype, broadcast_arrays, broadcast_to, concat, expand_dims, flip,
                             matmul, matrix_transpose, moveaxis, permute_dims, reshape, squeeze,
                             stack, take, unstack)

@@ -114,8 +114,9 @@ def isdtype(dtype, kind):
         return any(isdtype(dtype, k) for k in kind)
     if isinstance(kind, DType):
         return dtype == kind
-    names = {"bool": "b", "signed integer": "i", "integral": "i", "real floating": "f",
-             "numeric": "if"}
+    # ember has no unsigned or complex dtype: those kinds hold none of its dtypes.
+    names = {"bool": "b", "signed integer": "i", "unsigned integer": "", "integral": "i",
+             "real floating": "f", "complex floating": "", "numeric": "if"}
     if kind not in names:
         raise ValueError(f"ember: isdtype: unknown kind {kind!r}")
     return dtype.kind in names[kind]
