@@ -65,7 +65,10 @@ class DeviceServer {
   // the op that should have produced the tensor failed.
   TensorHandle Export(StreamId stream, const TensorIr& tensor);
   // Releases a buffer that ExportMemory handed out, under the server's lock: a device buffer
-  // goes back to an allocator that one caller at a time may use.
+  // goes back to an allocator that one caller at a time may use. The caller may already hold
+  // the lock (mu_ is recursive for this): ember's own exported device memory, imported back,
+  // has the export as its owner, which the backend releases inside a call it makes under the
+  // lock (Note [Borrowed device memory], engine/runtime/cuda/borrowed_owners.h).
   void DropExported(std::shared_ptr<Buffer> buffer) {
     std::lock_guard lock(mu_);
     buffer.reset();
@@ -105,7 +108,8 @@ class DeviceServer {
   TensorHandle ComputedHandle(const char* op, const TensorIr& tensor);
 
   const Device device_;
-  std::mutex mu_;
+  // Recursive for DropExported only (see there); nothing else takes it twice.
+  std::recursive_mutex mu_;
   std::unique_ptr<Backend> backend_;
   // Declared before streams_: the plan store keeps a pointer to it until it is destroyed.
   std::unique_ptr<PlanBacking> backing_;

@@ -5,6 +5,9 @@
 // import must read that address in place, never write it (not even for a last use that could
 // take an input's buffer), keep the owner until the kernels that read it have finished, copy
 // to another device through the host, and refuse device memory that is not element-aligned.
+// The export as owner is also the one owner that calls ember when it goes (it gives its buffer
+// back under the device server's lock, which the backend may hold while it collects owners):
+// each test releasing it checks that this does not deadlock.
 // Run on the CPU (EMBER_GPU_SUITE_ON_CPU=1) the same checks cover host memory.
 #include <atomic>
 #include <cmath>

@@ -24,7 +24,10 @@
 // Owners are released outside the list's lock, on whichever thread collects them (a thread in
 // an ember call, possibly under a device server's lock): as for host memory, an owner's
 // deleter must not call ember (the Python module defers its releases, Note [Deferred
-// releases] in engine/python/deferred_release.h).
+// releases] in engine/python/deferred_release.h). The one owner that does is ember's own:
+// device memory ExportMemory handed out and ImportMemory borrowed back is kept by the export,
+// whose release gives the buffer back under the server's lock; that lock is recursive so that
+// a collect under it can do so (DeviceServer::DropExported).
 //
 // Threading: every method may be called from any thread (a mutex guards the list).
 #pragma once
