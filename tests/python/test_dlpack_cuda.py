@@ -15,6 +15,10 @@ try:
     import torch
 except ImportError:  # python3-torch is a test dependency only
     torch = None
+try:
+    import cupy
+except ImportError:  # not a Debian package: present on the GPU machine only
+    cupy = None
 
 
 def _ember_gpu():
@@ -111,3 +115,25 @@ def test_torch_gets_its_cuda_memory_back_after_the_last_tensor():
     del t
     ember.sync("cuda:0")
     assert torch.cuda.memory_allocated() < before
+
+
+@pytest.mark.skipif(not HAS_GPU or cupy is None, reason="needs a GPU and CuPy")
+def test_cupy_memory_is_borrowed_on_its_device():
+    a = cupy.arange(12, dtype=cupy.float32).reshape(3, 4) * 2
+    t = ember.from_dlpack(a, copy=False)
+    assert t.device == "cuda:0"
+    check(t + 1.0, np.arange(12).reshape(3, 4) * 2.0 + 1.0)
+    check(ember.from_dlpack(a.T), np.arange(12).reshape(3, 4).T * 2.0)
+    if torch is not None and torch.cuda.is_available():
+        assert torch.from_dlpack(t).data_ptr() == a.data.ptr
+
+
+@pytest.mark.skipif(torch is None, reason="PyTorch (python3-torch) is not installed")
+def test_the_standards_dlpack_keywords_are_taken():
+    t = ember.asarray([1.0, 2.0, 3.0])
+    assert torch.from_dlpack(t.__dlpack__(stream=None, max_version=(1, 0), dl_device=(1, 0),
+                                          copy=False)).tolist() == [1.0, 2.0, 3.0]
+    with pytest.raises(BufferError, match="not on DLPack device"):
+        t.__dlpack__(dl_device=(2, 0))
+    with pytest.raises(BufferError, match="copy=True"):
+        t.__dlpack__(copy=True)

@@ -35,8 +35,10 @@ from ._manipulation import (astype, broadcast_arrays, broadcast_to, concat, expa
                             stack, take, unstack)
 from ._reductions import argmax, argmin, max, mean, min, prod, sum  # noqa: A004
 from ._rounding import ceil, floor, round, trunc  # noqa: A004
+from ._scans import cumulative_sum, searchsorted
+from ._signs import copysign, signbit
 
-__array_api_version__ = "2022.12"
+__array_api_version__ = "2023.12"
 
 e = 2.718281828459045
 pi = 3.141592653589793

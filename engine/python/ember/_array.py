@@ -99,9 +99,19 @@ class Tensor:
     def __bool__(self):
         return builtins.bool(self.item())
 
-    def __dlpack__(self, stream=None):
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule of the tensor's memory, shared, not copied; it stays alive while the
-        consumer holds it. The values are complete: the export waits for the device."""
+        consumer holds it. The values are complete: the export waits for the device, so any
+        consumer `stream` may read them at once. The capsule is DLPack 0.6/0.8's ("dltensor"),
+        whatever `max_version` asks: the standard lets a producer answer with it, and every
+        consumer takes it. BufferError for `dl_device` other than the tensor's own, or
+        copy=True: ember exports its memory only as it is."""
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError(f"ember: __dlpack__: the tensor is on {self.device}, not on DLPack "
+                              f"device {tuple(dl_device)}; to_device() first")
+        if copy is True:
+            raise BufferError("ember: __dlpack__(copy=True): ember exports its memory as it is; "
+                              "copy on the consumer's side")
         return _ember.to_dlpack(self._t)
 
     def __dlpack_device__(self):
