@@ -6,10 +6,12 @@
 # headers and linked with the archives of the ./test.sh tree (build/, built first).
 #
 #   bash bench/gpu/python-module.sh HEADERS_TAR    here; HEADERS_TAR holds the other Python's
-#       include directory (python3.12/) and a pybind11 that supports it (pybind11/, PyTorch's
-#       own: torch/include/pybind11); a first device call packs both:
-#         tar cJf $OUT/pyinc.tar.xz -C "$(python3 -c 'import sysconfig as s;
-#           print(s.get_paths()["include"])')/.." python3.12 -C <torch>/include pybind11
+#       include directory (python3.12/), on Debian and Ubuntu also its multiarch pyconfig.h
+#       (x86_64-linux-gnu/python3.12/pyconfig.h, which python3.12/pyconfig.h includes), and a
+#       pybind11 that supports that Python (pybind11/, PyTorch's own: torch/include/pybind11);
+#       a first device call packs them:
+#         tar cJf $OUT/pyinc.tar.xz -C /usr/include python3.12 \
+#           x86_64-linux-gnu/python3.12/pyconfig.h -C <torch>/include pybind11
 #       Writes build-gpu/python-module.tar.xz: the package ember/ (its .py files and
 #       _ember.cpython-3XX-x86_64-linux-gnu.so) and lib/ with the shared libraries it needs
 #       that the GPU machine's image may lack; carry it beside build-gpu/bundle.tar.xz.
@@ -28,6 +30,11 @@ tar xJf "$headers" -C "$work/include"
 pyinc="$(find "$work/include" -maxdepth 1 -name 'python3.*' -type d | head -1)"
 [[ -n "$pyinc" && -f "$pyinc/Python.h" ]] || { echo "python-module: no python3.*/Python.h in $headers" >&2; exit 1; }
 [[ -f "$work/include/pybind11/pybind11.h" ]] || { echo "python-module: no pybind11/ in $headers" >&2; exit 1; }
+multiarch="$(grep -o 'x86_64-linux-gnu/python3\.[0-9]*/pyconfig\.h' "$pyinc/pyconfig.h" || true)"
+if [[ -n "$multiarch" && ! -f "$work/include/$multiarch" ]]; then
+  echo "python-module: $pyinc/pyconfig.h includes $multiarch, which $headers lacks" >&2
+  exit 1
+fi
 version="$(basename "$pyinc")"                 # python3.12
 tag="cpython-${version#python}"                 # cpython-3.12
 tag="${tag/./}-x86_64-linux-gnu"                # cpython-312-x86_64-linux-gnu

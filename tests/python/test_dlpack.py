@@ -119,3 +119,18 @@ def test_round_trip_through_torch():
     t = ember.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
     back = ember.from_dlpack(torch.from_dlpack(t) * 2)
     check(back, np.arange(6).reshape(2, 3) * 2.0)
+
+
+def test_array_takes_numpys_copy_keyword():
+    t = ember.asarray([[1.0, 2.0], [3.0, 4.0]])
+    view = t.__array__(copy=False)
+    assert not view.flags.writeable
+    assert np.shares_memory(view, np.asarray(t))
+    copied = t.__array__(copy=True)
+    assert copied.flags.writeable and not np.shares_memory(copied, view)
+    np.testing.assert_array_equal(copied, view)
+    np.testing.assert_array_equal(t.__array__(np.float16, copy=None), view.astype(np.float16))
+    with pytest.raises(ValueError, match="copy=False"):
+        t.__array__(np.float16, copy=False)
+    with pytest.raises(ValueError, match="copy=False"):
+        ember.astype(t, ember.bfloat16).__array__(copy=False)

@@ -72,10 +72,18 @@ class Tensor:
         return f"ember.tensor({values}, dtype={self.dtype!r}, device={self.device!r})"
 
     # --- Reading back (syncs) ------------------------------------------------------------
-    def __array__(self, dtype=None):
-        """A read-only NumPy view of the tensor's memory (a copy for bfloat16 and GPU data)."""
+    def __array__(self, dtype=None, copy=None):
+        """A read-only NumPy view of the tensor's memory (a copy for bfloat16 and GPU data, and
+        for another `dtype`). NumPy 2's `copy`: True always gives a writable copy, False raises
+        ValueError where a view is impossible, None (NumPy 1's only way) views where it can."""
         out = _ember.to_numpy(self._t)
-        return out if dtype is None else out.astype(dtype)
+        copied = out.base is None  # to_numpy made the array itself: bfloat16, GPU memory
+        if dtype is not None and np.dtype(dtype) != out.dtype:
+            out, copied = out.astype(dtype), True
+        if copy is False and copied:
+            raise ValueError(f"ember: __array__(copy=False): a {self.dtype.name} tensor on "
+                             f"{self.device} as {out.dtype} cannot be viewed without a copy")
+        return out.copy() if copy is True and not copied else out
 
     def tolist(self):
         return self.__array__().tolist()
