@@ -18,6 +18,16 @@ def rng():
     return np.random.default_rng(48)
 
 
+@pytest.fixture
+def no_host_reads(monkeypatch):
+    """For tests of lazy compositions: makes every way of reading values back (to_numpy, DLPack export, sync) raise."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("a host read or sync")
+    for name in ("to_numpy", "to_dlpack", "sync"):
+        monkeypatch.setattr(ember._ember, name, refuse)
+    return monkeypatch
+
+
 def check(got, want, rtol=1e-5, atol=1e-6):
     """`got` (an ember tensor) against `want` (NumPy, computed in float64): shape, then values."""
     assert isinstance(got, ember.Tensor)

@@ -30,6 +30,7 @@ from ._engine import flush_plans, recent_misses, seed, stats, sync
 from ._hyperbolic import acosh, asinh, atanh, cosh, expm1, hypot, logaddexp, sinh
 from ._indexing import nonzero
 from ._info import __array_namespace_info__
+from ._inverse_trig import acos, asin, atan, atan2
 from ._manipulation import (astype, broadcast_arrays, broadcast_to, concat, expand_dims, flip,
                             matmul, matrix_transpose, moveaxis, permute_dims, reshape, squeeze,
                             stack, take, unstack)
