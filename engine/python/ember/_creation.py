@@ -4,6 +4,7 @@ Tensor::FromBytes); from_dlpack (and asarray(copy=False)) borrows host memory wi
 (ember::ImportMemory); zeros, ones and full are queued as ember ops."""
 
 import builtins
+import sys
 
 import numpy as np
 
@@ -153,12 +154,23 @@ def from_dlpack(x, /, *, device=None, copy=None):
         # Checked before the producer is asked for anything: no GPU is a RuntimeError here.
         source = _ember.check_device(f"cuda:{index}")
         target = source if device is None else _device(device)
-        capsule = x.__dlpack__(stream=_ember.native_stream(source))
+        capsule = _cuda_capsule(x, index, _ember.native_stream(source))
         return Tensor(_ember.from_dlpack(capsule, target, copy))
     if kind not in (_KDL_CPU, _KDL_CUDA_HOST):
         raise TypeError(f"ember: from_dlpack: memory on DLPack device {(kind, index)} is not "
                         "importable; ember imports host memory and CUDA device memory")
     return Tensor(_ember.from_dlpack(x.__dlpack__(), _device(device), copy))
+
+
+def _cuda_capsule(x, index, stream):
+    """x's capsule, its producer's pending writes ordered before `stream` (on GPU `index`).
+    PyTorch orders the current stream of its *current* device, whichever GPU x is on, so a
+    PyTorch tensor is asked with its own GPU made current; other producers order x's own."""
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(x, torch.Tensor):
+        with torch.cuda.device(index):
+            return x.__dlpack__(stream=stream)
+    return x.__dlpack__(stream=stream)
 
 
 # DLPack's device types (dlpack.h, DLDeviceType) that ember imports.

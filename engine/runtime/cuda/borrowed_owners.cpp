@@ -13,94 +13,147 @@ BorrowedOwners::~BorrowedOwners() {
     std::lock_guard lock(mutex_);
     waiting.swap(waiting_);
   }
+  if (waiting.empty() || streams_gone_) return;  // `waiting` goes, and the owners with it
   try {
     ScopedContext scope(*device_);
     for (Waiting& w : waiting) {
+      // Each entry waits on its own: one that fails (a lost context) skips none of the rest.
       if (w.done != nullptr) {
-        EMBER_CU(cuEventSynchronize, w.done);
-        EMBER_CU(cuEventDestroy, w.done);
+        WarnCu(Driver().cuEventSynchronize(w.done), "cuEventSynchronize");
+        WarnCu(Driver().cuEventDestroy(w.done), "cuEventDestroy");
       } else {
-        EMBER_CU(cuStreamSynchronize, w.stream);
+        WarnCu(Driver().cuStreamSynchronize(w.stream), "cuStreamSynchronize");
       }
     }
-  } catch (const Error&) {
-    // The driver is gone (process exit): nothing reads the memory any more.
+  } catch (...) {
+    // No context to wait in (the driver is gone at process exit): nothing reads the memory.
   }
-  // `waiting` goes here, and with it the owners.
 }
 
-void BorrowedOwners::Record(Waiting& w) {
-  EMBER_CU(cuEventCreate, &w.done, CU_EVENT_DISABLE_TIMING);
-  const CUresult recorded = Driver().cuEventRecord(w.done, w.stream);
-  if (recorded != CUDA_SUCCESS) {
+bool BorrowedOwners::TryRecord(Waiting& w) noexcept {
+  if (w.held || w.done != nullptr) return false;
+  try {
+    CUevent event = nullptr;
+    CUresult result = Driver().cuEventCreate(&event, CU_EVENT_DISABLE_TIMING);
+    if (result == CUDA_SUCCESS) {
+      result = Driver().cuEventRecord(event, w.stream);
+      if (result == CUDA_SUCCESS) {
+        w.done = event;
+        return false;
+      }
+      Driver().cuEventDestroy(event);
+    }
+    return LosesContext(result);  // any other refusal: the next Collect records again
+  } catch (...) {
+    return false;
+  }
+}
+
+bool BorrowedOwners::Finished(Waiting& w) noexcept {
+  if (w.held) return false;
+  if (w.done == nullptr) return TryRecord(w);
+  try {
+    const CUresult result = Driver().cuEventQuery(w.done);
+    if (result != CUDA_SUCCESS && !LosesContext(result)) return false;  // not ready, or refused
     Driver().cuEventDestroy(w.done);
     w.done = nullptr;
-    throw CudaError(recorded, "cuEventRecord");
+    return true;
+  } catch (...) {
+    return false;
   }
 }
 
-void BorrowedOwners::Add(CUstream stream, std::shared_ptr<const void> owner, bool held) {
-  std::shared_ptr<const void> now;  // released at the end, outside the lock
+void BorrowedOwners::Sweep(std::vector<std::shared_ptr<const void>>& out) noexcept {
+  std::erase_if(waiting_, [&](Waiting& w) {
+    if (!Finished(w)) return false;
+    out.push_back(std::move(w.owner));  // reserved by the caller: no throw
+    return true;
+  });
+}
+
+void BorrowedOwners::Add(CUstream stream, std::shared_ptr<const void> owner) noexcept {
+  try {
+    std::lock_guard lock(mutex_);
+    if (streams_gone_) return;  // nothing runs any more: `owner` goes on return, unlocked
+    Waiting w{.stream = stream};
+    w.held = std::find(held_streams_.begin(), held_streams_.end(), stream) != held_streams_.end();
+    {
+      ScopedContext scope(*device_);
+      if (TryRecord(w)) return;  // the context is lost: `owner` goes
+    }
+    waiting_.reserve(waiting_.size() + 1);  // the one step that may throw, before any move
+    w.owner = std::move(owner);
+    waiting_.push_back(std::move(w));
+    return;
+  } catch (...) {
+    // No room in the list or no context to record in.
+  }
+  // The host waits for the stream here instead, and the owner goes after it.
+  try {
+    WarnCu(Driver().cuStreamSynchronize(stream), "cuStreamSynchronize");
+  } catch (...) {
+  }
+}
+
+void BorrowedOwners::Hold(CUstream stream) {
+  std::lock_guard lock(mutex_);
+  if (std::find(held_streams_.begin(), held_streams_.end(), stream) == held_streams_.end()) {
+    held_streams_.push_back(stream);
+  }
+}
+
+void BorrowedOwners::Unhold(CUstream stream) noexcept {
+  std::vector<std::shared_ptr<const void>> out;  // released after the lock
+  try {
+    std::lock_guard lock(mutex_);
+    std::erase(held_streams_, stream);
+    bool any = false;
+    for (Waiting& w : waiting_) {
+      if (w.stream != stream || !w.held) continue;
+      w.held = false;
+      any = true;
+    }
+    if (!any || streams_gone_) return;
+    out.reserve(waiting_.size());
+    ScopedContext scope(*device_);
+    Sweep(out);  // records the events of the entries just let go
+  } catch (...) {
+    // Their events are recorded at the next Collect.
+  }
+}
+
+void BorrowedOwners::StreamsGone() noexcept {
+  std::vector<Waiting> gone;  // released after the lock
   {
     std::lock_guard lock(mutex_);
-    Waiting w{.stream = stream, .owner = std::move(owner)};
-    try {
-      if (!held) {
-        ScopedContext scope(*device_);
-        Record(w);
-      }
-      waiting_.push_back(std::move(w));
-    } catch (const Error&) {
-      // No event: the stream is waited for here instead, since the owner must not go before
-      // the device is done with the memory. A lost context (every call fails) runs nothing
-      // more, and then the owner goes at once.
-      WarnCu(Driver().cuStreamSynchronize(stream), "cuStreamSynchronize");
-      now = std::move(w.owner);
-    }
+    streams_gone_ = true;
+    held_streams_.clear();
+    gone.swap(waiting_);
   }
-  Collect();
-}
-
-void BorrowedOwners::Unhold(CUstream stream) {
-  std::vector<std::shared_ptr<const void>> now;  // released at the end, outside the lock
-  std::lock_guard lock(mutex_);
-  bool any = false;
-  for (const Waiting& w : waiting_) any |= w.stream == stream && w.done == nullptr;
-  if (!any) return;
   try {
     ScopedContext scope(*device_);
-    for (Waiting& w : waiting_) {
-      if (w.stream == stream && w.done == nullptr) Record(w);
+    for (const Waiting& w : gone) {
+      if (w.done != nullptr) Driver().cuEventDestroy(w.done);
     }
-  } catch (const Error&) {
-    // As in Add: the host waits for the stream, and what waited for it goes.
-    WarnCu(Driver().cuStreamSynchronize(stream), "cuStreamSynchronize");
-    std::erase_if(waiting_, [&](Waiting& w) {
-      if (w.stream != stream || w.done != nullptr) return false;
-      now.push_back(std::move(w.owner));
-      return true;
-    });
+  } catch (...) {
   }
 }
 
-size_t BorrowedOwners::Collect() {
-  std::vector<std::shared_ptr<const void>> finished;  // released at the end, outside the lock
-  std::lock_guard lock(mutex_);
-  if (waiting_.empty()) return 0;
+size_t BorrowedOwners::Collect() noexcept {
+  std::vector<std::shared_ptr<const void>> out;  // released after the lock
+  size_t left = 0;
   try {
+    std::lock_guard lock(mutex_);
+    left = waiting_.size();
+    if (left == 0) return 0;
+    out.reserve(left);
     ScopedContext scope(*device_);
-    std::erase_if(waiting_, [&](Waiting& w) {
-      // Anything but "not ready" ends the wait: an error here is the context's, and a lost
-      // context runs nothing more.
-      if (w.done == nullptr || Driver().cuEventQuery(w.done) == CUDA_ERROR_NOT_READY) return false;
-      WarnCu(Driver().cuEventDestroy(w.done), "cuEventDestroy");
-      finished.push_back(std::move(w.owner));
-      return true;
-    });
-  } catch (const Error&) {
-    // No context to query in: the owners wait for the next Collect or the destructor.
+    Sweep(out);
+    left = waiting_.size();
+  } catch (...) {
+    // No context to query in: the owners wait for the next Collect.
   }
-  return waiting_.size();
+  return left;
 }
 
 }  // namespace ember::cuda

@@ -93,7 +93,6 @@ DeviceBlock DeviceAllocator::Allocate(size_t bytes, CUstream stream) {
   // No class can hold it, and the rounding below would overflow.
   if (bytes > std::numeric_limits<size_t>::max() - kLargeGranularity) ThrowOutOfMemory(bytes);
   const size_t size = SizeClass(bytes);
-  borrowed_.Collect();  // cheap when nothing waits; keeps waiting owners from piling up
 
   std::lock_guard lock(mutex_);
   ScopedContext scoped(*device());
@@ -135,10 +134,13 @@ void DeviceAllocator::Free(const DeviceBlock& block) {
 }
 
 void DeviceAllocator::HoldFrees(CUstream stream) {
-  std::lock_guard lock(mutex_);
-  if (std::find(held_streams_.begin(), held_streams_.end(), stream) == held_streams_.end()) {
-    held_streams_.push_back(stream);
+  {
+    std::lock_guard lock(mutex_);
+    if (std::find(held_streams_.begin(), held_streams_.end(), stream) == held_streams_.end()) {
+      held_streams_.push_back(stream);
+    }
   }
+  borrowed_.Hold(stream);
 }
 
 void DeviceAllocator::ReleaseFrees(CUstream stream) {
@@ -156,13 +158,8 @@ void DeviceAllocator::ReleaseFrees(CUstream stream) {
   borrowed_.Unhold(stream);
 }
 
-void DeviceAllocator::ReleaseBorrowed(CUstream stream, std::shared_ptr<const void> owner) {
-  bool held = false;
-  {
-    std::lock_guard lock(mutex_);
-    held = std::find(held_streams_.begin(), held_streams_.end(), stream) != held_streams_.end();
-  }
-  borrowed_.Add(stream, std::move(owner), held);
+void DeviceAllocator::ReleaseBorrowed(CUstream stream, std::shared_ptr<const void> owner) noexcept {
+  borrowed_.Add(stream, std::move(owner));
 }
 
 void DeviceAllocator::EmptyCache() {

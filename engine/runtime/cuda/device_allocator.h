@@ -103,10 +103,15 @@ class DeviceAllocator {
   // The keeper of borrowed memory last used on `stream` (a borrowed CudaBuffer's, when the
   // buffer goes): released once the device has finished the work queued on `stream`, held
   // launches included (Note [Borrowed device memory], borrowed_owners.h).
-  void ReleaseBorrowed(CUstream stream, std::shared_ptr<const void> owner);
-  // Releases the borrowed memory's keepers whose work has finished (the backend calls it
-  // after every Synchronize; Allocate calls it too); returns how many still wait.
+  // Never throws (a destructor calls it).
+  void ReleaseBorrowed(CUstream stream, std::shared_ptr<const void> owner) noexcept;
+  // Releases the borrowed memory's keepers whose work has finished; returns how many still
+  // wait. The backend calls it when it starts an op or a trace and after every Synchronize,
+  // under the device server's lock (borrowed_owners.h says why there only).
   size_t CollectBorrowed() { return borrowed_.Collect(); }
+  // The backend has synchronized and destroyed its streams: borrowed memory's keepers go at
+  // once from now on (BorrowedOwners::StreamsGone).
+  void StreamsGone() { borrowed_.StreamsGone(); }
 
   Stats stats() const;
   bool poison() const { return poison_; }

@@ -1,7 +1,8 @@
 // Borrowed device memory (Note [Borrowed device memory], engine/runtime/cuda/borrowed_owners.h)
 // on a GPU: a borrowed CudaBuffer reads the lender's address, is never an allocator block, and
 // its owner waits until the device has finished the stream's queued work, or, while the
-// stream's launches are held back for a graph, until the hold ends and then that work.
+// stream's launches are held back for a graph, until the hold ends and then that work; once
+// the backend's streams are gone, owners go at once.
 #include <atomic>
 #include <memory>
 #include <vector>
@@ -89,6 +90,18 @@ TEST_F(BorrowedOwnersTest, TheAllocatorWaitsForItsOwnersWhenItGoes) {
   allocator_->ReleaseBorrowed(stream_->get(), Owner());
   allocator_.reset();
   EXPECT_EQ(releases_, 2);
+}
+
+TEST_F(BorrowedOwnersTest, OnceTheStreamsAreGoneOwnersGoAtOnce) {
+  allocator_->HoldFrees(stream_->get());
+  allocator_->ReleaseBorrowed(stream_->get(), Owner());
+  stream_->Synchronize();
+  allocator_->StreamsGone();  // what the backend says as it destroys its streams
+  EXPECT_EQ(releases_, 1) << "a waiting owner went with the streams";
+  allocator_->ReleaseBorrowed(stream_->get(), Owner());
+  EXPECT_EQ(releases_, 2) << "a later one goes at once";
+  EXPECT_EQ(allocator_->CollectBorrowed(), 0u);
+  allocator_->ReleaseFrees(stream_->get());
 }
 
 }  // namespace

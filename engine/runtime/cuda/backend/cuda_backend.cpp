@@ -74,15 +74,19 @@ class CudaBackend final : public Backend {
     } catch (const std::exception&) {
       // The process may be exiting with the driver gone; nothing is left to wait for.
     }
+    // The streams go with the backend; borrowed memory still held (an export) goes at once.
+    ctx_.allocator->StreamsGone();
   }
 
   std::string_view name() const override { return "cuda"; }
   // Each entry point that reaches the driver runs under Guarded (Note [Lost context]).
   void Execute(const OperationIr& op, HandleContainer& handles) override {
+    ctx_.allocator->CollectBorrowed();  // Note [Borrowed device memory]: under the server's lock
     Guarded([&] { ExecuteOp(op, handles); });
     if (first_op_ms_ == 0 && op.kind != OpKind::kInit && op.kind != OpKind::kDrop) NoteFirstOp();
   }
   std::vector<TensorHandle> ExecuteFused(const FusedLaunch& launch) override {
+    ctx_.allocator->CollectBorrowed();
     std::vector<TensorHandle> outputs = Guarded([&] { return ExecuteTrace(launch); });
     if (first_op_ms_ == 0) NoteFirstOp();
     return outputs;
