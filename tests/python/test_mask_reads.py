@@ -57,8 +57,6 @@ def test_mask_errors(rng):
         t[t > 100]
     with pytest.raises(IndexError, match="1-D int or a bool"):
         t[ember.asarray(np.ones((3,), np.float32))]
-    with pytest.raises(IndexError, match="1-D int or a bool"):
-        t[ember.asarray(np.ones((3, 4), np.int64))]
     check(t, x, rtol=0, atol=0)
 
 

@@ -3,10 +3,11 @@ Reshape. Python's slice bounds are normalized here, so ember sees the elements P
 ember's negative step walks a [start, end) range backwards from its end (ember/slice.h), Python's
 walks from `start`. A 1-D int tensor on one axis takes entries (ember's Select) as NumPy does:
 negative ones count from the end, out-of-range ones raise IndexError; checking them reads the
-index tensor's values back (a sync point). A bool tensor of x's shape, or of its leading dims,
-takes the elements where it is true (NumPy's boolean indexing); the result's shape depends on the
-mask's values, so the mask is read back first (a sync point; Note [Reading by a bool mask]).
-nonzero reads its tensor back the same way."""
+index tensor's values back (a sync point); int tensors of any rank with ints, slices and `...` in
+one tuple key are _advanced_indexing.py's (Note [Integer-array indexing]). A bool tensor of x's
+shape, or of its leading dims, takes the elements where it is true (NumPy's boolean indexing);
+the result's shape depends on the mask's values, so the mask is read back first (a sync point;
+Note [Reading by a bool mask]). nonzero reads its tensor back the same way."""
 
 import math
 
@@ -77,12 +78,18 @@ def _checked_indices(x, key):
                          f"{key.ndim}-D {key.dtype.name}")
     if x.ndim == 0:
         raise IndexError("ember: a tensor index on a 0-d tensor")
-    n = x.shape[0]
+    return _in_range(key, x.shape[0], 0)
+
+
+def _in_range(key, n, dim):
+    """The int tensor `key`, of any rank, as indices into dim `dim` (size n) as NumPy reads
+    them (_checked_indices): read back (a sync point), IndexError for an entry outside [-n, n),
+    and a wrapped copy where an entry is negative."""
     idx = np.asarray(key)
     lo, hi = int(idx.min()), int(idx.max())
     if lo < -n or hi >= n:
         bad = lo if lo < -n else hi
-        raise IndexError(f"ember: index {bad} is out of range for dim 0 of size {n}")
+        raise IndexError(f"ember: index {bad} is out of range for dim {dim} of size {n}")
     if lo >= 0:
         return key
     wrapped = np.ascontiguousarray(np.where(idx < 0, idx + n, idx), idx.dtype)
@@ -180,6 +187,9 @@ def _masked_in_tuple(x, key):
 
 
 def getitem(x, key):
+    from . import _advanced_indexing
+    if _advanced_indexing.is_advanced(key):
+        return _advanced_indexing.getitem(x, key)  # Note [Integer-array indexing]
     if isinstance(key, Tensor) and key.dtype == _dtypes.bool:
         return _masked(x, key)
     if isinstance(key, tuple) and any(isinstance(k, Tensor) and k.dtype == _dtypes.bool
@@ -260,7 +270,8 @@ def _check_broadcasts(value, shape):
 
 def setitem(x, key, value):
     """The tensor that `x[key] = value` leaves in x (Note [Assignment by rebinding])."""
-    from . import _elementwise
+    from . import _advanced_indexing, _elementwise
+    _advanced_indexing.refuse_assignment(key)
     if isinstance(key, Tensor) and key.dtype == _dtypes.bool:
         if list(key.shape) != list(x.shape):
             raise IndexError(f"ember: a bool index of shape {tuple(key.shape)} on a tensor of "
