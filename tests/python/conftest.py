@@ -20,7 +20,8 @@ def rng():
 
 @pytest.fixture
 def no_host_reads(monkeypatch):
-    """For tests of lazy compositions: makes every way of reading values back (to_numpy, DLPack export, sync) raise."""
+    """For tests of lazy compositions: makes every way of reading values back (to_numpy,
+    DLPack export, sync) raise."""
     def refuse(*args, **kwargs):
         raise AssertionError("a host read or sync")
     for name in ("to_numpy", "to_dlpack", "sync"):

@@ -124,14 +124,6 @@ def test_shapes_that_do_not_broadcast():
 def test_refusals():
     x = ember.asarray(np.zeros((3, 4, 5), np.float32))
     i = ember.asarray([0, 1])
-    with pytest.raises(IndexError, match="None"):
-        x[None, i]
-    with pytest.raises(IndexError, match="None"):
-        x[i, :, None]
-    with pytest.raises(IndexError, match="bool mask"):
-        x[i, ember.asarray(np.array([True, False, True, True]))]
-    with pytest.raises(IndexError, match="bool mask"):
-        x[ember.asarray(np.array([True, False, True])), i]
     with pytest.raises(IndexError, match="int"):
         x[ember.asarray(np.array([0.0, 1.0], np.float32)), 0]
     with pytest.raises(IndexError, match="too many"):
@@ -169,3 +161,40 @@ def test_a_lone_int_tensor_of_any_rank(rank):
     check(ember.asarray(a)[ember.asarray(idx)], a[idx], rtol=0, atol=0)
     with pytest.raises(IndexError, match="out of range"):
         ember.asarray(a)[ember.asarray(np.full((2, 2), 5))]
+
+
+def _mixed_keys(t):
+    """Keys with None and bool masks beside int tensors, slices and ints, for an x of shape
+    (3, 4, 5): each as a NumPy key and the same with ember tensors (t: np -> ember)."""
+    i, j = np.array([0, 2]), np.array([[1], [3]])
+    m3, m4 = np.array([True, False, True]), np.array([False, True, False, True])
+    m34 = np.array([[True, False, True, False], [False, False, True, True],
+                    [True, True, False, False]])
+    keys = [(None, i), (i, slice(None), None), (i, None, j), (slice(None), None, i),
+            (None, slice(None), i, None), (Ellipsis, None, i), (m3, i), (i, m4), (m3, m4),
+            (m3, None), (None, m3), (m3, slice(None), i), (m34, None), (None, m34, np.array([1])),
+            (m3, 1, None), (m34, np.array([4]))]
+    return [(k, tuple(t(e) if isinstance(e, np.ndarray) else e for e in k)) for k in keys]
+
+
+@pytest.mark.parametrize("case", range(16))
+def test_none_and_bool_masks_beside_other_indices_as_numpy(case):
+    """None is a new dim that stays where it stands and parts the indices beside it; a bool
+    mask is read as its nonzero() int indices (a sync point): NumPy's shapes and values."""
+    a = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+    want_key, key = _mixed_keys(ember.asarray)[case]
+    check(ember.asarray(a)[key], a[want_key], rtol=0, atol=0)
+
+
+def test_an_all_false_mask_beside_an_index_selects_nothing():
+    x = ember.asarray(np.zeros((3, 4), np.float32))
+    with pytest.raises(ValueError, match="no empty tensors"):
+        x[ember.asarray(np.zeros(3, bool)), ember.asarray([0])]
+
+
+def test_a_mask_must_have_the_shape_of_the_dims_it_names():
+    x = ember.asarray(np.zeros((3, 4, 5), np.float32))
+    with pytest.raises(IndexError, match=r"shape \(2,\) on dims \(3,\)"):
+        x[ember.asarray(np.array([True, True])), ember.asarray([0])]
+    with pytest.raises(IndexError, match=r"shape \(3,\) on dims \(5,\) \(from dim 2\)"):
+        x[..., ember.asarray(np.array([True, False, True])), None]

@@ -21,8 +21,11 @@ first when a slice stands between them (`x[i, :, j]`, `x[0, :, i]`). Here:
      which reads its values back (a sync point, as for a lone 1-D int tensor);
   5. the index, flattened to 1-D, is taken along the merged dim (take: ember's Select), and a
      reshape puts B in its place.
-Apart from that range check everything is queued as ordinary ops. None and a bool mask in a key
-with an int tensor are refused, and so is assignment through such a key (setitem)."""
+Apart from that range check everything is queued as ordinary ops. A bool mask among them is read
+as NumPy reads it, as the int tensors of its nonzero() entries (read back: a sync point), and
+None as a new size-1 dim that stays where it stands and parts the indices beside it, as a slice
+does; so a mask beside None or another mask comes here too. Assignment through such a key is
+refused (setitem)."""
 
 import math
 
@@ -42,7 +45,13 @@ def is_advanced(key):
     1-D one keeps the shorter path of _indexing.getitem)."""
     if isinstance(key, Tensor):
         return key.dtype.kind == "i" and key.ndim != 1
-    return isinstance(key, tuple) and any(_is_index_tensor(k) for k in key)
+    if not isinstance(key, tuple):
+        return False
+    tensors = [k for k in key if isinstance(k, Tensor)]
+    if any(_is_index_tensor(k) for k in tensors):
+        return True
+    # A bool mask beside None or another mask, which _indexing's mask path does not take.
+    return len(tensors) > 1 or (len(tensors) == 1 and any(k is None for k in key))
 
 
 def refuse_assignment(key):
@@ -55,20 +64,64 @@ def refuse_assignment(key):
 
 def _check_entries(x, key):
     for k in key:
-        if k is None:
-            raise IndexError("ember: None in a key with an int tensor index is not supported ("
-                             + _WHERE + "); add the dim afterwards (expand_dims)")
         if not isinstance(k, Tensor):
             continue
-        if k.dtype == _dtypes.bool:
-            raise IndexError("ember: a bool mask beside another tensor index (an int tensor) "
-                             "in one key is not supported (" + _WHERE + ")")
         if k.dtype.kind != "i":
             raise IndexError(f"ember: a tensor index must be an int (int32, int64) or a bool "
                              f"tensor, not {k.dtype.name}")
         if k.device != x.device:
             raise ValueError(f"ember: an index tensor on {k.device} for a tensor on "
                              f"{x.device}; move it first (to_device)")
+
+
+def _masks_as_indices(x, key):
+    """`key` with each bool mask replaced by its nonzero() int tensors, one per dim it names:
+    NumPy's reading of a mask among other indices (reading the mask is a sync point, as for a
+    lone mask: Note [Reading by a bool mask])."""
+    from . import _indexing
+
+    def is_mask(k):
+        return isinstance(k, Tensor) and k.dtype == _dtypes.bool
+
+    named = sum(0 if k is None or k is Ellipsis else k.ndim if is_mask(k) else 1 for k in key)
+    out, dim = [], 0
+    for k in key:
+        if k is Ellipsis:
+            dim += max(x.ndim - named, 0)
+        elif is_mask(k):
+            if k.device != x.device:
+                raise ValueError(f"ember: a bool index on {k.device} for a tensor on "
+                                 f"{x.device}; move it first (to_device)")
+            if tuple(k.shape) != tuple(x.shape[dim:dim + k.ndim]):
+                raise IndexError(f"ember: a bool index of shape {tuple(k.shape)} on dims "
+                                 f"{tuple(x.shape[dim:dim + k.ndim])} (from dim {dim}) of a "
+                                 f"tensor of shape {tuple(x.shape)}; expected the same shape")
+            out.extend(_indexing.nonzero(k))
+            dim += k.ndim
+            continue
+        elif k is not None:
+            dim += 1
+        out.append(k)
+    return tuple(out)
+
+
+def _new_axes_as_dims(x, key):
+    """x with a size-1 dim where each None of the expanded `key` stands, and the key with a
+    whole slice there: NumPy's None is a new dim that stays in place and, like a slice, parts
+    the int indices on either side of it (then their broadcast shape goes first)."""
+    if not any(k is None for k in key):
+        return x, key
+    from . import _manipulation
+    shape, out, dim = [], [], 0
+    for k in key:
+        if k is None:
+            shape.append(1)
+            out.append(slice(None))
+        else:
+            shape.append(x.shape[dim])
+            out.append(k)
+            dim += 1
+    return _manipulation.reshape(x, shape), tuple(out)
 
 
 def _broadcast_shape(shapes):
@@ -89,8 +142,10 @@ def getitem(x, key):
     """x[key] for a tuple key holding int tensors (Note [Integer-array indexing])."""
     from . import _elementwise, _indexing, _manipulation
     key = key if isinstance(key, tuple) else (key,)
+    key = _masks_as_indices(x, key)
     _check_entries(x, key)
-    key = _indexing._expand_key(key, x.ndim)  # every entry now names one dim of x
+    x, key = _new_axes_as_dims(x, _indexing._expand_key(key, x.ndim))
+    # Every entry now names one dim of x.
     adv = [d for d, k in enumerate(key) if not isinstance(k, slice)]
     shape = _broadcast_shape([k.shape for k in key if isinstance(k, Tensor)])
     picks = []  # per advanced dim, in key order: a checked int64 tensor or a position

@@ -148,12 +148,13 @@ def nonzero(x, /):
 
 # Note [A bool mask among other indices]
 # `x[..., mask]`, `x[:, mask, 1:]`, `x[0, mask]`: one bool tensor in a tuple key with ints,
-# slices and `...` (no None, no other tensor). NumPy counts the ints as indices of the same kind
-# as the mask; the selection becomes one dim, put where the mask was when those indices stand
-# next to each other and first otherwise (NumPy's rule for advanced indices). Here: the key
-# before the mask is applied first (basic indexing; its ints drop their dims), the mask then
-# takes the dims it names there, the selection is moved to the mask's place (or to the front),
-# and the key after the mask indexes the rest. Same values and shape as NumPy's.
+# slices and `...` (beside None or another tensor it goes to _advanced_indexing.py, as its
+# nonzero() indices: Note [Integer-array indexing]). NumPy counts the ints as indices of the
+# same kind as the mask; the selection becomes one dim, put where the mask was when those
+# indices stand next to each other and first otherwise (NumPy's rule for advanced indices).
+# Here: the key before the mask is applied first (basic indexing; its ints drop their dims),
+# the mask then takes the dims it names there, the selection is moved to the mask's place (or
+# to the front), and the key after the mask indexes the rest. Same values and shape as NumPy's.
 
 
 def _masked_in_tuple(x, key):

@@ -39,10 +39,10 @@ and Q (asin(u) - u) / u^3 on u <= 1/2, by least squares in float64 on 200 Chebys
 z, weighted for the relative error of atan or asin (coefficients() in
 tests/python/test_inverse_trig.py redoes the fit and checks these literals); evaluated in
 float64, the fits are within 0.03 * 2**-24 (P) and 0.02 * 2**-24 (Q) of atan and asin,
-relative. Measured against NumPy in float64 over every float32 value (atan, asin, acos) and 350M pairs (atan2: random bit patterns, magnitudes
-from subnormals to the largest, ratios at the switches; the tests check 1M of each), the
-largest errors in float32 ulp are atan 0.745, asin 0.682, acos 0.920 and atan2 1.51, with
-NaN and the signs of zeros as NumPy's everywhere. atan2's worst is where Y / X just passes a
+relative. Measured against NumPy in float64 over every float32 value (atan, asin, acos) and
+350M pairs (atan2: random bit patterns, magnitudes from subnormals to the largest, ratios at
+the switches; the tests check 1M of each), the largest errors in float32 ulp are atan 0.745,
+asin 0.682, acos 0.920 and atan2 1.51, with NaN and the signs of zeros as NumPy's everywhere. atan2's worst is where Y / X just passes a
 power of 2 and the result does not: the division's rounding is half an ulp of t, a whole one
 of the result. float16 comes within half a float16 ulp (every value; atan2 on 20M pairs).
 The TwoSum and the split are adds and exact products only, so a GPU compiler's contraction of
