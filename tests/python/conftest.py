@@ -41,6 +41,20 @@ def check(got, want, rtol=1e-5, atol=1e-6):
         np.testing.assert_allclose(values.astype(np.float64), want, rtol=rtol, atol=atol)
 
 
+def floats(values, name):
+    """`values` as an ember tensor of float dtype `name` ("float32", "float16", "bfloat16"),
+    and the values it holds (float64)."""
+    x = np.asarray(values, np.float64)
+    if name == "float16":
+        with np.errstate(over="ignore"):  # values past 65504 are inf in float16
+            t = ember.asarray(x.astype(np.float16))
+    else:
+        t = ember.asarray(x.astype(np.float32))
+        if name == "bfloat16":
+            t = ember.astype(t, ember.bfloat16)
+    return t, np.asarray(t).astype(np.float64)
+
+
 # The dtypes the arrangement and mask tests cover, NumPy's beside ember's.
 DTYPES = [np.float32, np.int32, np.int64, np.bool_]
 EMBER = {np.float32: ember.float32, np.int32: ember.int32, np.int64: ember.int64,

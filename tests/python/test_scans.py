@@ -14,24 +14,11 @@ import numpy as np
 import pytest
 
 import ember
-from conftest import DTYPES, check, data
+from conftest import DTYPES, check, data, floats
 
 FLOATS = ["float32", "float16", "bfloat16"]
 EMBER_FLOAT = {"float32": ember.float32, "float16": ember.float16, "bfloat16": ember.bfloat16}
 UNIT = {"float32": 2.0**-24, "float16": 2.0**-11, "bfloat16": 2.0**-8}  # unit roundoff
-
-
-def floats(values, name):
-    """`values` as an ember tensor of float dtype `name`, and the values it holds (float64)."""
-    x = np.asarray(values, np.float64)
-    if name == "float16":
-        with np.errstate(over="ignore"):  # 1e30 is inf in float16
-            t = ember.asarray(x.astype(np.float16))
-    else:
-        t = ember.asarray(x.astype(np.float32))
-        if name == "bfloat16":
-            t = ember.astype(t, ember.bfloat16)
-    return t, np.asarray(t).astype(np.float64)
 
 
 def reference(x, axis, include_initial, dtype=None):

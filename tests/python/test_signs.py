@@ -8,26 +8,13 @@ import numpy as np
 import pytest
 
 import ember
-from conftest import DTYPES, check, data
+from conftest import DTYPES, check, data, floats
 
 FLOATS = ["float32", "float16", "bfloat16"]
 EMBER_FLOAT = {"float32": ember.float32, "float16": ember.float16, "bfloat16": ember.bfloat16}
 SPECIAL = [0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 1e-40, -1e-40, 1e-7, -1e-7, 3e38, -3e38, np.inf,
            -np.inf, np.nan]
 NEGATIVE_NAN = np.copysign(np.float32(np.nan), np.float32(-1.0))
-
-
-def floats(values, name):
-    """`values` as an ember tensor of float dtype `name`, and the values it holds (float64)."""
-    x = np.asarray(values, np.float64)
-    if name == "float16":
-        with np.errstate(over="ignore"):  # 3e38 is inf in float16
-            t = ember.asarray(x.astype(np.float16))
-    else:
-        t = ember.asarray(x.astype(np.float32))
-        if name == "bfloat16":
-            t = ember.astype(t, ember.bfloat16)
-    return t, np.asarray(t).astype(np.float64)
 
 
 def same_bits(got, want):

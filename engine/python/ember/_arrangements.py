@@ -13,7 +13,7 @@ from . import _dtypes
 from . import _ember
 from ._array import Tensor
 from ._elementwise import _operands, _require_tensor, greater_equal, less_equal, subtract, where
-from ._manipulation import _axis, broadcast_to, concat, matmul, permute_dims, reshape
+from ._manipulation import _axis, _part, broadcast_to, concat, matmul, permute_dims, reshape
 
 
 def _int(value, what, fn):
@@ -36,10 +36,7 @@ def _roll_axis(x, shift, axis):
     shift %= n
     if shift == 0:
         return x
-    whole = [(0, s, 1) for s in x.shape[:axis]]
-    head = Tensor(_ember.slice(x._t, whole + [(n - shift, n, 1)]))
-    tail = Tensor(_ember.slice(x._t, whole + [(0, n - shift, 1)]))
-    return concat([head, tail], axis=axis)
+    return concat([_part(x, axis, n - shift, n), _part(x, axis, 0, n - shift)], axis=axis)
 
 
 def roll(x, /, shift, *, axis=None):

@@ -175,6 +175,13 @@ def flip(x, /, *, axis=None):
     return Tensor(_ember.slice(x._t, ranges))
 
 
+def _part(x, axis, start, end):
+    """x[..., start:end, ...] along `axis` (a Slice: a view), for the compositions that cut a
+    tensor along one axis (roll, cumulative_sum)."""
+    whole = [(0, s, 1) for s in x.shape[:axis]]
+    return Tensor(_ember.slice(x._t, whole + [(start, end, 1)]))
+
+
 def take(x, indices, /, *, axis=None):
     """ember's Select: an index out of range reads 0 (the standard leaves it unspecified)."""
     _require_tensor(x, "take")

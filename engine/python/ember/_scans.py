@@ -19,18 +19,12 @@ from . import _ember
 from ._array import Tensor
 from ._elementwise import (_cast, _operands, _require_tensor, add, isnan, less, less_equal,
                            logical_not, where)
-from ._manipulation import _axis, concat, reshape, take
+from ._manipulation import _axis, _part, concat, reshape, take
 from ._reductions import _accumulating
 from ._reductions import sum as _sum
 
 
 # --- cumulative_sum -----------------------------------------------------------------------
-def _part(x, axis, start, end):
-    """x[..., start:end, ...] along `axis` (a Slice: a view)."""
-    whole = [(0, s, 1) for s in x.shape[:axis]]
-    return Tensor(_ember.slice(x._t, whole + [(start, end, 1)]))
-
-
 def _scan(y, axis):
     """The inclusive prefix sums of y along `axis`, Hillis-Steele: log2(n) lazy steps."""
     n = y.shape[axis]
